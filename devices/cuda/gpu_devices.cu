@@ -1,0 +1,32 @@
+#include <cuda_runtime.h>
+
+#include "devices/gpu_devices.hpp"
+
+namespace invidx {
+
+GpuInventory list_gpus() {
+    GpuInventory inventory;
+    inventory.built_with_cuda = true;
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        inventory.note = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
+        return inventory;
+    }
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+        cudaDeviceProp properties{};
+        if (cudaGetDeviceProperties(&properties, ordinal) != cudaSuccess) continue;
+        GpuDevice device;
+        device.ordinal = ordinal;
+        device.name = properties.name;
+        device.compute_major = properties.major;
+        device.compute_minor = properties.minor;
+        device.memory_bytes = properties.totalGlobalMem;
+        device.multiprocessors = properties.multiProcessorCount;
+        inventory.devices.push_back(device);
+    }
+    if (inventory.devices.empty()) inventory.note = "no CUDA device present";
+    return inventory;
+}
+
+}  // namespace invidx

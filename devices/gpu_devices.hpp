@@ -1,0 +1,30 @@
+// The GPUs this process can use. Only devices/cuda/*.cu includes CUDA
+// headers; a build without CUDA compiles devices/no_cuda.cpp instead, which
+// says so, so a configured GPU node fails at configuration time with a clear
+// message rather than falling back to the CPU in silence.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace invidx {
+
+struct GpuDevice {
+    int ordinal = 0;
+    std::string name;
+    int compute_major = 0;
+    int compute_minor = 0;
+    uint64_t memory_bytes = 0;
+    int multiprocessors = 0;
+};
+
+struct GpuInventory {
+    bool built_with_cuda = false;
+    std::vector<GpuDevice> devices;
+    std::string note;  // why there are none: "built without CUDA", the driver's error, ...
+};
+
+GpuInventory list_gpus();
+
+}  // namespace invidx

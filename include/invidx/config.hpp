@@ -1,0 +1,99 @@
+// The pipeline description (docs/PIPELINE.md documents every key). The JSON is
+// parsed once, here, into typed structs with their defaults beside them;
+// unknown keys and wrong types are ConfigErrors naming the JSON pointer.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nodes/analyze/analysis_settings.hpp"
+
+namespace invidx {
+
+struct InputConfig {
+    std::string path;             // file, directory or glob
+    std::string format = "auto";  // "auto" (from the name), "warc", "trec", "jsonl", "text"
+};
+
+// Memory is bounded by tokens: at most `tokens` read blocks (and everything
+// derived from them) are in flight at once (DEVELOPERS.md).
+struct MemoryConfig {
+    uint32_t tokens = 16;
+    uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
+    uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
+    uint64_t batch_bytes = 2ull << 20;        // document text per parse batch
+    uint64_t run_bytes = 256ull << 20;        // document text per run (one postings file each)
+    uint64_t max_record_bytes = 1ull << 30;   // a larger record is an error
+};
+
+// Wei & JaJa §III.E: a sample of the collection decides which indexer owns
+// which trie collection, once, for the whole build.
+struct SamplerConfig {
+    bool enabled = true;
+    uint64_t bytes_per_file = 1ull << 20;     // decompressed bytes sampled from each file's start
+    uint64_t max_bytes = 64ull << 20;         // total sample cap
+    double popular_token_fraction = 0.5;      // popular collections cover this share of tokens
+    uint32_t max_popular = 256;
+};
+
+// One entry of "nodes": a node kind, how many run at once, and its own keys.
+struct NodeSpec {
+    std::string kind;
+    std::string name;             // defaults to kind; must be unique
+    std::string pointer;          // JSON pointer of this entry, for errors ("/nodes/3")
+    nlohmann::json options;       // the whole entry; the kind's factory reads its keys
+};
+
+struct PipelineConfig {
+    std::string description;
+    std::vector<InputConfig> inputs;
+    std::filesystem::path output = "index";
+    AnalysisSettings analysis = AnalysisSettings::defaults();
+    MemoryConfig memory;
+    SamplerConfig sampler;
+    std::string progress = "auto";  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
+    std::vector<NodeSpec> nodes;
+
+    // `overrides` are "key=value" strings (invidx-run --set): a dotted path
+    // (`memory.tokens`, `parse.count` — a node addressed by its name) and a
+    // JSON value (a bare word is taken as a string).
+    static PipelineConfig from_json(nlohmann::json json, const std::vector<std::string>& overrides = {});
+    static PipelineConfig from_file(const std::filesystem::path& file,
+                                    const std::vector<std::string>& overrides = {});
+};
+
+// Applies one "key=value" override to a raw pipeline JSON.
+void apply_override(nlohmann::json& json, const std::string& assignment);
+
+// Reads a node's own keys and remembers which were read, so the builder can
+// reject the rest ("unknown key 'cout' at /nodes/3/cout; known: ...").
+class NodeOptions {
+public:
+    explicit NodeOptions(const NodeSpec& spec);
+
+    const NodeSpec& spec() const { return spec_; }
+    std::string pointer(const std::string& key) const { return spec_.pointer + "/" + key; }
+
+    // "count": a positive integer, or "auto" for `auto_value`.
+    unsigned count(unsigned auto_value, unsigned default_value);
+    std::string string(const std::string& key, const std::string& default_value);
+    uint64_t unsigned_integer(const std::string& key, uint64_t default_value);
+    double number(const std::string& key, double default_value);
+    bool boolean(const std::string& key, bool default_value);
+    // A sub-object or array, or null when absent.
+    const nlohmann::json& raw(const std::string& key);
+
+    // Throws a ConfigError for every key of the entry that no one read.
+    void reject_unread() const;
+
+private:
+    const NodeSpec& spec_;
+    std::set<std::string> read_{"kind", "name"};
+};
+
+}  // namespace invidx

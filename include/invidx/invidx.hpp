@@ -1,0 +1,11 @@
+// Everything an embedding program needs.
+#pragma once
+
+#include "invidx/config.hpp"
+#include "invidx/error.hpp"
+#include "invidx/metrics.hpp"
+#include "invidx/node.hpp"
+#include "invidx/pipeline.hpp"
+#include "invidx/registry.hpp"
+#include "invidx/run_state.hpp"
+#include "nodes/messages.hpp"

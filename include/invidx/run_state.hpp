@@ -1,0 +1,78 @@
+// What the nodes of one build share: the configuration, the input files, the
+// token pool, the index being written, progress counters and the report's
+// sections. Node factories receive it; it outlives every node.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <oneapi/tbb/flow_graph.h>
+
+#include "invidx/config.hpp"
+#include "nodes/messages.hpp"
+#include "nodes/sample/assignment.hpp"
+
+namespace invidx {
+
+class TokenPool;
+class IndexWriter;
+
+class RunState {
+public:
+    RunState(const PipelineConfig& config, oneapi::tbb::flow::graph& graph, TokenPool& tokens)
+        : config(config), graph(graph), tokens(tokens) {}
+
+    const PipelineConfig& config;
+    oneapi::tbb::flow::graph& graph;
+    TokenPool& tokens;
+
+    std::vector<InputFile> files;          // sorted collection order (SPEC §1)
+    uint64_t input_bytes_compressed = 0;   // sum of file sizes on disk
+    IndexWriter* writer = nullptr;         // the index being written (publish is the pipeline's)
+
+    // Collection ownership, decided once by the sampler (Wei & JaJa §III.E).
+    std::optional<CollectionAssignment> assignment;
+
+    // Progress, updated by the nodes as they work.
+    std::atomic<uint64_t> bytes_read{0};       // compressed bytes read from disk
+    std::atomic<uint64_t> text_bytes{0};       // decompressed bytes framed into documents
+    std::atomic<uint64_t> documents{0};        // documents framed
+    std::atomic<uint64_t> tokens_indexed{0};   // kept tokens parsed
+
+    // The final dictionary, filled by the index stage's finish().
+    std::vector<DictionaryTerm> dictionary;
+    uint64_t terms = 0;
+    uint64_t postings = 0;
+
+    // Sections a node adds to report.json ("sampler", "indexers", ...) and
+    // named stage times in seconds (Wei & JaJa Table VI).
+    void add_report_section(const std::string& key, nlohmann::json value) {
+        std::lock_guard lock(mutex_);
+        report_sections_[key] = std::move(value);
+    }
+    void add_stage_seconds(const std::string& stage, double seconds) {
+        std::lock_guard lock(mutex_);
+        stage_seconds_[stage] = stage_seconds_.value(stage, 0.0) + seconds;
+    }
+    nlohmann::json report_sections() const {
+        std::lock_guard lock(mutex_);
+        return report_sections_;
+    }
+    nlohmann::json stage_seconds() const {
+        std::lock_guard lock(mutex_);
+        return stage_seconds_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    nlohmann::json report_sections_ = nlohmann::json::object();
+    nlohmann::json stage_seconds_ = nlohmann::json::object();
+};
+
+}  // namespace invidx

@@ -1,0 +1,20 @@
+// HTML text extraction (SPEC §2): markup is cut out, each removed construct
+// becoming one space so that it separates the tokens on either side.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace invidx {
+
+// Appends `in` to `out` with every SPEC §2 construct replaced by one space:
+//   1. `<!--` up to the next `-->` (searched after the `<!--`);
+//   2. `<script` / `<style` (ASCII case-insensitive) followed by whitespace,
+//      `>` or `/`, up to the next `</script` / `</style` and its closing `>`;
+//   3. `<` followed by an ASCII letter, `/`, `!` or `?`, up to the next `>`;
+//   4. `&` + 1..31 bytes of [A-Za-z0-9#] + `;` (a character reference).
+// An unterminated construct runs to the end of `in`. Any other `<` or `&` is
+// ordinary text. Rules are tried in that order, so `<!--` wins over rule 3.
+void strip_html(std::string_view in, std::string& out);
+
+}  // namespace invidx

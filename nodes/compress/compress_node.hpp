@@ -1,0 +1,15 @@
+// The "compress" node: each indexer's run postings, variable-byte encoded
+// (docid gaps and tf; position gaps when positional), in parallel.
+#pragma once
+
+#include <memory>
+
+#include "invidx/config.hpp"
+#include "invidx/node.hpp"
+#include "invidx/run_state.hpp"
+
+namespace invidx {
+
+std::unique_ptr<Node> make_compress_node(NodeOptions& options, RunState& state);
+
+}  // namespace invidx

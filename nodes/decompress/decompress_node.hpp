@@ -1,0 +1,15 @@
+// The "decompress" node: compressed blocks in, decompressed entry text out
+// (libarchive: gzip incl. multi-member, bzip2, xz, zstd, lz4; tar and zip).
+#pragma once
+
+#include <memory>
+
+#include "invidx/config.hpp"
+#include "invidx/node.hpp"
+#include "invidx/run_state.hpp"
+
+namespace invidx {
+
+std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state);
+
+}  // namespace invidx

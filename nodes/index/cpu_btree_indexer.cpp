@@ -1,0 +1,268 @@
+#include "nodes/index/cpu_btree_indexer.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "invidx/error.hpp"
+
+namespace invidx {
+
+namespace {
+
+ErrorContext index_context() {
+    return ErrorContext{.node = "index", .file = {}, .record = {}, .byte_offset = {}};
+}
+
+[[noreturn]] void fail(const RegroupedBatch& batch, const std::string& message) {
+    throw Error("batch " + std::to_string(batch.sequence) + ": " + message, index_context());
+}
+
+// The three bytes a prefix collection removes from its terms (SPEC §5).
+std::string collection_prefix(uint32_t collection) {
+    if (collection < kHashedCollections) return {};
+    const uint32_t index = collection - kHashedCollections;
+    return {static_cast<char>('a' + index / 676), static_cast<char>('a' + index / 26 % 26),
+            static_cast<char>('a' + index % 26)};
+}
+
+}  // namespace
+
+CpuBtreeIndexer::CpuBtreeIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positional)
+    : indexer_id_(indexer_id), owned_(std::move(owned)), positional_(positional) {
+    ensure(owned_.size() == kCollections,
+           "indexer " + std::to_string(indexer_id) + ": ownership table has " +
+               std::to_string(owned_.size()) + " entries, expected " + std::to_string(kCollections),
+           index_context());
+    dictionaries_.resize(kCollections);
+}
+
+void CpuBtreeIndexer::index(const RegroupedBatch& batch) {
+    for (const CollectionSlice& slice : batch.slices) {
+        if (slice.collection >= kCollections) {
+            fail(batch, "slice names collection " + std::to_string(slice.collection) +
+                            ", out of range");
+        }
+        if (!owns(slice.collection)) continue;
+        if (slice.begin > slice.end || slice.end > batch.occurrences.size()) {
+            fail(batch, "slice of collection " + std::to_string(slice.collection) +
+                            " runs past the batch's occurrences");
+        }
+        index_slice(batch, slice);
+    }
+}
+
+void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionSlice& slice) {
+    const uint32_t collection = slice.collection;
+    const std::string prefix = collection_prefix(collection);
+    auto& dictionary = dictionaries_[collection];
+    if (!dictionary) dictionary = std::make_unique<BTreeDictionary>();
+
+    for (uint32_t i = slice.begin; i < slice.end; ++i) {
+        const TermOccurrence& occurrence = batch.occurrences[i];
+        const uint64_t docid = batch.first_docid + occurrence.local_docid;
+        // Built only when a check fails: this loop is the indexer's hot path.
+        const auto at = [docid] { return "docid " + std::to_string(docid) + ": "; };
+        if (occurrence.collection != collection) {
+            fail(batch, "occurrence " + std::to_string(i) + " of collection " +
+                            std::to_string(occurrence.collection) + " lies in the slice of " +
+                            std::to_string(collection));
+        }
+        if (occurrence.local_docid >= batch.docs.size()) {
+            fail(batch, "occurrence " + std::to_string(i) + " names local docid " +
+                            std::to_string(occurrence.local_docid) + " of " +
+                            std::to_string(batch.docs.size()) + " documents");
+        }
+        if (docid > UINT32_MAX) fail(batch, at() + "docids above 2^32-1 are not supported");
+        if (uint64_t{occurrence.term_offset} + occurrence.term_length > batch.terms.size()) {
+            fail(batch, at() + "term bytes run past the batch's term arena");
+        }
+        if (occurrence.term_length > BTreeDictionary::kMaxKeyBytes) {
+            fail(batch, at() + "term longer than 255 bytes");
+        }
+        if (occurrence.tf == 0) fail(batch, at() + "occurrence with tf 0");
+        const std::string_view term(batch.terms.data() + occurrence.term_offset,
+                                    occurrence.term_length);
+        if (!prefix.empty() && (term.size() < 4 || term.substr(0, 3) != prefix)) {
+            fail(batch, at() + "term '" + std::string(term) + "' does not belong to collection " +
+                            std::to_string(collection) + " (prefix '" + prefix + "')");
+        }
+        if (positional_ &&
+            uint64_t{occurrence.positions_offset} + occurrence.tf > batch.positions.size()) {
+            fail(batch, at() + "positions run past the batch's position arena");
+        }
+
+        // Prefix collections store the key without the three bytes the trie
+        // already encodes (§III.B.1).
+        const std::string_view key = term.substr(prefix.size());
+        bool inserted = false;
+        const uint32_t id = dictionary->find_or_insert(key, static_cast<uint32_t>(terms_.size()),
+                                                       inserted);
+        if (inserted) {
+            ensure(terms_.size() < kNone, "indexer " + std::to_string(indexer_id_) +
+                                              " has more than 2^32-1 terms", index_context());
+            terms_.emplace_back();
+            stats_.characters += key.size();
+        }
+
+        TermRecord& record = terms_[id];
+        const auto docid32 = static_cast<uint32_t>(docid);
+        // The last-docid cache: a (term, document) pair seen again in the same
+        // run (an input that was not merged per document) adds to the posting
+        // instead of making a new one; end_run merges the two.
+        const bool repeat = record.df > 0 && docid32 == record.last_docid;
+        if (record.df > 0 && (docid32 < record.last_docid ||
+                              (repeat && record.run_slot == kNone))) {
+            fail(batch, at() + "term '" + std::string(term) + "' already has a posting for docid " +
+                            std::to_string(record.last_docid) +
+                            "; batches must arrive in increasing docid order");
+        }
+        if (record.run_slot == kNone) {
+            record.run_slot = static_cast<uint32_t>(run_terms_.size());
+            run_terms_.push_back(id);
+        }
+        if (repeat) {
+            run_has_repeats_ = true;
+        } else {
+            ++record.df;
+            record.last_docid = docid32;
+            ++stats_.postings;
+        }
+        record.cf += occurrence.tf;
+        stats_.tokens += occurrence.tf;
+
+        run_postings_.push_back(RunPosting{record.run_slot, docid32, occurrence.tf});
+        if (positional_) {
+            const auto first = batch.positions.begin() + occurrence.positions_offset;
+            run_positions_.insert(run_positions_.end(), first, first + occurrence.tf);
+        }
+    }
+}
+
+void CpuBtreeIndexer::add_ref(TermRecord& term, const PartialListRef& ref) {
+    ensure(refs_.size() < kNone, "indexer " + std::to_string(indexer_id_) +
+                                     " has more than 2^32-1 partial lists", index_context());
+    const auto node = static_cast<uint32_t>(refs_.size());
+    refs_.push_back(RefNode{ref, kNone});
+    if (term.last_ref == kNone) {
+        term.first_ref = node;
+    } else {
+        refs_[term.last_ref].next = node;
+    }
+    term.last_ref = node;
+}
+
+RunPostings CpuBtreeIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_of_input) {
+    ensure(!any_run_ended_ || run > last_run_,
+           "indexer " + std::to_string(indexer_id_) + ": run " + std::to_string(run) +
+               " ends after run " + std::to_string(last_run_) + "; runs must increase",
+           index_context());
+
+    RunPostings out;
+    out.run = run;
+    out.indexer = indexer_id_;
+    out.indexer_count = indexer_count;
+    out.positional = positional_;
+    out.end_of_input = end_of_input;
+    out.lists.resize(run_terms_.size());
+
+    // A counting sort by slot: size every list first, then fill them in
+    // arrival order, which is docid order within each slot.
+    std::vector<uint32_t> postings_of(run_terms_.size(), 0);
+    std::vector<uint64_t> positions_of(run_terms_.size(), 0);
+    for (const RunPosting& posting : run_postings_) {
+        ++postings_of[posting.slot];
+        positions_of[posting.slot] += posting.tf;
+    }
+    for (uint32_t slot = 0; slot < out.lists.size(); ++slot) {
+        TermRunList& list = out.lists[slot];
+        list.slot = slot;
+        list.docids.reserve(postings_of[slot]);
+        list.tfs.reserve(postings_of[slot]);
+        if (positional_) list.positions.reserve(positions_of[slot]);
+    }
+
+    size_t position_cursor = 0;
+    for (const RunPosting& posting : run_postings_) {
+        TermRunList& list = out.lists[posting.slot];
+        if (!list.docids.empty() && list.docids.back() == posting.docid) {
+            list.tfs.back() += posting.tf;
+        } else {
+            list.docids.push_back(posting.docid);
+            list.tfs.push_back(posting.tf);
+        }
+        if (positional_) {
+            const auto first = run_positions_.begin() + static_cast<std::ptrdiff_t>(position_cursor);
+            list.positions.insert(list.positions.end(), first, first + posting.tf);
+            position_cursor += posting.tf;
+        }
+    }
+
+    // Merged repeats may have put one document's positions out of order.
+    if (positional_ && run_has_repeats_) {
+        for (TermRunList& list : out.lists) {
+            auto first = list.positions.begin();
+            for (const uint32_t tf : list.tfs) {
+                std::sort(first, first + tf);
+                first += tf;
+            }
+        }
+    }
+
+    for (uint32_t slot = 0; slot < run_terms_.size(); ++slot) {
+        TermRecord& term = terms_[run_terms_[slot]];
+        add_ref(term, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
+        term.run_slot = kNone;
+    }
+
+    run_postings_.clear();
+    run_positions_.clear();
+    run_terms_.clear();
+    run_has_repeats_ = false;
+    last_run_ = run;
+    any_run_ended_ = true;
+    return out;
+}
+
+std::vector<DictionaryTerm> CpuBtreeIndexer::export_terms() const {
+    std::vector<DictionaryTerm> out;
+    out.reserve(terms_.size());
+    for (uint32_t collection = 0; collection < kCollections; ++collection) {
+        const auto& dictionary = dictionaries_[collection];
+        if (!dictionary) continue;
+        const std::string prefix = collection_prefix(collection);
+        dictionary->for_each_in_order([&](std::string_view key, uint32_t id) {
+            const TermRecord& record = terms_[id];
+            DictionaryTerm term;
+            term.term.reserve(prefix.size() + key.size());
+            term.term.append(prefix).append(key);
+            term.collection = collection;
+            term.df = record.df;
+            term.cf = record.cf;
+            for (uint32_t ref = record.first_ref; ref != kNone; ref = refs_[ref].next) {
+                term.lists.push_back(refs_[ref].ref);
+            }
+            out.push_back(std::move(term));
+        });
+    }
+    return out;
+}
+
+CpuBtreeIndexer::Stats CpuBtreeIndexer::stats() const {
+    Stats out = stats_;
+    out.terms = terms_.size();
+    return out;
+}
+
+size_t CpuBtreeIndexer::memory_bytes() const {
+    size_t bytes = terms_.capacity() * sizeof(TermRecord) + refs_.capacity() * sizeof(RefNode) +
+                   run_postings_.capacity() * sizeof(RunPosting) +
+                   (run_positions_.capacity() + run_terms_.capacity()) * sizeof(uint32_t) +
+                   dictionaries_.capacity() * sizeof(dictionaries_[0]);
+    for (const auto& dictionary : dictionaries_) {
+        if (dictionary) bytes += sizeof(BTreeDictionary) + dictionary->memory_bytes();
+    }
+    return bytes;
+}
+
+}  // namespace invidx

@@ -1,0 +1,240 @@
+#include "nodes/index/index_node.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "graph/guard.hpp"
+#include "nodes/index/indexer_registry.hpp"
+#include "nodes/sample/sampler.hpp"
+
+namespace invidx {
+namespace {
+
+namespace flow = oneapi::tbb::flow;
+using In = std::shared_ptr<const RegroupedBatch>;
+using Out = std::shared_ptr<const RunPostings>;
+
+// One batch as the indexers see it: which run it belongs to, and whether it
+// closes that run (then the run's documents come along for the flusher).
+struct IndexWork {
+    In batch;
+    uint32_t run = 0;
+    bool closes_run = false;
+    std::shared_ptr<const std::vector<ParsedDoc>> run_documents;
+};
+using Work = std::shared_ptr<const IndexWork>;
+using IndexerBody = flow::multifunction_node<Work, std::tuple<Out>>;
+
+struct IndexerEntry {
+    std::string kind;
+    std::string device;
+    std::string pointer;
+    unsigned count = 1;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+class IndexNode final : public Stage<RegroupedBatch, RunPostings> {
+public:
+    IndexNode(RunState& state, std::vector<std::unique_ptr<IndexerBackend>> backends,
+              std::vector<IndexerSpec> specs, uint64_t run_bytes)
+        : state_(state),
+          backends_(std::move(backends)),
+          specs_(std::move(specs)),
+          run_bytes_(run_bytes),
+          busy_ns_(backends_.size()),
+          sequencer_(state.graph, [](const In& batch) { return static_cast<size_t>(batch->sequence); }),
+          cutter_(state.graph, flow::serial, [this](const In& batch) {
+              return run_guarded(metrics_, [&] { return cut(batch); });
+          }),
+          fanout_(state.graph),
+          output_(state.graph) {
+        metrics_.concurrency = static_cast<unsigned>(backends_.size());
+        flow::make_edge(sequencer_, cutter_);
+        flow::make_edge(cutter_, fanout_);
+        for (size_t i = 0; i < backends_.size(); ++i) {
+            indexers_.push_back(std::make_unique<IndexerBody>(
+                state.graph, flow::serial, [this, i](const Work& work, IndexerBody::output_ports_type& ports) {
+                    run_guarded(metrics_, [&] { index(i, *work, std::get<0>(ports)); });
+                }));
+            flow::make_edge(fanout_, *indexers_.back());
+            flow::make_edge(flow::output_port<0>(*indexers_.back()), output_);
+        }
+    }
+
+    flow::receiver<In>& input_port() override { return sequencer_; }
+    flow::sender<Out>& output_port() override { return output_; }
+
+    // Dictionary combine (Wei & JaJa Table VI): every indexer's terms together.
+    void finish(RunState& state) override {
+        const auto start = std::chrono::steady_clock::now();
+        nlohmann::json indexers = nlohmann::json::array();
+        for (size_t i = 0; i < backends_.size(); ++i) {
+            auto terms = backends_[i]->export_terms();
+            nlohmann::json stats = backends_[i]->stats();
+            state.postings += stats.value("postings", uint64_t{0});
+            stats["indexer"] = i;
+            stats["kind"] = specs_[i].kind;
+            stats["device"] = specs_[i].device;
+            stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
+            stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
+            stats["expected_tokens_from_sample"] = state.assignment->expected_tokens_per_indexer.at(i);
+            indexers.push_back(std::move(stats));
+            state.terms += terms.size();
+            state.dictionary.insert(state.dictionary.end(), std::make_move_iterator(terms.begin()),
+                                    std::make_move_iterator(terms.end()));
+        }
+        state.add_report_section("indexers", std::move(indexers));
+        state.add_report_section("runs", runs_closed_);
+        state.add_stage_seconds("dictionary_combine", seconds_since(start));
+    }
+
+private:
+    // Serial, in docid order: assigns runs. A run closes once it holds
+    // `run_bytes` of document text, and at the end of the input.
+    Work cut(const In& batch) {
+        ++metrics_.items_in;
+        metrics_.bytes_in += batch->text_bytes;
+        auto work = std::make_shared<IndexWork>();
+        work->batch = batch;
+        work->run = current_run_;
+        run_documents_.insert(run_documents_.end(), batch->docs.begin(), batch->docs.end());
+        run_text_bytes_ += batch->text_bytes;
+        if (run_text_bytes_ >= run_bytes_ || batch->end_of_input) {
+            work->closes_run = true;
+            work->run_documents = std::make_shared<const std::vector<ParsedDoc>>(std::move(run_documents_));
+            run_documents_.clear();
+            run_text_bytes_ = 0;
+            ++current_run_;
+            runs_closed_ = current_run_;
+        }
+        return work;
+    }
+
+    template <class Port>
+    void index(size_t i, const IndexWork& work, Port& out) {
+        NodeMetrics::BusyScope busy_total(metrics_.busy_ns);
+        NodeMetrics::BusyScope busy_indexer(busy_ns_[i]);
+        backends_[i]->index(*work.batch);
+        if (!work.closes_run) return;
+        auto postings = std::make_shared<RunPostings>(backends_[i]->end_run(
+            work.run, static_cast<uint32_t>(backends_.size()), work.batch->end_of_input));
+        if (i == 0) postings->documents = *work.run_documents;
+        ++metrics_.items_out;
+        out.try_put(std::move(postings));
+    }
+
+    RunState& state_;
+    std::vector<std::unique_ptr<IndexerBackend>> backends_;
+    std::vector<IndexerSpec> specs_;
+    uint64_t run_bytes_;
+    std::vector<std::atomic<uint64_t>> busy_ns_;
+    uint32_t current_run_ = 0;
+    uint32_t runs_closed_ = 0;
+    uint64_t run_text_bytes_ = 0;
+    std::vector<ParsedDoc> run_documents_;
+    flow::sequencer_node<In> sequencer_;
+    flow::function_node<In, Work> cutter_;
+    flow::broadcast_node<Work> fanout_;
+    std::vector<std::unique_ptr<IndexerBody>> indexers_;
+    flow::broadcast_node<Out> output_;
+};
+
+std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
+    const nlohmann::json& list = options.raw("indexers");
+    const std::string at = options.pointer("indexers");
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<IndexerEntry> entries;
+    if (list.is_null()) {
+        entries.push_back({"cpu_btree", "cpu", at, std::max(1u, hardware / 4)});
+        return entries;
+    }
+    if (!list.is_array() || list.empty())
+        throw ConfigError(at, "expected a non-empty array of indexers, e.g. [{\"kind\": \"cpu_btree\", \"count\": 2}]");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string pointer = at + "/" + std::to_string(i);
+        const nlohmann::json& item = list[i];
+        if (!item.is_object()) throw ConfigError(pointer, "expected an object such as {\"kind\": \"cpu_btree\", \"count\": 2}");
+        NodeSpec spec;
+        spec.kind = "indexer";
+        spec.pointer = pointer;
+        spec.options = item;
+        NodeOptions entry_options(spec);
+        IndexerEntry entry;
+        entry.pointer = pointer;
+        entry.kind = entry_options.string("kind", "cpu_btree");
+        entry.device = entry_options.string("device", "cpu");
+        entry.count = entry_options.count(std::max(1u, hardware / 4), 1);
+        if (entry.device != "cpu" && entry.device.rfind("gpu:", 0) != 0)
+            throw ConfigError(pointer + "/device", "unknown device '" + entry.device + "'; use \"cpu\" or \"gpu:N\"");
+        entry_options.reject_unread();
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+}  // namespace
+
+std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
+    const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
+    if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
+    const std::vector<IndexerEntry> entries = read_indexer_entries(options);
+    uint32_t indexer_count = 0;
+    for (const auto& entry : entries) indexer_count += entry.count;
+
+    // Check every kind before the (possibly long) sampling.
+    for (const auto& entry : entries) {
+        indexer_registry().get(entry.kind, entry.pointer + "/kind");
+        IndexerSpec probe;
+        probe.kind = entry.kind;
+        probe.device = entry.device;
+        probe.pointer = entry.pointer;
+        indexer_registry().validate(probe);
+    }
+
+    if (!state.assignment) {
+        const auto start = std::chrono::steady_clock::now();
+        CollectionSample sample;
+        if (state.config.sampler.enabled) {
+            sample = sample_collections(state.files, state.config.sampler, state.config.analysis);
+        } else {
+            sample.tokens.assign(kCollections, 0);
+        }
+        state.assignment = assign_collections(sample.tokens, indexer_count, state.config.sampler.popular_token_fraction,
+                                              state.config.sampler.max_popular);
+        const auto popular = static_cast<uint64_t>(
+            std::count(state.assignment->popular.begin(), state.assignment->popular.end(), true));
+        state.add_stage_seconds("sampling", seconds_since(start));
+        state.add_report_section("sampler", {{"enabled", state.config.sampler.enabled},
+                                             {"files", sample.files},
+                                             {"bytes", sample.bytes},
+                                             {"documents", sample.documents},
+                                             {"popular_collections", popular},
+                                             {"expected_tokens_per_indexer", state.assignment->expected_tokens_per_indexer}});
+    }
+    ensure(state.assignment->expected_tokens_per_indexer.size() == indexer_count,
+           "the collection assignment was made for a different number of indexers");
+
+    std::vector<std::unique_ptr<IndexerBackend>> backends;
+    std::vector<IndexerSpec> specs;
+    for (const auto& entry : entries) {
+        const IndexerFactory& factory = indexer_registry().get(entry.kind, entry.pointer + "/kind");
+        for (unsigned k = 0; k < entry.count; ++k) {
+            IndexerSpec spec;
+            spec.kind = entry.kind;
+            spec.device = entry.device;
+            spec.pointer = entry.pointer;
+            spec.indexer_id = static_cast<uint32_t>(specs.size());
+            spec.positional = state.config.analysis.positions;
+            spec.owned.assign(kCollections, false);
+            for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = state.assignment->owner[c] == spec.indexer_id;
+            backends.push_back(factory(spec));
+            specs.push_back(std::move(spec));
+        }
+    }
+    return std::make_unique<IndexNode>(state, std::move(backends), std::move(specs), run_bytes);
+}
+
+}  // namespace invidx

@@ -1,0 +1,54 @@
+// Indexer kinds by name, as "indexers" entries of the index node name them:
+// {"kind": "cpu_btree", "count": 2, "device": "cpu"}. An embedding program
+// may add its own.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "nodes/index/indexer.hpp"
+
+namespace invidx {
+
+struct IndexerSpec {
+    std::string kind;
+    std::string device;         // "cpu", "gpu:0", ...
+    std::string pointer;        // JSON pointer of the entry, for errors
+    uint32_t indexer_id = 0;    // 0..indexer_count-1 over all entries
+    std::vector<bool> owned;    // kCollections entries
+    bool positional = false;
+};
+
+using IndexerFactory = std::function<std::unique_ptr<IndexerBackend>(const IndexerSpec&)>;
+// Checks an entry (its device, say) before anything is built or sampled;
+// throws a ConfigError naming the key.
+using IndexerValidator = std::function<void(const IndexerSpec&)>;
+
+class IndexerRegistry {
+public:
+    void add(std::string kind, std::string description, IndexerFactory factory, IndexerValidator validate = {});
+    // A ConfigError at `pointer` listing the known kinds when unknown.
+    const IndexerFactory& get(const std::string& kind, const std::string& pointer) const;
+    // Runs the kind's validator (spec.kind must be known).
+    void validate(const IndexerSpec& spec) const;
+    std::vector<std::pair<std::string, std::string>> kinds() const;  // name, description
+
+private:
+    mutable std::mutex mutex_;
+    struct Entry {
+        std::string description;
+        IndexerFactory factory;
+        IndexerValidator validate;
+    };
+    std::map<std::string, Entry> kinds_;
+};
+
+// The process-wide registry with the standard kinds (cpu_btree; gpu_btree is
+// reported as not available until the GPU indexer exists).
+IndexerRegistry& indexer_registry();
+
+}  // namespace invidx

@@ -1,0 +1,38 @@
+// Turns the input paths of a pipeline (files, directories, glob patterns) into
+// the collection's file list (SPEC §1): every file of every spec together, in
+// byte-wise order of the full path, without duplicates. The position in that
+// list is the file's ordinal, and document ids follow it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nodes/messages.hpp"
+
+namespace invidx {
+
+// One input path of the pipeline: a file, a directory (walked recursively) or
+// a glob(3) pattern. `format` names the container format, or "auto" to detect
+// it from the file's path.
+struct InputSpec {
+    std::string path;
+    std::string format = "auto";
+};
+
+// Maps a file's path to its format name ("warc", "trec", ...); the engine
+// passes invidx::detect_format (nodes/parse/framer.hpp).
+using FormatDetector = std::function<std::string(std::string_view)>;
+
+// Expands `specs` into the sorted file list. Names are relative to each spec's
+// root: a directory spec's files are named relative to the directory, a file
+// (or glob match) by its file name; a directory matched by a glob is named
+// relative to its parent, so its own name stays in the names. Directory
+// symlinks are followed, each directory at most once (no loops); entries that
+// are not regular files are skipped. Throws invidx::Error when a spec matches
+// nothing ("input not found: <path>") or a file or directory cannot be read.
+std::vector<InputFile> expand_inputs(const std::vector<InputSpec>& specs,
+                                     const FormatDetector& detect_format);
+
+}  // namespace invidx

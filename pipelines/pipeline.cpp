@@ -1,0 +1,141 @@
+#include "invidx/pipeline.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include "graph/builder.hpp"
+#include "graph/resource_usage.hpp"
+#include "graph/token_pool.hpp"
+#include "nodes/parse/framer.hpp"
+#include "nodes/read/input_files.hpp"
+#include "pipelines/progress.hpp"
+#include "store/index_writer.hpp"
+
+namespace invidx {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind) {
+    double total = 0;
+    for (const auto& node : nodes)
+        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
+    return total;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
+
+BuildReport Pipeline::run(const NodeRegistry& registry) {
+    const auto start = std::chrono::steady_clock::now();
+    if (config_.inputs.empty())
+        throw ConfigError("/input", "no input: name files or directories in \"input\" or with --input");
+
+    std::vector<InputSpec> specs;
+    for (const auto& input : config_.inputs) specs.push_back(InputSpec{input.path, input.format});
+    std::vector<InputFile> files = expand_inputs(specs, [](std::string_view name) { return detect_format(name); });
+
+    oneapi::tbb::flow::graph graph;
+    TokenPool tokens(config_.memory.tokens);
+    RunState state(config_, graph, tokens);
+    state.files = files;
+    for (const auto& file : files) state.input_bytes_compressed += file.size_bytes;
+
+    // Created first, so an unwritable output fails before any work is done;
+    // destroyed without publish() on any error, leaving nothing behind.
+    IndexWriter writer(config_.output, config_.analysis, std::move(files));
+    state.writer = &writer;
+
+    GraphRunResult result;
+    {
+        ProgressReporter progress(state, config_.progress);
+        result = run_graph(config_.nodes, registry, state);
+    }
+
+    const uint64_t text_bytes = state.text_bytes.load();
+    nlohmann::json report;
+    report["format"] = "invidx build report";
+    report["description"] = config_.description;
+    report["output"] = config_.output.string();
+    report["input_files"] = state.files.size();
+    report["input_bytes_compressed"] = state.input_bytes_compressed;
+    report["input_bytes_uncompressed"] = text_bytes;
+    report["documents"] = state.documents.load();
+    report["tokens"] = state.tokens_indexed.load();
+    report["terms"] = state.terms;
+    report["postings"] = state.postings;
+    report["memory_tokens"] = config_.memory.tokens;
+    report["peak_tokens_in_flight"] = tokens.peak_in_flight();
+    report["hardware_threads"] = std::thread::hardware_concurrency();
+    report["nodes"] = result.nodes;
+    for (auto& [key, value] : state.report_sections().items()) report[key] = value;
+
+    // The flush node's finish() wrote the dictionary; terms were counted above.
+    nlohmann::json stages = state.stage_seconds();
+    stages["pipeline"] = result.graph_seconds;
+    stages["parse_busy"] = busy_seconds_of_kind(result.nodes, "parse");
+    stages["index_busy"] = busy_seconds_of_kind(result.nodes, "index");
+    stages["post_processing_busy"] =
+        busy_seconds_of_kind(result.nodes, "compress") + busy_seconds_of_kind(result.nodes, "flush");
+    report["stages"] = stages;
+
+    report["total_seconds"] = seconds_since(start);
+    report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
+    report["peak_rss_bytes"] = peak_rss_bytes();
+    writer.write_report(report);
+    writer.publish();
+    report["total_seconds"] = seconds_since(start);
+    return BuildReport{std::move(report)};
+}
+
+std::string BuildReport::summary_table() const {
+    std::ostringstream out;
+    char line[256];
+    const auto stage = [&](const char* key) { return json["stages"].value(key, 0.0); };
+    std::snprintf(line, sizeof line, "%-28s %12s\n", "stage (Wei & JaJa Table VI)", "seconds");
+    out << line;
+    const std::pair<const char*, const char*> rows[] = {
+        {"sampling", "sampling"},
+        {"parse + index (pipelined)", "pipeline"},
+        {"  parsers busy (sum)", "parse_busy"},
+        {"  indexers busy (sum)", "index_busy"},
+        {"  compress + flush busy", "post_processing_busy"},
+        {"dictionary combine", "dictionary_combine"},
+        {"dictionary write", "dictionary_write"},
+    };
+    for (const auto& [label, key] : rows) {
+        std::snprintf(line, sizeof line, "%-28s %12.3f\n", label, stage(key));
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "%-28s %12.3f\n", "total", json.value("total_seconds", 0.0));
+    out << line;
+    std::snprintf(line, sizeof line,
+                  "\n%llu documents, %llu tokens, %llu terms, %llu postings; %.1f MB uncompressed at %.1f MB/s; peak RSS %.1f MiB\n\n",
+                  static_cast<unsigned long long>(json.value("documents", uint64_t{0})),
+                  static_cast<unsigned long long>(json.value("tokens", uint64_t{0})),
+                  static_cast<unsigned long long>(json.value("terms", uint64_t{0})),
+                  static_cast<unsigned long long>(json.value("postings", uint64_t{0})),
+                  json.value("input_bytes_uncompressed", uint64_t{0}) / 1e6, json.value("throughput_mb_s", 0.0),
+                  json.value("peak_rss_bytes", uint64_t{0}) / 1048576.0);
+    out << line;
+    std::snprintf(line, sizeof line, "%-12s %4s %9s %9s %10s %9s %9s %7s\n", "node", "conc", "items in", "items out",
+                  "MB in", "busy s", "idle s", "util");
+    out << line;
+    for (const auto& node : json["nodes"]) {
+        std::snprintf(line, sizeof line, "%-12s %4u %9llu %9llu %10.1f %9.3f %9.3f %6.0f%%\n",
+                      node.value("name", "").c_str(), node.value("concurrency", 1u),
+                      static_cast<unsigned long long>(node.value("items_in", uint64_t{0})),
+                      static_cast<unsigned long long>(node.value("items_out", uint64_t{0})),
+                      node.value("bytes_in", uint64_t{0}) / 1e6, node.value("busy_seconds", 0.0),
+                      node.value("wait_input_seconds", 0.0), 100 * node.value("utilization", 0.0));
+        out << line;
+    }
+    return out.str();
+}
+
+}  // namespace invidx

@@ -1,0 +1,92 @@
+// Little-endian integers and length-prefixed strings in and out of index
+// files. The writer keeps a running CRC-32 so every file can end with the
+// checksum of all its bytes; the reader names the file and the field when
+// the bytes run out or hold a bad value (docs/FORMAT.md lists the fields).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "invidx/error.hpp"
+#include "store/crc32.hpp"
+
+namespace invidx {
+
+// The context of an error about one file of the index being written.
+inline ErrorContext in_file(std::string file) {
+    ErrorContext context;
+    context.file = std::move(file);
+    return context;
+}
+
+// Buffered writer on a POSIX descriptor, so that finish() can fsync: the
+// publish protocol needs every byte on disk before the manifest names it.
+class BinaryWriter {
+public:
+    // Creates (truncates) `path`; an invidx::Error names the file on failure.
+    explicit BinaryWriter(std::filesystem::path path);
+    ~BinaryWriter();  // closes without syncing if finish() was not called
+    BinaryWriter(const BinaryWriter&) = delete;
+    BinaryWriter& operator=(const BinaryWriter&) = delete;
+
+    void u32(uint32_t value);
+    void u64(uint64_t value);
+    void bytes(std::string_view data);
+    void string(std::string_view text);  // u32 byte length, then the bytes
+
+    uint64_t position() const { return written_; }   // bytes written so far
+    uint32_t crc() const { return crc_.value(); }    // of all bytes so far
+
+    // Appends the u32 CRC-32 of everything written, then syncs and closes.
+    void finish_with_crc();
+    // Syncs and closes, no trailing checksum (JSON files, scratch files).
+    void finish();
+
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    void flush_buffer();
+
+    std::filesystem::path path_;
+    int fd_ = -1;
+    std::string buffer_;
+    uint64_t written_ = 0;
+    Crc32 crc_;
+};
+
+// Reads fields out of bytes already in memory (a mapped file).
+class BinaryReader {
+public:
+    BinaryReader(std::string file, std::string_view data, uint64_t position = 0)
+        : file_(std::move(file)), data_(data), position_(position) {}
+
+    uint32_t u32(std::string_view field);
+    uint64_t u64(std::string_view field);
+    std::string_view bytes(uint64_t size, std::string_view field);
+    std::string_view string(std::string_view field);  // u32 length + bytes
+
+    void seek(uint64_t position, std::string_view field);
+    uint64_t position() const { return position_; }
+    uint64_t size() const { return data_.size(); }
+
+    // Throws FormatError("<file>", "field '<field>' (byte N): <problem>").
+    [[noreturn]] void fail(std::string_view field, std::string_view problem) const;
+
+    // Reads the 8-byte magic and the u32 version and checks both.
+    void expect_header(std::string_view magic, uint32_t version);
+
+private:
+    std::string file_;
+    std::string_view data_;
+    uint64_t position_;
+};
+
+// Checks that `data` ends with the CRC-32 of the bytes before it.
+void check_trailing_crc(const std::string& file, std::string_view data);
+
+// fsync of a directory: makes the names created or renamed in it durable.
+void sync_directory(const std::filesystem::path& directory);
+
+}  // namespace invidx

@@ -1,0 +1,104 @@
+#include "store/ciff_export.hpp"
+
+#include <cstdint>
+#include <limits>
+
+#include "invidx/error.hpp"
+#include "store/protobuf_wire.hpp"
+
+namespace invidx {
+namespace {
+
+// Field numbers of CommonIndexFileFormat.proto.
+namespace header {
+constexpr uint32_t version = 1, num_postings_lists = 2, num_doc_records = 3, total_postings_lists = 4,
+                   total_docs = 5, total_terms_in_collection = 6, average_doclength = 7, description = 8;
+}
+namespace postings_list {
+constexpr uint32_t term = 1, df = 2, cf = 3, postings = 4;
+}
+namespace posting {
+constexpr uint32_t docid = 1, tf = 2;
+}
+namespace doc_record {
+constexpr uint32_t docid = 1, collection_docid = 2, doclength = 3;
+}
+
+int64_t as_int32(uint64_t value, const char* what) {
+    ensure(value <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max()),
+           std::string("CIFF export: ") + what + " " + std::to_string(value) + " does not fit CIFF's int32 field");
+    return static_cast<int64_t>(value);
+}
+
+int64_t as_int64(uint64_t value, const char* what) {
+    ensure(value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+           std::string("CIFF export: ") + what + " does not fit CIFF's int64 field");
+    return static_cast<int64_t>(value);
+}
+
+// writeDelimitedTo: varint byte length, then the message.
+void write_delimited(std::ostream& out, const std::string& message, std::string& scratch) {
+    scratch.clear();
+    protobuf::put_varint(scratch, message.size());
+    out.write(scratch.data(), static_cast<std::streamsize>(scratch.size()));
+    out.write(message.data(), static_cast<std::streamsize>(message.size()));
+    ensure(static_cast<bool>(out), "CIFF export: cannot write the output stream");
+}
+
+}  // namespace
+
+std::string default_ciff_description(const IndexReader& index) {
+    const auto& analysis = index.analysis();
+    return "invidx index, format 1; stemmer " + analysis.stemmer + ", stopwords " + analysis.stopwords_name +
+           (index.positional() ? ", positional" : "");
+}
+
+void export_ciff(const IndexReader& index, std::ostream& out, std::string description) {
+    std::string message;
+    std::string scratch;
+
+    const int64_t terms = as_int32(index.num_terms(), "number of terms");
+    const int64_t documents = as_int32(index.num_documents(), "number of documents");
+    protobuf::put_int(message, header::version, 1);
+    protobuf::put_int(message, header::num_postings_lists, terms);
+    protobuf::put_int(message, header::num_doc_records, documents);
+    protobuf::put_int(message, header::total_postings_lists, terms);
+    protobuf::put_int(message, header::total_docs, documents);
+    protobuf::put_int(message, header::total_terms_in_collection, as_int64(index.total_length(), "total length"));
+    protobuf::put_double(message, header::average_doclength, index.average_length());
+    protobuf::put_bytes(message, header::description, description);
+    write_delimited(out, message, scratch);
+
+    std::string posting_message;
+    for (uint64_t i = 0; i < index.term_count(); ++i) {
+        const auto info = index.term(i);
+        const auto list = index.postings(i);
+        message.clear();
+        protobuf::put_bytes(message, postings_list::term, info.term);
+        protobuf::put_int(message, postings_list::df, as_int64(info.df, "df"));
+        protobuf::put_int(message, postings_list::cf, as_int64(info.cf, "cf"));
+        uint32_t previous = 0;
+        for (size_t k = 0; k < list.docids.size(); ++k) {
+            // Docids as gaps, the first one absolute (SPEC §6).
+            posting_message.clear();
+            protobuf::put_int(posting_message, posting::docid, as_int32(list.docids[k] - previous, "docid gap"));
+            protobuf::put_int(posting_message, posting::tf, as_int32(list.tfs[k], "tf"));
+            protobuf::put_bytes(message, postings_list::postings, posting_message, /*always=*/true);
+            previous = list.docids[k];
+        }
+        write_delimited(out, message, scratch);
+    }
+
+    for (uint64_t docid = 0; docid < index.num_documents(); ++docid) {
+        const auto doc = index.document(static_cast<uint32_t>(docid));
+        message.clear();
+        protobuf::put_int(message, doc_record::docid, static_cast<int64_t>(docid));
+        protobuf::put_bytes(message, doc_record::collection_docid, doc.name);
+        protobuf::put_int(message, doc_record::doclength, as_int32(doc.length, "document length"));
+        write_delimited(out, message, scratch);
+    }
+    out.flush();
+    ensure(static_cast<bool>(out), "CIFF export: cannot write the output stream");
+}
+
+}  // namespace invidx

@@ -1,0 +1,41 @@
+// Names, magics and versions of the files in an index directory
+// (docs/FORMAT.md has the field tables).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace invidx::layout {
+
+inline constexpr std::string_view kFormatName = "invidx";
+inline constexpr uint32_t kFormatVersion = 1;
+
+inline constexpr std::string_view kManifestFile = "manifest.json";
+inline constexpr std::string_view kDictionaryFile = "dictionary.bin";
+inline constexpr std::string_view kDocumentsFile = "documents.bin";
+inline constexpr std::string_view kReportFile = "report.json";
+inline constexpr std::string_view kRunsDirectory = "runs";
+
+// 8-byte magics: the first bytes of each binary file.
+inline constexpr std::string_view kRunMagic = "INVIDXPO";
+inline constexpr std::string_view kDictionaryMagic = "INVIDXDI";
+inline constexpr std::string_view kDocumentsMagic = "INVIDXDO";
+inline constexpr uint32_t kFileVersion = 1;
+
+// Fixed record sizes of the tables, in bytes.
+inline constexpr uint64_t kRunHeaderBytes = 24;        // magic, version, run, flags, part count
+inline constexpr uint64_t kPartDescriptorBytes = 32;   // indexer, lists, table offset, data offset, data bytes
+inline constexpr uint64_t kListEntryBytes = 20;        // offset, byte length, postings
+inline constexpr uint64_t kDocumentsFooterBytes = 20;  // count, table offset, crc32
+inline constexpr uint32_t kRunFlagPositional = 1;
+
+// "runs/run-000007.post": relative to the index directory.
+inline std::string run_file_name(uint32_t run) {
+    char name[32];
+    std::snprintf(name, sizeof name, "run-%06u.post", run);
+    return std::string(kRunsDirectory) + "/" + name;
+}
+
+}  // namespace invidx::layout

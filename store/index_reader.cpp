@@ -1,0 +1,308 @@
+#include "store/index_reader.hpp"
+
+#include <algorithm>
+
+#include "invidx/error.hpp"
+#include "store/binary_io.hpp"
+#include "store/crc32.hpp"
+#include "store/index_layout.hpp"
+
+namespace invidx {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool safe_relative_path(const std::string& path) {
+    const fs::path relative(path);
+    if (path.empty() || relative.is_absolute()) return false;
+    return std::none_of(relative.begin(), relative.end(), [](const fs::path& part) { return part == ".."; });
+}
+
+}  // namespace
+
+IndexReader::IndexReader(const fs::path& directory) : directory_(directory), manifest_(read_manifest(directory)) {
+    const std::string manifest_name = display(layout::kManifestFile);
+    // Every file the manifest names must be there with its size and CRC-32.
+    for (const auto& entry : manifest_.files) {
+        if (!safe_relative_path(entry.path)) {
+            throw FormatError(manifest_name, "key '/files' names the path \"" + entry.path + "\" outside the index");
+        }
+        const std::string name = display(entry.path);
+        MappedFile file(directory_ / entry.path, name);
+        if (file.bytes().size() != entry.size_bytes) {
+            throw FormatError(name, "size is " + std::to_string(file.bytes().size()) + " bytes but manifest.json says " +
+                                        std::to_string(entry.size_bytes) + "; the file is truncated or damaged");
+        }
+        if (crc32(file.bytes()) != entry.crc32) {
+            throw FormatError(name, "CRC-32 does not match manifest.json; the file is damaged");
+        }
+        files_.emplace(entry.path, std::move(file));
+    }
+    open_dictionary();
+    open_documents();
+    for (const uint32_t run : manifest_.runs) open_run(run);
+    if (files_.contains(layout::kReportFile)) {
+        const auto bytes = files_.find(layout::kReportFile)->second.bytes();
+        auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+        if (parsed.is_discarded()) throw FormatError(display(layout::kReportFile), "not valid JSON");
+        report_ = std::move(parsed);
+    }
+}
+
+std::string IndexReader::display(std::string_view relative) const { return (directory_ / relative).string(); }
+
+const MappedFile& IndexReader::verified_file(std::string_view relative) const {
+    const auto found = files_.find(relative);
+    if (found == files_.end()) {
+        throw FormatError(display(layout::kManifestFile),
+                          "key '/files' does not list " + std::string(relative) + ", which the index needs");
+    }
+    return found->second;
+}
+
+void IndexReader::open_dictionary() {
+    dictionary_ = &verified_file(layout::kDictionaryFile);
+    const std::string name = display(layout::kDictionaryFile);
+    const auto bytes = dictionary_->bytes();
+    check_trailing_crc(name, bytes);
+    BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
+    in.expect_header(layout::kDictionaryMagic, layout::kFileVersion);
+    in.u32("reserved");
+    term_count_ = in.u64("term_count");
+    if (term_count_ != manifest_.terms) {
+        in.fail("term_count", std::to_string(term_count_) + " terms but manifest.json says " + std::to_string(manifest_.terms));
+    }
+    if (term_count_ > (in.size() - in.position()) / 8) in.fail("term_count", "the offsets table does not fit in the file");
+    // One pass over the records: each parses, and terms are strictly
+    // increasing byte-wise, which find_term's binary search relies on.
+    uint64_t postings = 0;
+    std::string_view previous;
+    for (uint64_t i = 0; i < term_count_; ++i) {
+        const auto record = read_term(i);
+        if (i > 0 && !(previous < record.info.term)) {
+            throw FormatError(name, "field 'term' of term " + std::to_string(i) + ": terms are not in increasing byte-wise order");
+        }
+        previous = record.info.term;
+        postings += record.info.df;
+    }
+    if (postings != manifest_.postings) {
+        throw FormatError(name, "field 'df': the dfs add up to " + std::to_string(postings) + " postings but manifest.json says " +
+                                    std::to_string(manifest_.postings));
+    }
+}
+
+IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
+    const std::string name = display(layout::kDictionaryFile);
+    const auto bytes = dictionary_->bytes();
+    BinaryReader in(name, bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
+    const uint64_t offset = in.u64("term_offsets[" + std::to_string(i) + "]");
+    in.seek(offset, "term_offsets[" + std::to_string(i) + "]");
+    TermRecord record;
+    record.info.term = in.string("term");
+    record.info.collection = in.u32("collection");
+    record.info.df = in.u64("df");
+    record.info.cf = in.u64("cf");
+    const uint32_t lists = in.u32("list_count");
+    if (lists > (in.size() - in.position()) / 12) in.fail("list_count", "more partial lists than the file can hold");
+    record.lists.resize(lists);
+    for (auto& ref : record.lists) {
+        ref.run = in.u32("run");
+        ref.indexer = in.u32("indexer");
+        ref.slot = in.u32("slot");
+    }
+    return record;
+}
+
+std::string_view IndexReader::term_bytes(uint64_t i) const {
+    const auto bytes = dictionary_->bytes();
+    BinaryReader in(display(layout::kDictionaryFile), bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
+    in.seek(in.u64("term_offsets"), "term_offsets");
+    return in.string("term");
+}
+
+void IndexReader::open_documents() {
+    documents_ = &verified_file(layout::kDocumentsFile);
+    const std::string name = display(layout::kDocumentsFile);
+    const auto bytes = documents_->bytes();
+    check_trailing_crc(name, bytes);
+    BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
+    in.expect_header(layout::kDocumentsMagic, layout::kFileVersion);
+    in.u32("reserved");
+    if (in.size() < 16 + layout::kDocumentsFooterBytes - 4) in.fail("document_count", "file too short for its footer");
+    in.seek(in.size() - 16, "document_count");
+    const uint64_t count = in.u64("document_count");
+    documents_table_offset_ = in.u64("table_offset");
+    if (count != manifest_.documents) {
+        in.fail("document_count", std::to_string(count) + " documents but manifest.json says " + std::to_string(manifest_.documents));
+    }
+    if (documents_table_offset_ < 16 || documents_table_offset_ > in.size() - 16 ||
+        (in.size() - 16 - documents_table_offset_) / 8 != count || (in.size() - 16 - documents_table_offset_) % 8 != 0) {
+        in.fail("table_offset", "the offsets table does not fit between the records and the footer");
+    }
+}
+
+void IndexReader::open_run(uint32_t run) {
+    const std::string relative = layout::run_file_name(run);
+    RunFile file;
+    file.run = run;
+    file.name = display(relative);
+    file.file = &verified_file(relative);
+    const auto bytes = file.file->bytes();
+    check_trailing_crc(file.name, bytes);
+    BinaryReader in(file.name, bytes.substr(0, bytes.size() - 4));
+    in.expect_header(layout::kRunMagic, layout::kFileVersion);
+    if (in.u32("run") != run) in.fail("run", "does not match the file name's run " + std::to_string(run));
+    const uint32_t flags = in.u32("flags");
+    if (((flags & layout::kRunFlagPositional) != 0) != manifest_.positional) {
+        in.fail("flags", "positional flag disagrees with manifest.json");
+    }
+    const uint32_t part_count = in.u32("part_count");
+    if (part_count > in.size() / layout::kPartDescriptorBytes) in.fail("part_count", "more parts than the file can hold");
+    for (uint32_t p = 0; p < part_count; ++p) {
+        RunPart part;
+        part.indexer = in.u32("indexer");
+        part.list_count = in.u32("list_count");
+        part.table_offset = in.u64("table_offset");
+        part.data_offset = in.u64("data_offset");
+        part.data_bytes = in.u64("data_bytes");
+        if (part.table_offset > in.size() || part.list_count > (in.size() - part.table_offset) / layout::kListEntryBytes) {
+            in.fail("table_offset", "part " + std::to_string(p) + "'s mapping table runs past the end of the file");
+        }
+        if (part.data_offset > in.size() || part.data_bytes > in.size() - part.data_offset) {
+            in.fail("data_offset", "part " + std::to_string(p) + "'s lists run past the end of the file");
+        }
+        if (!file.parts.empty() && file.parts.back().indexer >= part.indexer) {
+            in.fail("indexer", "parts are not in increasing indexer order");
+        }
+        file.parts.push_back(part);
+    }
+    runs_.push_back(std::move(file));
+}
+
+TermInfo IndexReader::term(uint64_t i) const {
+    ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+    return read_term(i).info;
+}
+
+std::vector<PartialListRef> IndexReader::partial_lists(uint64_t i) const {
+    ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+    return read_term(i).lists;
+}
+
+std::optional<uint64_t> IndexReader::find_term(std::string_view term) const {
+    uint64_t low = 0;
+    uint64_t high = term_count_;
+    while (low < high) {
+        const uint64_t middle = low + (high - low) / 2;
+        const auto found = term_bytes(middle);
+        if (found == term) return middle;
+        if (found < term) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return std::nullopt;
+}
+
+void IndexReader::decode_partial(const std::string& term, const PartialListRef& ref, vbyte::DecodedList& out) const {
+    const std::string where = "term '" + term + "' (run " + std::to_string(ref.run) + ", indexer " +
+                              std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ")";
+    const auto run = std::lower_bound(runs_.begin(), runs_.end(), ref.run, [](const RunFile& f, uint32_t r) { return f.run < r; });
+    if (run == runs_.end() || run->run != ref.run) {
+        throw FormatError(display(layout::kDictionaryFile), "field 'run' of " + where + ": no such run file");
+    }
+    const auto part = std::find_if(run->parts.begin(), run->parts.end(), [&](const RunPart& p) { return p.indexer == ref.indexer; });
+    if (part == run->parts.end() || ref.slot >= part->list_count) {
+        throw FormatError(run->name, "mapping table has no entry for " + where);
+    }
+    const auto bytes = run->file->bytes();
+    BinaryReader in(run->name, bytes.substr(0, bytes.size() - 4), part->table_offset + layout::kListEntryBytes * ref.slot);
+    const uint64_t offset = in.u64("list_offset");
+    const uint64_t length = in.u64("list_bytes");
+    const uint32_t count = in.u32("list_postings");
+    if (offset < part->data_offset || offset > part->data_offset + part->data_bytes ||
+        length > part->data_offset + part->data_bytes - offset) {
+        in.fail("list_offset", "list of " + where + " lies outside its part's data");
+    }
+    try {
+        vbyte::decode_list(bytes.substr(offset, length), count, positional(), out);
+    } catch (const FormatError&) {
+        throw;
+    } catch (const Error& failure) {
+        throw FormatError(run->name, "list of " + where + " at byte " + std::to_string(offset) + ": " + failure.message());
+    }
+}
+
+vbyte::DecodedList IndexReader::postings(uint64_t i) const {
+    ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+    const auto record = read_term(i);
+    const std::string term(record.info.term);
+    vbyte::DecodedList out;
+    out.docids.reserve(record.info.df);
+    out.tfs.reserve(record.info.df);
+    for (const auto& ref : record.lists) decode_partial(term, ref, out);
+    // Partial lists come from successive runs, so their concatenation must
+    // be one increasing list (Wei & JaJa §III.F: runs cover docid ranges).
+    const std::string dictionary = display(layout::kDictionaryFile);
+    uint64_t cf = 0;
+    for (size_t k = 0; k < out.docids.size(); ++k) {
+        if (k > 0 && out.docids[k] <= out.docids[k - 1]) {
+            throw FormatError(dictionary, "postings of term '" + term + "': docid " + std::to_string(out.docids[k]) +
+                                              " follows docid " + std::to_string(out.docids[k - 1]) + "; docids must increase");
+        }
+        if (out.docids[k] >= num_documents()) {
+            throw FormatError(dictionary, "postings of term '" + term + "': docid " + std::to_string(out.docids[k]) +
+                                              " is not a document of this index");
+        }
+        cf += out.tfs[k];
+    }
+    if (out.docids.size() != record.info.df) {
+        throw FormatError(dictionary, "field 'df' of term '" + term + "' is " + std::to_string(record.info.df) +
+                                          " but its lists hold " + std::to_string(out.docids.size()) + " postings");
+    }
+    if (cf != record.info.cf) {
+        throw FormatError(dictionary, "field 'cf' of term '" + term + "' is " + std::to_string(record.info.cf) +
+                                          " but its tfs add up to " + std::to_string(cf));
+    }
+    return out;
+}
+
+DocumentInfo IndexReader::document(uint32_t docid) const {
+    ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
+    const std::string name = display(layout::kDocumentsFile);
+    const auto bytes = documents_->bytes();
+    const auto records = bytes.substr(0, documents_table_offset_);
+    BinaryReader table(name, bytes, documents_table_offset_ + 8 * uint64_t{docid});
+    const uint64_t offset = table.u64("document_offsets[" + std::to_string(docid) + "]");
+    BinaryReader in(name, records);
+    in.seek(offset, "document_offsets[" + std::to_string(docid) + "]");
+    DocumentInfo info;
+    info.docid = docid;
+    info.name = std::string(in.string("name"));
+    info.length = in.u32("length");
+    info.file_ordinal = in.u32("file_ordinal");
+    info.source_offset = in.u64("source_offset");
+    if (info.file_ordinal < manifest_.inputs.size()) info.file_path = manifest_.inputs[info.file_ordinal].path;
+    return info;
+}
+
+std::optional<uint32_t> IndexReader::find_document(std::string_view name) const {
+    // Built on first use: most readers never look documents up by name.
+    std::call_once(names_built_, [&] {
+        const std::string file = display(layout::kDocumentsFile);
+        const auto bytes = documents_->bytes();
+        BinaryReader table(file, bytes, documents_table_offset_);
+        BinaryReader records(file, bytes.substr(0, documents_table_offset_));
+        docid_by_name_.reserve(num_documents());
+        for (uint64_t docid = 0; docid < num_documents(); ++docid) {
+            records.seek(table.u64("document_offsets"), "document_offsets[" + std::to_string(docid) + "]");
+            docid_by_name_.emplace(records.string("name"), static_cast<uint32_t>(docid));
+        }
+    });
+    const auto found = docid_by_name_.find(name);
+    if (found == docid_by_name_.end()) return std::nullopt;
+    return found->second;
+}
+
+}  // namespace invidx

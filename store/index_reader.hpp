@@ -1,0 +1,120 @@
+// Opens an index directory written by IndexWriter (docs/FORMAT.md) and
+// answers what SPEC §6 asks of a finished index. Opening checks the
+// manifest, then the size and CRC-32 of every file it names, so damage is a
+// FormatError naming the file and field before any answer is given.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nodes/analyze/analysis_settings.hpp"
+#include "nodes/compress/vbyte.hpp"
+#include "nodes/messages.hpp"
+#include "store/manifest.hpp"
+#include "store/mapped_file.hpp"
+
+namespace invidx {
+
+// One dictionary entry; `term` points into the reader's mapped file.
+struct TermInfo {
+    std::string_view term;
+    uint32_t collection = 0;
+    uint64_t df = 0;
+    uint64_t cf = 0;
+};
+
+struct DocumentInfo {
+    uint32_t docid = 0;
+    std::string name;
+    uint32_t length = 0;
+    uint32_t file_ordinal = 0;
+    std::string file_path;      // from the manifest's input list ("" if unknown)
+    uint64_t source_offset = 0;
+};
+
+class IndexReader {
+public:
+    explicit IndexReader(const std::filesystem::path& directory);
+    IndexReader(const IndexReader&) = delete;
+    IndexReader& operator=(const IndexReader&) = delete;
+
+    // Collection totals (SPEC §6).
+    uint64_t num_documents() const { return manifest_.documents; }
+    uint64_t num_terms() const { return manifest_.terms; }
+    uint64_t num_postings() const { return manifest_.postings; }
+    uint64_t total_length() const { return manifest_.total_length; }
+    double average_length() const { return manifest_.average_length; }
+    bool positional() const { return manifest_.positional; }
+    const AnalysisSettings& analysis() const { return manifest_.analysis; }
+    const Manifest& manifest() const { return manifest_; }
+    const std::filesystem::path& directory() const { return directory_; }
+
+    // Terms in byte-wise order, 0 <= i < term_count().
+    uint64_t term_count() const { return term_count_; }
+    TermInfo term(uint64_t i) const;
+    std::optional<uint64_t> find_term(std::string_view term) const;  // binary search
+    std::vector<PartialListRef> partial_lists(uint64_t i) const;
+    // Every partial list of term i, in run order, as one list. Checks that
+    // docids increase, and that the count and tf sum match df and cf.
+    vbyte::DecodedList postings(uint64_t i) const;
+
+    DocumentInfo document(uint32_t docid) const;
+    std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
+
+    const std::vector<InputFile>& files() const { return manifest_.inputs; }
+    const std::optional<nlohmann::json>& report() const { return report_; }
+
+private:
+    struct RunPart {
+        uint32_t indexer = 0;
+        uint32_t list_count = 0;
+        uint64_t table_offset = 0;
+        uint64_t data_offset = 0;
+        uint64_t data_bytes = 0;
+    };
+    struct RunFile {
+        uint32_t run = 0;
+        std::string name;           // for errors: "<dir>/runs/run-000003.post"
+        const MappedFile* file = nullptr;  // owned by files_
+        std::vector<RunPart> parts; // increasing indexer
+    };
+    struct TermRecord {
+        TermInfo info;
+        std::vector<PartialListRef> lists;
+    };
+
+    std::string display(std::string_view relative) const;
+    const MappedFile& verified_file(std::string_view relative) const;
+    void open_dictionary();
+    void open_documents();
+    void open_run(uint32_t run);
+    TermRecord read_term(uint64_t i) const;
+    std::string_view term_bytes(uint64_t i) const;  // just the term, for binary search
+    void decode_partial(const std::string& term, const PartialListRef& ref, vbyte::DecodedList& out) const;
+
+    std::filesystem::path directory_;
+    Manifest manifest_;
+    std::map<std::string, MappedFile, std::less<>> files_;  // every file the manifest names
+    std::optional<nlohmann::json> report_;
+
+    const MappedFile* dictionary_ = nullptr;
+    uint64_t term_count_ = 0;
+    const MappedFile* documents_ = nullptr;
+    uint64_t documents_table_offset_ = 0;
+    std::vector<RunFile> runs_;     // increasing run number
+
+    mutable std::once_flag names_built_;
+    mutable std::unordered_map<std::string_view, uint32_t> docid_by_name_;
+};
+
+}  // namespace invidx

@@ -1,0 +1,304 @@
+#include "store/index_writer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <unistd.h>
+
+#include "invidx/error.hpp"
+#include "store/index_layout.hpp"
+
+namespace invidx {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<uint64_t> next_directory_number{0};
+
+// "<dir>.<tag>-<pid>-<n>": unique per process and call, beside `dir` so the
+// final rename stays within one file system (and so stays atomic).
+fs::path sibling_path(const fs::path& dir, const char* tag) {
+    return fs::path(dir.string() + "." + tag + "-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(next_directory_number++));
+}
+
+bool replaceable(const fs::path& dir) {
+    std::error_code error;
+    if (!fs::exists(dir, error)) return true;
+    if (!fs::is_directory(dir, error)) return false;
+    return fs::is_empty(dir, error) || is_invidx_index(dir);
+}
+
+Error refusing(const fs::path& dir) {
+    return Error("refusing to overwrite " + dir.string() + ": not an invidx index");
+}
+
+void check_part(uint32_t run, const CompressedRun& part) {
+    const std::string where = "run " + std::to_string(run) + ", indexer " + std::to_string(part.indexer) + ": ";
+    ensure(part.run == run, where + "part says it belongs to run " + std::to_string(part.run));
+    ensure(part.list_offsets.size() == part.list_counts.size() + 1,
+           where + "list_offsets must hold one entry more than list_counts");
+    ensure(part.list_offsets.front() == 0 && part.list_offsets.back() == part.bytes.size(),
+           where + "list_offsets must start at 0 and end at the byte size");
+    uint64_t postings = 0;
+    for (size_t slot = 0; slot < part.list_counts.size(); ++slot) {
+        ensure(part.list_offsets[slot] <= part.list_offsets[slot + 1],
+               where + "list_offsets decrease at slot " + std::to_string(slot));
+        postings += part.list_counts[slot];
+    }
+    ensure(postings == part.postings, where + "postings does not equal the sum of list_counts");
+}
+
+}  // namespace
+
+IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vector<InputFile> files)
+    : analysis_(std::move(analysis)), files_(std::move(files)) {
+    final_dir_ = final_dir.lexically_normal();
+    if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
+    ensure(!final_dir_.empty(), "index directory must not be empty");
+    // Fail before hours of indexing, not at publish(): publish checks again.
+    if (!replaceable(final_dir_)) throw refusing(final_dir_);
+    temp_dir_ = sibling_path(final_dir_, "tmp");
+    std::error_code error;
+    if (!final_dir_.parent_path().empty()) fs::create_directories(final_dir_.parent_path(), error);
+    if (!fs::create_directory(temp_dir_, error) || !fs::create_directory(temp_dir_ / layout::kRunsDirectory, error)) {
+        throw Error("cannot create index directory: " + error.message(), in_file(temp_dir_.string()));
+    }
+    try {
+        documents_ = std::make_unique<BinaryWriter>(temp_dir_ / layout::kDocumentsFile);
+        document_offsets_ = std::make_unique<BinaryWriter>(temp_dir_ / "documents.offsets.scratch");
+        documents_->bytes(layout::kDocumentsMagic);
+        documents_->u32(layout::kFileVersion);
+        documents_->u32(0);  // reserved
+    } catch (...) {
+        documents_.reset();
+        document_offsets_.reset();
+        fs::remove_all(temp_dir_, error);
+        throw;
+    }
+}
+
+IndexWriter::~IndexWriter() {
+    documents_.reset();
+    document_offsets_.reset();
+    if (!published_) {
+        std::error_code ignored;
+        fs::remove_all(temp_dir_, ignored);
+    }
+}
+
+void IndexWriter::record_file(const std::string& relative_path, const BinaryWriter& writer) {
+    written_files_.push_back({relative_path, writer.position(), writer.crc()});
+}
+
+// Layout (docs/FORMAT.md, "Run files"): header, part descriptors, every
+// part's mapping table (slot -> offset, length, postings: Wei & JaJa §III.F),
+// then every part's list bytes, then the CRC-32.
+void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
+    ensure(!published_, "index already published");
+    ensure(!dictionary_written_, "write_run after write_dictionary");
+    ensure(!runs_.contains(run), "run " + std::to_string(run) + " written twice");
+    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.indexer < b.indexer; });
+    for (size_t i = 0; i < parts.size(); ++i) {
+        check_part(run, parts[i]);
+        ensure(i == 0 || parts[i - 1].indexer != parts[i].indexer,
+               "run " + std::to_string(run) + ": two parts from indexer " + std::to_string(parts[i].indexer));
+    }
+
+    const std::string name = layout::run_file_name(run);
+    BinaryWriter out(temp_dir_ / name);
+    out.bytes(layout::kRunMagic);
+    out.u32(layout::kFileVersion);
+    out.u32(run);
+    out.u32(analysis_.positions ? layout::kRunFlagPositional : 0);
+    out.u32(static_cast<uint32_t>(parts.size()));
+
+    uint64_t table_offset = layout::kRunHeaderBytes + layout::kPartDescriptorBytes * parts.size();
+    uint64_t data_offset = table_offset;
+    for (const auto& part : parts) data_offset += layout::kListEntryBytes * part.list_counts.size();
+    std::vector<uint64_t> data_offsets;
+    for (const auto& part : parts) {
+        out.u32(part.indexer);
+        out.u32(static_cast<uint32_t>(part.list_counts.size()));
+        out.u64(table_offset);
+        out.u64(data_offset);
+        out.u64(part.bytes.size());
+        data_offsets.push_back(data_offset);
+        table_offset += layout::kListEntryBytes * part.list_counts.size();
+        data_offset += part.bytes.size();
+    }
+    RunSlots slots;
+    for (size_t p = 0; p < parts.size(); ++p) {
+        const auto& part = parts[p];
+        for (size_t slot = 0; slot < part.list_counts.size(); ++slot) {
+            out.u64(data_offsets[p] + part.list_offsets[slot]);
+            out.u64(part.list_offsets[slot + 1] - part.list_offsets[slot]);
+            out.u32(part.list_counts[slot]);
+        }
+        slots[part.indexer] = part.list_counts;
+        run_postings_ += part.postings;
+    }
+    for (const auto& part : parts) out.bytes(part.bytes);
+    out.finish_with_crc();
+    record_file(name, out);
+    runs_.emplace(run, std::move(slots));
+}
+
+void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
+    ensure(!published_, "index already published");
+    for (const auto& doc : docs) {
+        document_offsets_->u64(documents_->position());
+        documents_->string(doc.name);
+        documents_->u32(doc.length);
+        documents_->u32(doc.file_ordinal);
+        documents_->u64(doc.source_offset);
+        total_length_ += doc.length;
+        ++document_count_;
+    }
+}
+
+// Layout (docs/FORMAT.md, "dictionary.bin"): header, term count, an offsets
+// table (term i's record in O(1), binary search by term), records, CRC-32.
+void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
+    ensure(!published_, "index already published");
+    ensure(!dictionary_written_, "write_dictionary called twice");
+    std::sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.term < b.term; });
+    for (size_t i = 0; i < terms.size(); ++i) {
+        const auto& term = terms[i];
+        ensure(i == 0 || terms[i - 1].term != term.term, "dictionary holds the term '" + term.term + "' twice");
+        uint64_t postings = 0;
+        for (const auto& ref : term.lists) {
+            const auto run = runs_.find(ref.run);
+            const auto part = run == runs_.end() ? RunSlots::const_iterator{} : run->second.find(ref.indexer);
+            ensure(run != runs_.end() && part != run->second.end() && ref.slot < part->second.size(),
+                   "term '" + term.term + "' points at run " + std::to_string(ref.run) + ", indexer " +
+                       std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ", which was not written");
+            postings += part->second[ref.slot];
+        }
+        ensure(postings == term.df, "term '" + term.term + "': df " + std::to_string(term.df) +
+                                        " but its partial lists hold " + std::to_string(postings) + " postings");
+        dictionary_postings_ += postings;
+    }
+
+    const std::string name(layout::kDictionaryFile);
+    BinaryWriter out(temp_dir_ / name);
+    out.bytes(layout::kDictionaryMagic);
+    out.u32(layout::kFileVersion);
+    out.u32(0);  // reserved
+    out.u64(terms.size());
+    uint64_t offset = 24 + 8 * terms.size();
+    for (const auto& term : terms) {
+        out.u64(offset);
+        offset += 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
+    }
+    for (const auto& term : terms) {
+        out.string(term.term);
+        out.u32(term.collection);
+        out.u64(term.df);
+        out.u64(term.cf);
+        out.u32(static_cast<uint32_t>(term.lists.size()));
+        for (const auto& ref : term.lists) {
+            out.u32(ref.run);
+            out.u32(ref.indexer);
+            out.u32(ref.slot);
+        }
+    }
+    out.finish_with_crc();
+    record_file(name, out);
+    term_count_ = terms.size();
+    dictionary_written_ = true;
+}
+
+void IndexWriter::write_report(const nlohmann::json& report) {
+    ensure(!published_, "index already published");
+    const std::string name(layout::kReportFile);
+    BinaryWriter out(temp_dir_ / name);
+    out.bytes(report.dump(2) + "\n");
+    out.finish();
+    if (report_written_) {
+        std::erase_if(written_files_, [&](const ManifestFile& file) { return file.path == name; });
+    }
+    record_file(name, out);
+    report_written_ = true;
+}
+
+// Layout (docs/FORMAT.md, "documents.bin"): header, records in docid order,
+// the offsets table copied from the scratch file, a footer, CRC-32.
+void IndexWriter::finish_documents() {
+    const uint64_t table_offset = documents_->position();
+    const auto scratch_path = document_offsets_->path();
+    document_offsets_->finish();
+    document_offsets_.reset();
+    std::ifstream scratch(scratch_path, std::ios::binary);
+    ensure(static_cast<bool>(scratch), "cannot reopen " + scratch_path.string());
+    std::string chunk(1 << 20, '\0');
+    while (scratch) {
+        scratch.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        documents_->bytes(std::string_view(chunk.data(), static_cast<size_t>(scratch.gcount())));
+    }
+    scratch.close();
+    fs::remove(scratch_path);
+    documents_->u64(document_count_);
+    documents_->u64(table_offset);
+    documents_->finish_with_crc();
+    record_file(std::string(layout::kDocumentsFile), *documents_);
+    documents_.reset();
+}
+
+void IndexWriter::publish() {
+    ensure(!published_, "index already published");
+    ensure(dictionary_written_, "publish before write_dictionary");
+    ensure(dictionary_postings_ == run_postings_,
+           "the dictionary points at " + std::to_string(dictionary_postings_) + " postings but the runs hold " +
+               std::to_string(run_postings_));
+    finish_documents();
+
+    Manifest manifest;
+    manifest.analysis = analysis_;
+    manifest.positional = analysis_.positions;
+    manifest.documents = document_count_;
+    manifest.terms = term_count_;
+    manifest.postings = run_postings_;
+    manifest.total_length = total_length_;
+    manifest.average_length = document_count_ == 0 ? 0.0 : static_cast<double>(total_length_) / static_cast<double>(document_count_);
+    for (const auto& [run, slots] : runs_) manifest.runs.push_back(run);
+    manifest.files = written_files_;
+    std::sort(manifest.files.begin(), manifest.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    manifest.inputs = files_;
+
+    // The manifest is written last: its presence marks a complete index.
+    BinaryWriter out(temp_dir_ / layout::kManifestFile);
+    out.bytes(manifest_to_json(manifest).dump(2) + "\n");
+    out.finish();
+    sync_directory(temp_dir_ / layout::kRunsDirectory);
+    sync_directory(temp_dir_);
+    replace_final_directory();
+    published_ = true;
+}
+
+void IndexWriter::replace_final_directory() {
+    std::error_code error;
+    const fs::path parent = final_dir_.parent_path().empty() ? fs::path(".") : final_dir_.parent_path();
+    if (!fs::exists(final_dir_, error)) {
+        fs::rename(temp_dir_, final_dir_, error);
+        if (error) throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));
+        sync_directory(parent);
+        return;
+    }
+    if (!replaceable(final_dir_)) throw refusing(final_dir_);
+    // Old aside, new in, old deleted: at every moment final_dir_ is either
+    // absent or a complete index.
+    const fs::path aside = sibling_path(final_dir_, "old");
+    fs::rename(final_dir_, aside, error);
+    if (error) throw Error("cannot move the old index aside: " + error.message(), in_file(final_dir_.string()));
+    fs::rename(temp_dir_, final_dir_, error);
+    if (error) {
+        std::error_code ignored;
+        fs::rename(aside, final_dir_, ignored);
+        throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));
+    }
+    sync_directory(parent);
+    fs::remove_all(aside, error);
+}
+
+}  // namespace invidx

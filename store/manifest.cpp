@@ -1,0 +1,149 @@
+#include "store/manifest.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "invidx/error.hpp"
+#include "store/index_layout.hpp"
+
+namespace invidx {
+namespace {
+
+using nlohmann::json;
+
+// Looks up `key` in `object` and converts it, naming the key on failure.
+template <typename T>
+T get(const json& object, const char* key, const std::string& file, const std::string& where = "") {
+    const std::string name = where + "/" + key;
+    if (!object.is_object() || !object.contains(key)) throw FormatError(file, "key '" + name + "' is missing");
+    try {
+        return object.at(key).get<T>();
+    } catch (const json::exception&) {
+        throw FormatError(file, "key '" + name + "' has the wrong type");
+    }
+}
+
+json analysis_to_json(const AnalysisSettings& analysis) {
+    return json{{"stopwords_name", analysis.stopwords_name},
+                {"stopwords", analysis.stopwords},
+                {"stemmer", analysis.stemmer},
+                {"html", {{"warc", analysis.html_warc},
+                          {"trec", analysis.html_trec},
+                          {"jsonl", analysis.html_jsonl},
+                          {"text", analysis.html_text}}},
+                {"positions", analysis.positions}};
+}
+
+AnalysisSettings analysis_from_json(const json& object, const std::string& file) {
+    AnalysisSettings analysis;
+    analysis.stopwords_name = get<std::string>(object, "stopwords_name", file, "/analysis");
+    analysis.stopwords = get<std::vector<std::string>>(object, "stopwords", file, "/analysis");
+    analysis.stemmer = get<std::string>(object, "stemmer", file, "/analysis");
+    const auto html = get<json>(object, "html", file, "/analysis");
+    analysis.html_warc = get<bool>(html, "warc", file, "/analysis/html");
+    analysis.html_trec = get<bool>(html, "trec", file, "/analysis/html");
+    analysis.html_jsonl = get<bool>(html, "jsonl", file, "/analysis/html");
+    analysis.html_text = get<bool>(html, "text", file, "/analysis/html");
+    analysis.positions = get<bool>(object, "positions", file, "/analysis");
+    return analysis;
+}
+
+}  // namespace
+
+json manifest_to_json(const Manifest& manifest) {
+    json files = json::array();
+    for (const auto& file : manifest.files) {
+        files.push_back({{"path", file.path}, {"size_bytes", file.size_bytes}, {"crc32", file.crc32}});
+    }
+    json inputs = json::array();
+    for (const auto& input : manifest.inputs) {
+        inputs.push_back({{"ordinal", input.ordinal},
+                          {"path", input.path},
+                          {"name", input.name},
+                          {"format", input.format},
+                          {"size_bytes", input.size_bytes}});
+    }
+    return json{{"format", manifest.format},
+                {"format_version", manifest.format_version},
+                {"analysis", analysis_to_json(manifest.analysis)},
+                {"positional", manifest.positional},
+                {"counts", {{"documents", manifest.documents},
+                            {"terms", manifest.terms},
+                            {"postings", manifest.postings},
+                            {"total_length", manifest.total_length},
+                            {"average_length", manifest.average_length},
+                            {"runs", manifest.runs.size()}}},
+                {"runs", manifest.runs},
+                {"files", files},
+                {"inputs", inputs}};
+}
+
+Manifest manifest_from_json(const json& object, const std::string& file) {
+    Manifest manifest;
+    manifest.format = get<std::string>(object, "format", file);
+    if (manifest.format != layout::kFormatName) {
+        throw FormatError(file, "key '/format' is \"" + manifest.format + "\", not \"invidx\"");
+    }
+    manifest.format_version = get<uint32_t>(object, "format_version", file);
+    if (manifest.format_version != layout::kFormatVersion) {
+        throw FormatError(file, "key '/format_version': version " + std::to_string(manifest.format_version) +
+                                    " is not supported (expected " + std::to_string(layout::kFormatVersion) + ")");
+    }
+    manifest.analysis = analysis_from_json(get<json>(object, "analysis", file), file);
+    manifest.positional = get<bool>(object, "positional", file);
+    const auto counts = get<json>(object, "counts", file);
+    manifest.documents = get<uint64_t>(counts, "documents", file, "/counts");
+    manifest.terms = get<uint64_t>(counts, "terms", file, "/counts");
+    manifest.postings = get<uint64_t>(counts, "postings", file, "/counts");
+    manifest.total_length = get<uint64_t>(counts, "total_length", file, "/counts");
+    manifest.average_length = get<double>(counts, "average_length", file, "/counts");
+    manifest.runs = get<std::vector<uint32_t>>(object, "runs", file);
+    if (get<uint64_t>(counts, "runs", file, "/counts") != manifest.runs.size()) {
+        throw FormatError(file, "key '/counts/runs' does not match the length of '/runs'");
+    }
+    for (const auto& entry : get<json>(object, "files", file)) {
+        manifest.files.push_back({get<std::string>(entry, "path", file, "/files"),
+                                  get<uint64_t>(entry, "size_bytes", file, "/files"),
+                                  get<uint32_t>(entry, "crc32", file, "/files")});
+    }
+    for (const auto& entry : get<json>(object, "inputs", file)) {
+        InputFile input;
+        input.ordinal = get<uint32_t>(entry, "ordinal", file, "/inputs");
+        input.path = get<std::string>(entry, "path", file, "/inputs");
+        input.name = get<std::string>(entry, "name", file, "/inputs");
+        input.format = get<std::string>(entry, "format", file, "/inputs");
+        input.size_bytes = get<uint64_t>(entry, "size_bytes", file, "/inputs");
+        manifest.inputs.push_back(std::move(input));
+    }
+    return manifest;
+}
+
+Manifest read_manifest(const std::filesystem::path& directory) {
+    const auto path = directory / layout::kManifestFile;
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) {
+        throw FormatError(directory.string(), "not a directory; expected an invidx index");
+    }
+    if (!std::filesystem::is_regular_file(path, error)) {
+        throw FormatError(directory.string(), "not a complete invidx index (no manifest.json)");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FormatError(path.string(), "cannot open");
+    json object;
+    try {
+        object = json::parse(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const json::exception& failure) {
+        throw FormatError(path.string(), std::string("not valid JSON: ") + failure.what());
+    }
+    return manifest_from_json(object, path.string());
+}
+
+bool is_invidx_index(const std::filesystem::path& directory) {
+    const auto path = directory / layout::kManifestFile;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    const auto object = json::parse(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), nullptr, false);
+    return object.is_object() && object.contains("format") && object["format"] == layout::kFormatName;
+}
+
+}  // namespace invidx

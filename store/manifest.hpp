@@ -1,0 +1,53 @@
+// manifest.json: written last by IndexWriter::publish, so its presence is
+// what makes a directory a complete index. It holds the collection totals,
+// the analysis the index was built with, and the size and CRC-32 of every
+// other file, which IndexReader checks before trusting any of them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nodes/analyze/analysis_settings.hpp"
+#include "nodes/messages.hpp"
+
+namespace invidx {
+
+struct ManifestFile {
+    std::string path;       // relative to the index directory, '/'-separated
+    uint64_t size_bytes = 0;
+    uint32_t crc32 = 0;
+};
+
+struct Manifest {
+    std::string format = "invidx";
+    uint32_t format_version = 1;
+    AnalysisSettings analysis;
+    bool positional = false;
+    uint64_t documents = 0;
+    uint64_t terms = 0;
+    uint64_t postings = 0;
+    uint64_t total_length = 0;
+    double average_length = 0.0;
+    std::vector<uint32_t> runs;        // run numbers, increasing; one file each
+    std::vector<ManifestFile> files;   // every file but the manifest itself
+    std::vector<InputFile> inputs;     // the collection, in docid order of files
+};
+
+nlohmann::json manifest_to_json(const Manifest& manifest);
+
+// Throws FormatError naming `file` and the missing or mistyped key.
+Manifest manifest_from_json(const nlohmann::json& json, const std::string& file);
+
+// Reads and parses <directory>/manifest.json; a missing manifest is
+// "not a complete invidx index".
+Manifest read_manifest(const std::filesystem::path& directory);
+
+// True when `directory` holds a manifest.json whose format is "invidx";
+// the writer only ever replaces such directories (or empty ones).
+bool is_invidx_index(const std::filesystem::path& directory);
+
+}  // namespace invidx

@@ -1,0 +1,62 @@
+#include "store/merge.hpp"
+
+#include <optional>
+#include <vector>
+
+#include "nodes/compress/vbyte.hpp"
+#include "store/index_reader.hpp"
+#include "store/index_writer.hpp"
+
+namespace invidx {
+
+void merge_runs(const std::filesystem::path& index_dir) {
+    std::optional<IndexWriter> writer;
+    {
+        const IndexReader old_index(index_dir);
+        writer.emplace(index_dir, old_index.analysis(), old_index.files());
+
+        // One run (0) with one part (indexer 0) whose slot i is term i.
+        CompressedRun part;
+        part.indexer_count = 1;
+        part.end_of_input = true;
+        std::vector<DictionaryTerm> terms;
+        terms.reserve(old_index.term_count());
+        for (uint64_t i = 0; i < old_index.term_count(); ++i) {
+            const auto info = old_index.term(i);
+            const auto list = old_index.postings(i);
+            TermRunList merged{.slot = static_cast<uint32_t>(i), .docids = list.docids, .tfs = list.tfs, .positions = list.positions};
+            part.list_offsets.push_back(part.bytes.size());
+            part.list_counts.push_back(static_cast<uint32_t>(list.docids.size()));
+            part.postings += list.docids.size();
+            vbyte::encode_list(merged, old_index.positional(), part.bytes);
+            terms.push_back(DictionaryTerm{.term = std::string(info.term),
+                                           .collection = info.collection,
+                                           .df = info.df,
+                                           .cf = info.cf,
+                                           .lists = {PartialListRef{.run = 0, .indexer = 0, .slot = static_cast<uint32_t>(i)}}});
+        }
+        part.list_offsets.push_back(part.bytes.size());
+        std::vector<CompressedRun> parts;
+        if (!terms.empty()) parts.push_back(std::move(part));
+        writer->write_run(0, std::move(parts));
+
+        constexpr uint32_t kBatch = 4096;
+        std::vector<ParsedDoc> batch;
+        for (uint64_t docid = 0; docid < old_index.num_documents(); ++docid) {
+            auto doc = old_index.document(static_cast<uint32_t>(docid));
+            batch.push_back(ParsedDoc{.name = std::move(doc.name), .length = doc.length,
+                                      .file_ordinal = doc.file_ordinal, .source_offset = doc.source_offset});
+            if (batch.size() == kBatch) {
+                writer->append_documents(batch);
+                batch.clear();
+            }
+        }
+        writer->append_documents(batch);
+        writer->write_dictionary(std::move(terms));
+        if (old_index.report()) writer->write_report(*old_index.report());
+    }
+    // The old index is closed before it is replaced.
+    writer->publish();
+}
+
+}  // namespace invidx

@@ -1,0 +1,113 @@
+#include <doctest/doctest.h>
+
+#include "invidx/config.hpp"
+#include "invidx/error.hpp"
+
+using invidx::ConfigError;
+using invidx::PipelineConfig;
+using nlohmann::json;
+
+namespace {
+
+json minimal() {
+    return {{"input", {"x"}}, {"nodes", {{{"kind", "read"}}, {{"kind", "parse"}, {"count", 3}}, {{"kind", "flush"}}}}};
+}
+
+std::string error_of(const json& description, const std::vector<std::string>& overrides = {}) {
+    try {
+        PipelineConfig::from_json(description, overrides);
+    } catch (const ConfigError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("defaults are the SPEC's analysis and a bounded memory budget") {
+    const auto config = PipelineConfig::from_json(minimal());
+    CHECK(config.analysis.stemmer == "porter");
+    CHECK(config.analysis.stopwords.size() == 33);
+    CHECK(config.analysis.html_warc);
+    CHECK(config.analysis.html_trec);
+    CHECK_FALSE(config.analysis.html_jsonl);
+    CHECK_FALSE(config.analysis.html_text);
+    CHECK_FALSE(config.analysis.positions);
+    CHECK(config.output == "index");
+    CHECK(config.memory.tokens == 16);
+    REQUIRE(config.nodes.size() == 3);
+    CHECK(config.nodes[1].name == "parse");
+    CHECK(config.nodes[1].pointer == "/nodes/1");
+}
+
+TEST_CASE("analysis settings") {
+    json j = minimal();
+    j["analysis"] = {{"stopwords", {"foo", "bar"}}, {"stemmer", "none"}, {"html", {{"text", true}}}};
+    j["positions"] = true;
+    const auto config = PipelineConfig::from_json(j);
+    CHECK(config.analysis.stopwords == std::vector<std::string>{"foo", "bar"});
+    CHECK(config.analysis.stemmer == "none");
+    CHECK(config.analysis.html_text);
+    CHECK(config.analysis.positions);
+    j["analysis"] = {{"stopwords", "none"}};
+    CHECK(PipelineConfig::from_json(j).analysis.stopwords.empty());
+}
+
+TEST_CASE("overrides: dotted paths, nodes by name, JSON values or bare strings") {
+    const auto config = PipelineConfig::from_json(
+        minimal(), {"memory.tokens=4", "parse.count=7", "output=/tmp/x", "positions=true", "input=[\"a\",\"b\"]"});
+    CHECK(config.memory.tokens == 4);
+    CHECK(config.nodes[1].options["count"] == 7);
+    CHECK(config.output == "/tmp/x");
+    CHECK(config.analysis.positions);
+    REQUIRE(config.inputs.size() == 2);
+    CHECK(config.inputs[1].path == "b");
+    CHECK(error_of(minimal(), {"memory.tokens"}).find("key=value") != std::string::npos);
+}
+
+TEST_CASE("errors name the JSON pointer") {
+    json j = minimal();
+    j["memory"] = {{"tokens", 1}};
+    CHECK(error_of(j).find("/memory/tokens") != std::string::npos);
+    j = minimal();
+    j["memory"] = {{"tokns", 8}};
+    CHECK(error_of(j).find("/memory/tokns") != std::string::npos);
+    j = minimal();
+    j["input"] = {{{"path", "a"}, {"format", "pdf"}}};
+    CHECK(error_of(j).find("/input/0/format") != std::string::npos);
+    j = minimal();
+    j["nodes"][0].erase("kind");
+    CHECK(error_of(j).find("/nodes/0/kind") != std::string::npos);
+    j = minimal();
+    j["nodes"][2]["kind"] = "parse";
+    CHECK(error_of(j).find("used twice") != std::string::npos);
+    j = minimal();
+    j["progress"] = "loud";
+    CHECK(error_of(j).find("/progress") != std::string::npos);
+    j = minimal();
+    j["analysis"] = {{"html", {{"pdf", true}}}};
+    CHECK(error_of(j).find("/analysis/html/pdf") != std::string::npos);
+}
+
+TEST_CASE("node options reject keys nobody read") {
+    json j = minimal();
+    j["nodes"][1]["colour"] = "red";
+    const auto config = PipelineConfig::from_json(j);
+    invidx::NodeOptions options(config.nodes[1]);
+    CHECK(options.count(4, 1) == 3);
+    try {
+        options.reject_unread();
+        FAIL("expected an error");
+    } catch (const ConfigError& error) {
+        CHECK(std::string(error.what()).find("/nodes/1/colour") != std::string::npos);
+    }
+    j["nodes"][1].erase("colour");
+    j["nodes"][1]["count"] = "auto";
+    const auto automatic = PipelineConfig::from_json(j);
+    invidx::NodeOptions auto_options(automatic.nodes[1]);
+    CHECK(auto_options.count(5, 1) == 5);
+    j["nodes"][1]["count"] = 0;
+    const auto zero = PipelineConfig::from_json(j);
+    invidx::NodeOptions zero_options(zero.nodes[1]);
+    CHECK_THROWS_AS(zero_options.count(5, 1), ConfigError);
+}

@@ -1,0 +1,76 @@
+// An embedding program's own node kind plugs into the graph by name.
+#include <doctest/doctest.h>
+
+#include <atomic>
+
+#include "invidx/invidx.hpp"
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+namespace flow = oneapi::tbb::flow;
+
+// Counts documents and passes parsed batches on unchanged.
+class CountingNode final : public Stage<ParsedBatch, ParsedBatch> {
+public:
+    using Message = std::shared_ptr<const ParsedBatch>;
+    CountingNode(flow::graph& graph, std::atomic<uint64_t>& documents)
+        : node_(graph, flow::unlimited, [&documents](const Message& batch) {
+              documents += batch->docs.size();
+              return batch;
+          }) {}
+    flow::receiver<Message>& input_port() override { return node_; }
+    flow::sender<Message>& output_port() override { return node_; }
+
+private:
+    flow::function_node<Message, Message> node_;
+};
+
+NodeRegistry registry_with_counter(std::atomic<uint64_t>& documents) {
+    NodeRegistry registry;
+    for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory);
+    registry.add("count_documents", "test", [&documents](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
+        return std::make_unique<CountingNode>(state.graph, documents);
+    });
+    return registry;
+}
+
+}  // namespace
+
+TEST_CASE("a custom node kind runs inside the graph and the index is unchanged") {
+    TempDir dir;
+    dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
+                               warc_response("c", "three"));
+    std::atomic<uint64_t> documents{0};
+    const NodeRegistry registry = registry_with_counter(documents);
+
+    auto description = standard_pipeline({(dir / "in").string()}, dir / "with", 2, 1);
+    description["nodes"].insert(description["nodes"].begin() + 4, {{"kind", "count_documents"}});
+    Pipeline(PipelineConfig::from_json(description)).run(registry);
+    CHECK(documents == 3);
+    build_index(standard_pipeline({(dir / "in").string()}, dir / "without", 2, 1));
+    CHECK(ciff_bytes(dir / "with") == ciff_bytes(dir / "without"));
+
+    SUBCASE("in the wrong place its types do not fit, and the error says so") {
+        auto misplaced = standard_pipeline({(dir / "in").string()}, dir / "bad", 2, 1);
+        misplaced["nodes"].insert(misplaced["nodes"].begin() + 1, {{"kind", "count_documents"}});
+        try {
+            Pipeline(PipelineConfig::from_json(misplaced)).run(registry);
+            FAIL("expected a ConfigError");
+        } catch (const ConfigError& error) {
+            CHECK(std::string(error.what()).find("takes ParsedBatch") != std::string::npos);
+        }
+        CHECK_FALSE(std::filesystem::exists(dir / "bad"));
+    }
+}
+
+TEST_CASE("a second registration of a kind is an error") {
+    NodeRegistry registry;
+    registry.add("x", "", [](NodeOptions&, RunState&) -> std::unique_ptr<Node> { return nullptr; });
+    CHECK_THROWS_AS(registry.add("x", "", [](NodeOptions&, RunState&) -> std::unique_ptr<Node> { return nullptr; }),
+                    Error);
+}

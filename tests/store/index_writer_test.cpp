@@ -1,0 +1,136 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "invidx/error.hpp"
+#include "store/index_reader.hpp"
+#include "store/index_fixture.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+invidx::CompressedRun one_list_part(uint32_t run, uint32_t indexer, std::vector<uint32_t> docids) {
+    invidx::RunPostings postings{.run = run, .indexer = indexer, .indexer_count = 1, .lists = {}, .positional = false, .end_of_input = false, .documents = {}};
+    std::vector<uint32_t> tfs(docids.size(), 1);
+    postings.lists.push_back({.slot = 0, .docids = std::move(docids), .tfs = std::move(tfs), .positions = {}});
+    return invidx::vbyte::compress_run(postings);
+}
+
+}  // namespace
+
+TEST_CASE("nothing appears at the final directory before publish") {
+    TempDir dir;
+    const auto collection = make_collection(10, 11);
+    write_index(collection, dir / "idx", {.runs = 2, .indexers = 2, .positional = false, .report = {}, .publish = false});
+    // The writer is gone unpublished: no index and no temporary directory.
+    CHECK_FALSE(fs::exists(dir / "idx"));
+    CHECK(entry_names(dir.path()).empty());
+}
+
+TEST_CASE("the writer works in a temporary directory beside the final one") {
+    TempDir dir;
+    invidx::IndexWriter writer(dir / "idx", fixture_settings(false), {});
+    const auto temp = writer.temporary_directory();
+    CHECK(temp.parent_path() == dir.path());
+    CHECK(temp.filename().string().starts_with("idx.tmp-"));
+    CHECK(fs::is_directory(temp));
+    writer.write_run(0, {one_list_part(0, 0, {0})});
+    writer.append_documents({{.name = "d", .length = 1, .file_ordinal = 0, .source_offset = 0}});
+    writer.write_dictionary({{.term = "t", .collection = 0, .df = 1, .cf = 1, .lists = {{0, 0, 0}}}});
+    CHECK_FALSE(fs::exists(dir / "idx"));
+    writer.publish();
+    CHECK(fs::exists(dir / "idx" / "manifest.json"));
+    CHECK_FALSE(fs::exists(temp));
+    CHECK(entry_names(dir.path()) == std::vector<std::string>{"idx"});
+}
+
+TEST_CASE("publish replaces an invidx index or an empty directory, nothing else") {
+    TempDir dir;
+    const auto first = make_collection(10, 12);
+    const auto second = make_collection(15, 13);
+
+    SUBCASE("existing index is replaced") {
+        write_index(first, dir / "idx", {});
+        write_index(second, dir / "idx", {});
+        const invidx::IndexReader index(dir / "idx");
+        CHECK(index.num_documents() == 15);
+        CHECK(entry_names(dir.path()) == std::vector<std::string>{"idx"});  // old one deleted
+    }
+    SUBCASE("empty directory is replaced") {
+        fs::create_directory(dir / "idx");
+        write_index(first, dir / "idx", {});
+        CHECK(invidx::IndexReader(dir / "idx").num_documents() == 10);
+    }
+    SUBCASE("a directory with other files is refused and left alone") {
+        dir.write("idx/notes.txt", "mine");
+        CHECK_THROWS_WITH_AS(write_index(first, dir / "idx", {}), doctest::Contains("refusing to overwrite"), invidx::Error);
+        CHECK(read_file(dir / "idx" / "notes.txt") == "mine");
+        CHECK(entry_names(dir.path()) == std::vector<std::string>{"idx"});
+    }
+    SUBCASE("a regular file is refused") {
+        dir.write("idx", "plain");
+        CHECK_THROWS_WITH_AS(write_index(first, dir / "idx", {}), doctest::Contains("not an invidx index"), invidx::Error);
+        CHECK(read_file(dir / "idx") == "plain");
+    }
+    SUBCASE("a directory that became foreign while writing is refused at publish") {
+        invidx::IndexWriter writer(dir / "idx", fixture_settings(false), {});
+        writer.write_dictionary({});
+        dir.write("idx/other.txt", "appeared meanwhile");
+        CHECK_THROWS_WITH_AS(writer.publish(), doctest::Contains("refusing to overwrite"), invidx::Error);
+        CHECK(read_file(dir / "idx" / "other.txt") == "appeared meanwhile");
+    }
+}
+
+TEST_CASE("an unwritable location is an error naming the directory") {
+    TempDir dir;
+    dir.write("blocker", "a file, not a directory");
+    CHECK_THROWS_WITH_AS(invidx::IndexWriter(dir / "blocker" / "idx", fixture_settings(false), {}),
+                         doctest::Contains("blocker/idx"), invidx::Error);
+}
+
+TEST_CASE("the writer rejects inconsistent input") {
+    TempDir dir;
+    invidx::IndexWriter writer(dir / "idx", fixture_settings(false), {});
+    writer.write_run(0, {one_list_part(0, 0, {0, 1})});
+
+    SUBCASE("same run twice") {
+        CHECK_THROWS_WITH_AS(writer.write_run(0, {one_list_part(0, 0, {2})}), doctest::Contains("twice"), invidx::Error);
+    }
+    SUBCASE("part of another run") {
+        CHECK_THROWS_WITH_AS(writer.write_run(1, {one_list_part(5, 0, {2})}), doctest::Contains("run 5"), invidx::Error);
+    }
+    SUBCASE("two parts of one indexer") {
+        CHECK_THROWS_WITH_AS(writer.write_run(1, {one_list_part(1, 0, {2}), one_list_part(1, 0, {3})}),
+                             doctest::Contains("two parts"), invidx::Error);
+    }
+    SUBCASE("offsets that do not cover the bytes") {
+        auto part = one_list_part(1, 0, {2});
+        part.list_offsets.back() += 1;
+        CHECK_THROWS_AS(writer.write_run(1, {part}), invidx::Error);
+    }
+    SUBCASE("a pointer to a slot that was never written") {
+        CHECK_THROWS_WITH_AS(writer.write_dictionary({{.term = "t", .collection = 0, .df = 2, .cf = 2, .lists = {{0, 0, 1}}}}),
+                             doctest::Contains("slot 1"), invidx::Error);
+    }
+    SUBCASE("df that disagrees with the lists") {
+        CHECK_THROWS_WITH_AS(writer.write_dictionary({{.term = "t", .collection = 0, .df = 3, .cf = 3, .lists = {{0, 0, 0}}}}),
+                             doctest::Contains("df 3"), invidx::Error);
+    }
+    SUBCASE("the same term twice") {
+        CHECK_THROWS_WITH_AS(writer.write_dictionary({{.term = "t", .collection = 0, .df = 2, .cf = 2, .lists = {{0, 0, 0}}},
+                                                      {.term = "t", .collection = 0, .df = 0, .cf = 0, .lists = {}}}),
+                             doctest::Contains("twice"), invidx::Error);
+    }
+    SUBCASE("publish without a dictionary") {
+        CHECK_THROWS_WITH_AS(writer.publish(), doctest::Contains("write_dictionary"), invidx::Error);
+    }
+    SUBCASE("runs with postings the dictionary does not point at") {
+        writer.write_dictionary({});
+        CHECK_THROWS_WITH_AS(writer.publish(), doctest::Contains("runs hold 2"), invidx::Error);
+    }
+    CHECK_FALSE(fs::exists(dir / "idx"));
+}

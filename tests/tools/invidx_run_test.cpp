@@ -1,0 +1,178 @@
+// invidx-run as a user runs it: bad input and bad configurations give a clear
+// message, a non-zero exit, and no directory that looks like an index.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx::testing;
+
+namespace {
+
+struct CommandResult {
+    int exit_code = -1;
+    std::string output;  // stdout and stderr
+};
+
+CommandResult run_command(const std::string& command) {
+    CommandResult result;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) result.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+std::string invidx_run() { return std::string(INVIDX_TOOLS_DIR) + "/invidx-run"; }
+
+std::string quote(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+// Nothing at `output`, and no temporary directory left beside it.
+void check_no_index(const std::filesystem::path& output) {
+    CHECK_FALSE(std::filesystem::exists(output / "manifest.json"));
+    CHECK_FALSE(std::filesystem::exists(output));
+    for (const auto& entry : std::filesystem::directory_iterator(output.parent_path()))
+        CHECK_MESSAGE(entry.path().filename().string().find(output.filename().string() + ".tmp") == std::string::npos,
+                      "left behind: " << entry.path());
+}
+
+std::filesystem::path write_pipeline(const TempDir& dir, const nlohmann::json& pipeline) {
+    return dir.write("pipeline.json", pipeline.dump(2));
+}
+
+}  // namespace
+
+TEST_CASE("invidx-run builds the index and writes report.json") {
+    TempDir dir;
+    dir.write("in/a.warc", warc_response("a", "<p>hello world</p>") + warc_response("b", "hello again"));
+    const auto pipeline = write_pipeline(dir, standard_pipeline({(dir / "in").string()}, dir / "unused", 2, 1));
+    const auto result = run_command(invidx_run() + " " + quote(pipeline) + " --output " + quote(dir / "idx") +
+                                    " --set parse.count=3 --progress lines");
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    CHECK(std::filesystem::exists(dir / "idx" / "manifest.json"));
+    CHECK(std::filesystem::exists(dir / "idx" / "report.json"));
+    CHECK(result.output.find("dictionary write") != std::string::npos);
+    invidx::IndexReader index(dir / "idx");
+    CHECK(index.num_documents() == 2);
+    REQUIRE(index.report().has_value());
+    const auto& report = *index.report();
+    CHECK(report.at("documents") == 2);
+    bool saw_parse = false;
+    for (const auto& node : report.at("nodes"))
+        if (node.at("name") == "parse") saw_parse = node.at("concurrency") == 3;
+    CHECK(saw_parse);
+}
+
+TEST_CASE("bad input: a clear error, a non-zero exit, no index") {
+    TempDir dir;
+    const std::string good = warc_response("a", "hello world");
+
+    struct Case {
+        const char* label;
+        std::function<std::string()> make_input;  // returns the input path
+        std::vector<std::string> expected;         // substrings of the message
+    };
+    const std::vector<Case> cases = {
+        {"truncated gzip",
+         [&] {
+             const std::string compressed = gzip(good + good + good);
+             return dir.write("truncated/a.warc.gz", compressed.substr(0, compressed.size() - 20)).string();
+         },
+         {"a.warc.gz"}},
+        {"Content-Length past the end",
+         [&] {
+             return dir.write("past/a.warc",
+                              good + "WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 9999\r\n\r\nshort").string();
+         },
+         {"a.warc", "Content-Length", "record 1"}},
+        {"bad jsonl line",
+         [&] { return dir.write("json/a.jsonl", "{\"id\": \"x\", \"contents\": \"ok\"}\nnot json\n").string(); },
+         {"a.jsonl", "line 2"}},
+        {"missing input", [&] { return (dir / "does-not-exist").string(); }, {"does-not-exist"}},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.label);
+        const std::string input = c.make_input();
+        const auto output = dir / (std::string("out-") + std::to_string(&c - cases.data()));
+        const auto pipeline = write_pipeline(dir, standard_pipeline({input}, output, 2, 1));
+        const auto result = run_command(invidx_run() + " " + quote(pipeline));
+        INFO(result.output);
+        CHECK(result.exit_code == 1);
+        for (const auto& text : c.expected) CHECK(result.output.find(text) != std::string::npos);
+        check_no_index(output);
+    }
+}
+
+TEST_CASE("bad pipeline descriptions name the key") {
+    TempDir dir;
+    dir.write("in/a.txt", "hello");
+    const auto base = standard_pipeline({(dir / "in").string()}, dir / "out", 1, 1);
+
+    struct Case {
+        const char* label;
+        std::function<void(nlohmann::json&)> edit;
+        std::vector<std::string> expected;
+    };
+    const std::vector<Case> cases = {
+        {"unknown top-level key", [](nlohmann::json& j) { j["outptu"] = "x"; }, {"/outptu", "unknown key"}},
+        {"unknown node key", [](nlohmann::json& j) { j["nodes"][3]["cout"] = 4; }, {"/nodes/3/cout", "unknown key"}},
+        {"wrong type", [](nlohmann::json& j) { j["nodes"][3]["count"] = "many"; }, {"/nodes/3/count"}},
+        {"unknown node kind", [](nlohmann::json& j) { j["nodes"][3]["kind"] = "parsr"; },
+         {"unknown node kind 'parsr'", "/nodes/3/kind", "known:", "parse"}},
+        {"message types do not fit", [](nlohmann::json& j) { j["nodes"].erase(j["nodes"].begin() + 2); },
+         {"/nodes/2", "takes DocBatch"}},
+        {"unknown indexer kind", [](nlohmann::json& j) { j["nodes"][5]["indexers"][0]["kind"] = "magic"; },
+         {"/nodes/5/indexers/0/kind", "magic"}},
+        {"GPU indexer not yet available", [](nlohmann::json& j) {
+             j["nodes"][5]["indexers"].push_back({{"kind", "gpu_btree"}, {"device", "gpu:0"}, {"count", 2}});
+         },
+         {"gpu_btree", "not implemented", "/nodes/5/indexers/1"}},
+        {"bad stemmer", [](nlohmann::json& j) { j["analysis"]["stemmer"] = "lovins"; }, {"/analysis/stemmer"}},
+        {"no nodes", [](nlohmann::json& j) { j.erase("nodes"); }, {"/nodes"}},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.label);
+        nlohmann::json pipeline = base;
+        c.edit(pipeline);
+        const auto file = write_pipeline(dir, pipeline);
+        const auto result = run_command(invidx_run() + " " + quote(file));
+        INFO(result.output);
+        CHECK(result.exit_code == 2);
+        for (const auto& text : c.expected) CHECK(result.output.find(text) != std::string::npos);
+        check_no_index(dir / "out");
+    }
+    SUBCASE("invalid JSON") {
+        const auto file = dir.write("broken.json", "{\"nodes\": [");
+        const auto result = run_command(invidx_run() + " " + quote(file));
+        CHECK(result.exit_code == 2);
+        CHECK(result.output.find("not valid JSON") != std::string::npos);
+    }
+}
+
+TEST_CASE("an unwritable output directory is an error before any work") {
+    // Below a regular file: unwritable for every user, root included.
+    TempDir dir;
+    dir.write("in/a.txt", "hello");
+    dir.write("file", "x");
+    const auto pipeline = write_pipeline(dir, standard_pipeline({(dir / "in").string()}, dir / "file" / "idx", 1, 1));
+    const auto result = run_command(invidx_run() + " " + quote(pipeline));
+    INFO(result.output);
+    CHECK(result.exit_code == 1);
+    CHECK(result.output.find("idx") != std::string::npos);
+}
+
+TEST_CASE("configs/6-2-2.json fails with a clear message until GPU indexers exist") {
+    const auto result = run_command("cd '" + std::string(INVIDX_SOURCE_DIR) + "' && " + invidx_run() +
+                                    " configs/6-2-2.json --output /tmp/invidx-never-written");
+    INFO(result.output);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.find("gpu_btree") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists("/tmp/invidx-never-written"));
+}

@@ -1,0 +1,363 @@
+// invidx: look inside a built index, export it, merge its runs.
+//   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | export-ciff IDX FILE | merge IDX
+// Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error.
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "invidx/error.hpp"
+#include "nodes/analyze/analyzer.hpp"
+#include "store/ciff_export.hpp"
+#include "store/index_reader.hpp"
+#include "store/merge.hpp"
+
+namespace invidx::cli {
+namespace {
+
+using nlohmann::json;
+
+enum ExitCode : int { kOk = 0, kNotFound = 1, kUsage = 2, kFailure = 3 };
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Something asked for is not in the index: a message and exit code 1.
+struct NotFound : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+constexpr std::string_view kExitCodes =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  not found (term or document)\n"
+    "  2  usage error\n"
+    "  3  bad or damaged index, or any other error\n";
+
+constexpr std::string_view kCommonOptions =
+    "Options:\n"
+    "  --format text|json   output format (default text)\n"
+    "  --help, -h           this help\n";
+
+struct Command {
+    std::string_view name;
+    std::string_view synopsis;
+    std::string_view description;
+    std::string_view example;
+    size_t min_args;
+    size_t max_args;
+};
+
+constexpr Command kCommands[] = {
+    {"stats", "invidx stats IDX", "Collection totals of the index in directory IDX.",
+     "  $ invidx stats idx\n"
+     "  documents       3\n  terms           5\n  postings        7\n  total_length    9\n"
+     "  average_length  3\n  runs            2\n  positional      no\n  stemmer         porter\n"
+     "  stopwords       english (33 words)\n",
+     1, 1},
+    {"term", "invidx term IDX WORD...",
+     "Analyzes WORD the way documents were analyzed (the index's own stop words and\n"
+     "stemmer), then prints each resulting term's df, cf and postings as docid:tf,\n"
+     "with [positions] when the index is positional. A word that analyzes to no\n"
+     "term (a stop word) is reported as such, with exit code 1.",
+     "  $ invidx term idx Running\n"
+     "  term: run\n  df: 2\n  cf: 3\n  postings: 0:1 2:2\n",
+     2, SIZE_MAX},
+    {"doc", "invidx doc IDX ID-or-NAME",
+     "Prints one document: docid, name, length, input file and byte offset of the\n"
+     "record there. A number is tried as a docid first, then as a document name.",
+     "  $ invidx doc idx clueweb09-en0000-00-00000\n"
+     "  docid: 0\n  name: clueweb09-en0000-00-00000\n  length: 412\n"
+     "  file: data/en0000/00.warc.gz\n  source_offset: 0\n",
+     2, 2},
+    {"export-ciff", "invidx export-ciff IDX FILE [--description TEXT]",
+     "Writes the index in CIFF (github.com/osirrc/ciff) to FILE; FILE '-' is\n"
+     "standard output. --description sets the Header's description.",
+     "  $ invidx export-ciff idx idx.ciff\n"
+     "  wrote idx.ciff: 5 postings lists, 3 doc records\n",
+     2, 2},
+    {"merge", "invidx merge IDX",
+     "Combines each term's partial lists (one per run) into one list, rewriting the\n"
+     "index with a single run file; the new index replaces the old one atomically.\n"
+     "Content and CIFF export are unchanged.",
+     "  $ invidx merge idx\n"
+     "  merged 4 runs into 1 in idx\n",
+     1, 1},
+};
+
+std::string general_help() {
+    std::ostringstream out;
+    out << "Usage: invidx COMMAND [options] ARGS\n\n"
+           "Looks inside an index built by invidx-run, exports it, merges its runs.\n\n"
+           "Commands:\n";
+    for (const auto& command : kCommands) out << "  " << command.synopsis << "\n";
+    out << "\n" << kCommonOptions << "  --version            print the version\n\n"
+        << "Example:\n  $ invidx term idx zebras\n  term: zebra\n  df: 1\n  cf: 2\n  postings: 7:2\n\n"
+        << "'invidx COMMAND --help' describes one command.\n\n"
+        << kExitCodes;
+    return out.str();
+}
+
+std::string command_help(const Command& command) {
+    std::ostringstream out;
+    out << "Usage: " << command.synopsis << "\n\n"
+        << command.description << "\n\n"
+        << kCommonOptions;
+    if (command.name == "export-ciff") out << "  --description TEXT   the CIFF Header's description\n";
+    out << "\nExample:\n" << command.example << "\n" << kExitCodes;
+    return out.str();
+}
+
+struct Options {
+    const Command* command = nullptr;
+    std::vector<std::string> args;
+    bool json = false;
+    bool help = false;
+    std::optional<std::string> description;
+};
+
+Options parse(int argc, char** argv) {
+    Options options;
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty()) throw UsageError("no command given");
+    const std::string& name = words[0];
+    if (name == "--help" || name == "-h" || name == "help") {
+        options.help = true;
+        return options;
+    }
+    for (const auto& command : kCommands) {
+        if (command.name == name) options.command = &command;
+    }
+    if (options.command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, export-ciff, merge");
+
+    bool only_arguments = false;
+    for (size_t i = 1; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        // "--flag value" and "--flag=value" are the same.
+        auto value_of = [&](std::string_view flag) -> std::optional<std::string> {
+            if (word == flag) {
+                if (i + 1 >= words.size()) throw UsageError(std::string(flag) + " needs a value");
+                return words[++i];
+            }
+            if (word.starts_with(std::string(flag) + "=")) return word.substr(flag.size() + 1);
+            return std::nullopt;
+        };
+        if (only_arguments || word == "-" || !word.starts_with("-")) {
+            options.args.push_back(word);
+        } else if (word == "--") {
+            only_arguments = true;
+        } else if (word == "--help" || word == "-h") {
+            options.help = true;
+        } else if (auto format = value_of("--format")) {
+            if (*format != "text" && *format != "json") throw UsageError("--format must be text or json, not '" + *format + "'");
+            options.json = *format == "json";
+        } else if (auto description = value_of("--description")) {
+            if (options.command->name != "export-ciff") throw UsageError("--description is an option of export-ciff only");
+            options.description = *description;
+        } else {
+            throw UsageError("unknown option '" + word + "' for " + std::string(options.command->name));
+        }
+    }
+    if (!options.help && (options.args.size() < options.command->min_args || options.args.size() > options.command->max_args)) {
+        throw UsageError("usage: " + std::string(options.command->synopsis));
+    }
+    return options;
+}
+
+void print_json(const json& value) { std::cout << value.dump(2) << "\n"; }
+
+int run_stats(const Options& options) {
+    const IndexReader index(options.args[0]);
+    const auto& analysis = index.analysis();
+    json stats = {{"index", options.args[0]},
+                  {"documents", index.num_documents()},
+                  {"terms", index.num_terms()},
+                  {"postings", index.num_postings()},
+                  {"total_length", index.total_length()},
+                  {"average_length", index.average_length()},
+                  {"runs", index.manifest().runs.size()},
+                  {"positional", index.positional()},
+                  {"stemmer", analysis.stemmer},
+                  {"stopwords", analysis.stopwords_name},
+                  {"stopword_count", analysis.stopwords.size()},
+                  {"input_files", index.files().size()}};
+    if (options.json) {
+        print_json(stats);
+        return kOk;
+    }
+    std::printf("documents       %llu\n", static_cast<unsigned long long>(index.num_documents()));
+    std::printf("terms           %llu\n", static_cast<unsigned long long>(index.num_terms()));
+    std::printf("postings        %llu\n", static_cast<unsigned long long>(index.num_postings()));
+    std::printf("total_length    %llu\n", static_cast<unsigned long long>(index.total_length()));
+    std::printf("average_length  %g\n", index.average_length());
+    std::printf("runs            %zu\n", index.manifest().runs.size());
+    std::printf("positional      %s\n", index.positional() ? "yes" : "no");
+    std::printf("stemmer         %s\n", analysis.stemmer.c_str());
+    std::printf("stopwords       %s (%zu words)\n", analysis.stopwords_name.c_str(), analysis.stopwords.size());
+    std::printf("input_files     %zu\n", index.files().size());
+    return kOk;
+}
+
+int run_term(const Options& options) {
+    const IndexReader index(options.args[0]);
+    std::string query;
+    for (size_t i = 1; i < options.args.size(); ++i) query += (i > 1 ? " " : "") + options.args[i];
+    Analyzer analyzer(index.analysis());
+    const auto terms = analyzer.analyze_query(query);
+
+    json result = {{"query", query}, {"terms", json::array()}};
+    int code = kOk;
+    if (terms.empty()) {
+        result["message"] = "analyzes to no term (a stop word, or no token characters)";
+        code = kNotFound;
+        if (!options.json) std::cout << "'" << query << "' analyzes to no term (a stop word, or no token characters)\n";
+    }
+    for (size_t t = 0; t < terms.size(); ++t) {
+        const auto& term = terms[t];
+        const auto found = index.find_term(term);
+        if (!options.json && t > 0) std::cout << "\n";
+        if (!found) {
+            code = kNotFound;
+            result["terms"].push_back({{"term", term}, {"found", false}});
+            if (!options.json) std::cout << "term: " << term << "\nnot in the index\n";
+            continue;
+        }
+        const auto info = index.term(*found);
+        const auto list = index.postings(*found);
+        if (options.json) {
+            json postings = json::array();
+            size_t position = 0;
+            for (size_t k = 0; k < list.docids.size(); ++k) {
+                json posting = {{"docid", list.docids[k]}, {"tf", list.tfs[k]}};
+                if (index.positional()) {
+                    posting["positions"] = std::vector<uint32_t>(list.positions.begin() + static_cast<std::ptrdiff_t>(position),
+                                                                 list.positions.begin() + static_cast<std::ptrdiff_t>(position + list.tfs[k]));
+                    position += list.tfs[k];
+                }
+                postings.push_back(std::move(posting));
+            }
+            result["terms"].push_back({{"term", term}, {"found", true}, {"df", info.df}, {"cf", info.cf}, {"postings", std::move(postings)}});
+            continue;
+        }
+        std::cout << "term: " << term << "\ndf: " << info.df << "\ncf: " << info.cf << "\npostings:";
+        size_t position = 0;
+        for (size_t k = 0; k < list.docids.size(); ++k) {
+            std::cout << ' ' << list.docids[k] << ':' << list.tfs[k];
+            if (index.positional()) {
+                std::cout << '[';
+                for (uint32_t p = 0; p < list.tfs[k]; ++p) std::cout << (p ? "," : "") << list.positions[position++];
+                std::cout << ']';
+            }
+        }
+        std::cout << "\n";
+    }
+    if (options.json) print_json(result);
+    return code;
+}
+
+int run_doc(const Options& options) {
+    const IndexReader index(options.args[0]);
+    const std::string& key = options.args[1];
+    std::optional<uint32_t> docid;
+    uint64_t number = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), number);
+    if (error == std::errc() && end == key.data() + key.size() && number < index.num_documents()) {
+        docid = static_cast<uint32_t>(number);
+    } else {
+        docid = index.find_document(key);
+    }
+    if (!docid) throw NotFound("no document with docid or name '" + key + "'");
+    const auto doc = index.document(*docid);
+    if (options.json) {
+        print_json({{"docid", doc.docid},
+                    {"name", doc.name},
+                    {"length", doc.length},
+                    {"file_ordinal", doc.file_ordinal},
+                    {"file", doc.file_path},
+                    {"source_offset", doc.source_offset}});
+    } else {
+        std::cout << "docid: " << doc.docid << "\nname: " << doc.name << "\nlength: " << doc.length
+                  << "\nfile: " << doc.file_path << "\nsource_offset: " << doc.source_offset << "\n";
+    }
+    return kOk;
+}
+
+int run_export(const Options& options) {
+    const IndexReader index(options.args[0]);
+    const std::string& file = options.args[1];
+    const std::string description = options.description.value_or(default_ciff_description(index));
+    if (file == "-") {
+        export_ciff(index, std::cout, description);
+        return kOk;  // standard output holds the CIFF bytes, nothing else
+    }
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot create the CIFF file", ErrorContext{.node = "", .file = file, .record = {}, .byte_offset = {}});
+    export_ciff(index, out, description);
+    out.close();
+    if (!out) throw Error("cannot write the CIFF file", ErrorContext{.node = "", .file = file, .record = {}, .byte_offset = {}});
+    if (options.json) {
+        print_json({{"file", file}, {"postings_lists", index.num_terms()}, {"doc_records", index.num_documents()}, {"description", description}});
+    } else {
+        std::cout << "wrote " << file << ": " << index.num_terms() << " postings lists, " << index.num_documents() << " doc records\n";
+    }
+    return kOk;
+}
+
+int run_merge(const Options& options) {
+    const std::string& dir = options.args[0];
+    const size_t runs_before = IndexReader(dir).manifest().runs.size();
+    merge_runs(dir);
+    const size_t runs_after = IndexReader(dir).manifest().runs.size();
+    if (options.json) {
+        print_json({{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}});
+    } else {
+        std::cout << "merged " << runs_before << " runs into " << runs_after << " in " << dir << "\n";
+    }
+    return kOk;
+}
+
+int run(const Options& options) {
+    const auto name = options.command->name;
+    if (name == "stats") return run_stats(options);
+    if (name == "term") return run_term(options);
+    if (name == "doc") return run_doc(options);
+    if (name == "export-ciff") return run_export(options);
+    return run_merge(options);
+}
+
+}  // namespace
+}  // namespace invidx::cli
+
+int main(int argc, char** argv) {
+    using namespace invidx::cli;
+    try {
+        if (argc == 2 && std::string_view(argv[1]) == "--version") {
+            std::cout << "invidx 0.1.0\n";
+            return kOk;
+        }
+        const Options options = parse(argc, argv);
+        if (options.help) {
+            std::cout << (options.command ? command_help(*options.command) : general_help());
+            return kOk;
+        }
+        return run(options);
+    } catch (const UsageError& error) {
+        std::cerr << "invidx: " << error.what() << "\n(run 'invidx --help' for usage)\n";
+        return kUsage;
+    } catch (const NotFound& error) {
+        std::cerr << "invidx: " << error.what() << "\n";
+        return kNotFound;
+    } catch (const std::exception& error) {
+        std::cerr << "invidx: " << error.what() << "\n";
+        return kFailure;
+    }
+}
