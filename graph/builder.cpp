@@ -49,6 +49,19 @@ GraphRunResult run_graph(const std::vector<NodeSpec>& specs, const NodeRegistry&
     // Nodes are destroyed before this function returns, in reverse order, so
     // no node outlives the state it was built with.
     std::vector<std::unique_ptr<Node>> nodes;
+    // Destroyed before the nodes: whatever the graph still runs (a buffer
+    // node forwards as soon as it gets a successor, before any message
+    // flows) must finish before a node goes, also when a later node's
+    // configuration fails.
+    struct DrainBeforeDestroying {
+        oneapi::tbb::flow::graph& graph;
+        ~DrainBeforeDestroying() {
+            try {
+                graph.wait_for_all();
+            } catch (...) {
+            }
+        }
+    } drain{state.graph};
     for (const NodeSpec& spec : specs) {
         const NodeKind& kind = registry.get(spec.kind, spec.pointer + "/kind");
         NodeOptions options(spec);

@@ -73,7 +73,8 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     report["peak_tokens_in_flight"] = tokens.peak_in_flight();
     report["hardware_threads"] = std::thread::hardware_concurrency();
     report["nodes"] = result.nodes;
-    for (auto& [key, value] : state.report_sections().items()) report[key] = value;
+    const nlohmann::json sections = state.report_sections();
+    for (const auto& [key, value] : sections.items()) report[key] = value;
 
     // The flush node's finish() wrote the dictionary; terms were counted above.
     nlohmann::json stages = state.stage_seconds();

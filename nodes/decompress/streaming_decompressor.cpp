@@ -34,9 +34,13 @@ public:
             if (owner_.cancelled_) throw DecoderCancelled{};
             if (ended_) return {};
             if (owner_.input_.empty()) {
+                // Idle: everything pushed so far is decoded (push() waits for this).
+                owner_.starved_ = true;
+                owner_.changed_.notify_all();
                 owner_.changed_.wait(lock);
                 continue;
             }
+            owner_.starved_ = false;
             current_ = std::move(owner_.input_.front());
             owner_.input_.pop_front();
             owner_.changed_.notify_all();
@@ -87,6 +91,7 @@ void StreamingDecompressor::start(const InputFile& file) {
         input_.clear();
         output_.clear();
         decoder_done_ = false;
+        starved_ = false;
         cancelled_ = false;
         decoder_error_ = nullptr;
     }
@@ -170,14 +175,16 @@ void StreamingDecompressor::push(std::shared_ptr<const RawBlock> block, const In
         }
         changed_.wait(lock);
     }
-    if (last) {
-        for (;;) {
-            drain(lock, lease, emit);
-            if (decoder_done_) break;
-            changed_.wait(lock);
-        }
-    } else {
+    // Wait until the decoder has taken in everything pushed and is idle (or
+    // done), emitting as it goes. No work is then left outside the flow
+    // graph when this body returns: otherwise the graph could look finished
+    // (wait_for_all returns) while decoded text and the tokens it holds wait
+    // here for a push that never comes.
+    for (;;) {
         drain(lock, lease, emit);
+        if (decoder_done_) break;
+        if (!last && starved_ && input_.empty()) break;
+        changed_.wait(lock);
     }
     if (decoder_done_) {
         // Done before the last block: an error, or an archive whose end

@@ -62,6 +62,7 @@ private:
     std::condition_variable changed_;  // input popped, output pushed, decoder done or cancelled
     std::deque<std::shared_ptr<const RawBlock>> input_;
     std::deque<TextBlock> output_;
+    bool starved_ = false;       // the decoder waits for input with none queued
     bool decoder_done_ = false;
     bool cancelled_ = false;
     std::exception_ptr decoder_error_;

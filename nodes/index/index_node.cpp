@@ -69,6 +69,7 @@ public:
 
     // Dictionary combine (Wei & JaJa Table VI): every indexer's terms together.
     void finish(RunState& state) override {
+        ensure(seen_end_of_input_, "the graph stopped before the end of the input reached the indexers");
         const auto start = std::chrono::steady_clock::now();
         nlohmann::json indexers = nlohmann::json::array();
         for (size_t i = 0; i < backends_.size(); ++i) {
@@ -102,6 +103,7 @@ private:
         work->run = current_run_;
         run_documents_.insert(run_documents_.end(), batch->docs.begin(), batch->docs.end());
         run_text_bytes_ += batch->text_bytes;
+        if (batch->end_of_input) seen_end_of_input_ = true;
         if (run_text_bytes_ >= run_bytes_ || batch->end_of_input) {
             work->closes_run = true;
             work->run_documents = std::make_shared<const std::vector<ParsedDoc>>(std::move(run_documents_));
@@ -133,6 +135,7 @@ private:
     std::vector<std::atomic<uint64_t>> busy_ns_;
     uint32_t current_run_ = 0;
     uint32_t runs_closed_ = 0;
+    bool seen_end_of_input_ = false;
     uint64_t run_text_bytes_ = 0;
     std::vector<ParsedDoc> run_documents_;
     flow::sequencer_node<In> sequencer_;
@@ -198,7 +201,11 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
         const auto start = std::chrono::steady_clock::now();
         CollectionSample sample;
         if (state.config.sampler.enabled) {
-            sample = sample_collections(state.files, state.config.sampler, state.config.analysis);
+            try {
+                sample = sample_collections(state.files, state.config.sampler, state.config.analysis);
+            } catch (const Error& error) {
+                throw error.with_defaults(ErrorContext{.node = "sampler", .file = {}, .record = {}, .byte_offset = {}});
+            }
         } else {
             sample.tokens.assign(kCollections, 0);
         }

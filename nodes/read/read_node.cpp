@@ -1,5 +1,7 @@
 #include "nodes/read/read_node.hpp"
 
+#include <atomic>
+
 #include "graph/guard.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/read/block_reader.hpp"
@@ -9,69 +11,86 @@ namespace {
 
 namespace flow = oneapi::tbb::flow;
 using Message = std::shared_ptr<const RawBlock>;
+using Ticket = uint64_t;
+using ReaderBody = flow::multifunction_node<Ticket, std::tuple<Message>>;
 
+// input_node -> limiter -> reader. The input_node only hands out tickets: it
+// keeps a copy of the last item it produced, and a copy of a block would hold
+// that block's token until the next block was made, which (with few tokens)
+// could never happen. The reader, after the limiter, does the reading and
+// gives each block the lease of its ticket's token.
 class ReadNode final : public SourceStage<RawBlock> {
 public:
     ReadNode(RunState& state, size_t block_bytes)
         : state_(state),
           block_bytes_(block_bytes),
-          source_(state.graph, [this](oneapi::tbb::flow_control& control) { return next(control); }),
-          limiter_(state.graph, state.tokens.capacity()) {
-        flow::make_edge(source_, limiter_);
+          tickets_(state.graph,
+                   [this](oneapi::tbb::flow_control& control) -> Ticket {
+                       if (finished_.load()) control.stop();
+                       return next_ticket_++;
+                   }),
+          limiter_(state.graph, state.tokens.capacity()),
+          reader_node_(state.graph, flow::serial, [this](const Ticket&, ReaderBody::output_ports_type& ports) {
+              run_guarded(metrics_, [&] { read_one(std::get<0>(ports)); });
+          }) {
+        flow::make_edge(tickets_, limiter_);
+        flow::make_edge(limiter_, reader_node_);
         state_.tokens.on_release([this] { limiter_.decrementer().try_put(flow::continue_msg()); });
         metrics_.concurrency = 1;
     }
     ~ReadNode() override { state_.tokens.on_release(nullptr); }
 
-    flow::sender<Message>& output_port() override { return limiter_; }
-    void start() override { source_.activate(); }
+    flow::sender<Message>& output_port() override { return flow::output_port<0>(reader_node_); }
+    void start() override { tickets_.activate(); }
 
 private:
-    Message next(oneapi::tbb::flow_control& control) {
-        if (finished_) {
-            control.stop();
-            return {};
-        }
-        return run_guarded(metrics_, [&]() -> Message {
-            auto busy = metrics_.busy_scope();
-            while (true) {
-                if (!reader_) {
-                    if (next_file_ == state_.files.size()) {
-                        // The sentinel lets every later node close its last batch and run.
-                        auto end = std::make_shared<RawBlock>();
-                        end->end_of_input = true;
-                        end->lease = state_.tokens.acquire();
-                        finished_ = true;
-                        ++metrics_.items_out;
-                        return end;
-                    }
-                    reader_ = std::make_unique<BlockReader>(state_.files[next_file_], block_bytes_);
-                }
-                auto block = std::make_shared<RawBlock>();
-                if (reader_->next(*block)) {
-                    if (block->last) {
-                        reader_.reset();
-                        ++next_file_;
-                    }
-                    block->lease = state_.tokens.acquire();
-                    metrics_.bytes_out += block->bytes.size();
+    template <class Port>
+    void read_one(Port& out) {
+        // Every ticket passed the limiter; its token returns with the lease.
+        Lease lease = state_.tokens.acquire();
+        if (finished_.load()) return;  // a ticket handed out before the end was seen
+        auto busy = metrics_.busy_scope();
+        while (true) {
+            if (!reader_) {
+                if (next_file_ == state_.files.size()) {
+                    // The sentinel lets every later node close its last batch and run.
+                    auto end = std::make_shared<RawBlock>();
+                    end->end_of_input = true;
+                    end->lease = std::move(lease);
+                    finished_ = true;
                     ++metrics_.items_out;
-                    state_.bytes_read += block->bytes.size();
-                    return block;
+                    out.try_put(std::move(end));
+                    return;
                 }
-                reader_.reset();
-                ++next_file_;
+                reader_ = std::make_unique<BlockReader>(state_.files[next_file_], block_bytes_);
             }
-        });
+            auto block = std::make_shared<RawBlock>();
+            if (reader_->next(*block)) {
+                if (block->last) {
+                    reader_.reset();
+                    ++next_file_;
+                }
+                block->lease = std::move(lease);
+                metrics_.bytes_out += block->bytes.size();
+                ++metrics_.items_out;
+                state_.bytes_read += block->bytes.size();
+                out.try_put(std::move(block));
+                return;
+            }
+            reader_.reset();
+            ++next_file_;
+        }
     }
 
     RunState& state_;
     size_t block_bytes_;
     std::unique_ptr<BlockReader> reader_;
     size_t next_file_ = 0;
-    bool finished_ = false;
-    flow::input_node<Message> source_;
-    flow::limiter_node<Message> limiter_;
+    std::atomic<bool> finished_{false};
+    Ticket next_ticket_ = 0;
+    flow::input_node<Ticket> tickets_;
+    flow::limiter_node<Ticket> limiter_;
+    ReaderBody reader_node_;
 };
 
 }  // namespace

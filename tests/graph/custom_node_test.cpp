@@ -30,13 +30,11 @@ private:
     flow::function_node<Message, Message> node_;
 };
 
-NodeRegistry registry_with_counter(std::atomic<uint64_t>& documents) {
-    NodeRegistry registry;
+void add_counter_and_standard_kinds(NodeRegistry& registry, std::atomic<uint64_t>& documents) {
     for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory);
     registry.add("count_documents", "test", [&documents](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
         return std::make_unique<CountingNode>(state.graph, documents);
     });
-    return registry;
 }
 
 }  // namespace
@@ -46,10 +44,11 @@ TEST_CASE("a custom node kind runs inside the graph and the index is unchanged")
     dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
                                warc_response("c", "three"));
     std::atomic<uint64_t> documents{0};
-    const NodeRegistry registry = registry_with_counter(documents);
+    NodeRegistry registry;
+    add_counter_and_standard_kinds(registry, documents);
 
     auto description = standard_pipeline({(dir / "in").string()}, dir / "with", 2, 1);
-    description["nodes"].insert(description["nodes"].begin() + 4, {{"kind", "count_documents"}});
+    description["nodes"].insert(description["nodes"].begin() + 4, nlohmann::json::object({{"kind", "count_documents"}}));
     Pipeline(PipelineConfig::from_json(description)).run(registry);
     CHECK(documents == 3);
     build_index(standard_pipeline({(dir / "in").string()}, dir / "without", 2, 1));
@@ -57,7 +56,7 @@ TEST_CASE("a custom node kind runs inside the graph and the index is unchanged")
 
     SUBCASE("in the wrong place its types do not fit, and the error says so") {
         auto misplaced = standard_pipeline({(dir / "in").string()}, dir / "bad", 2, 1);
-        misplaced["nodes"].insert(misplaced["nodes"].begin() + 1, {{"kind", "count_documents"}});
+        misplaced["nodes"].insert(misplaced["nodes"].begin() + 1, nlohmann::json::object({{"kind", "count_documents"}}));
         try {
             Pipeline(PipelineConfig::from_json(misplaced)).run(registry);
             FAIL("expected a ConfigError");

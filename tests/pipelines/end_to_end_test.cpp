@@ -72,7 +72,7 @@ TEST_CASE("every configuration gives the same CIFF export, equal to the referenc
     dir.write("one/all.warc.gz", single);
 
     struct Configuration {
-        const char* label;
+        std::string label;
         std::string input;
         unsigned parsers, indexers;
         std::vector<std::string> overrides;
@@ -110,7 +110,7 @@ TEST_CASE("merging the per-run partial lists keeps the content") {
     const GeneratedWarc warc = generate_warc(11, 60, 2);
     write_parts(dir, "in", warc);
     const auto output = dir / "index";
-    build_index(standard_pipeline({(dir / "in").string()}, output, 2, 2), {"memory.run_bytes=4000"});
+    build_index(standard_pipeline({(dir / "in").string()}, output, 2, 2), {"memory.run_bytes=4000", "memory.batch_bytes=2000"});
     const std::string before = ciff_bytes(output);
     {
         IndexReader index(output);

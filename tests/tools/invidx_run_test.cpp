@@ -75,7 +75,7 @@ TEST_CASE("bad input: a clear error, a non-zero exit, no index") {
     const std::string good = warc_response("a", "hello world");
 
     struct Case {
-        const char* label;
+        std::string label;
         std::function<std::string()> make_input;  // returns the input path
         std::vector<std::string> expected;         // substrings of the message
     };
@@ -89,7 +89,7 @@ TEST_CASE("bad input: a clear error, a non-zero exit, no index") {
         {"Content-Length past the end",
          [&] {
              return dir.write("past/a.warc",
-                              good + "WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 9999\r\n\r\nshort").string();
+                              good + "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:x>\r\nContent-Length: 9999\r\n\r\nshort").string();
          },
          {"a.warc", "Content-Length", "record 1"}},
         {"bad jsonl line",
@@ -116,7 +116,7 @@ TEST_CASE("bad pipeline descriptions name the key") {
     const auto base = standard_pipeline({(dir / "in").string()}, dir / "out", 1, 1);
 
     struct Case {
-        const char* label;
+        std::string label;
         std::function<void(nlohmann::json&)> edit;
         std::vector<std::string> expected;
     };
