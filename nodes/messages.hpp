@@ -33,6 +33,7 @@ struct InputFile {
 
 // Compressed bytes of one file, read in order (nodes/read).
 struct RawBlock {
+    uint64_t sequence = 0;      // 0,1,2,... over all files: serial nodes restore this order
     uint32_t file_ordinal = 0;
     uint64_t file_offset = 0;   // of bytes[0] in the file on disk
     std::vector<char> bytes;
@@ -46,6 +47,7 @@ struct RawBlock {
 // compressed file is a single entry named after the file; tar/zip archives
 // give one entry per regular member, in archive order.
 struct TextBlock {
+    uint64_t sequence = 0;      // 0,1,2,... as decompressed
     uint32_t file_ordinal = 0;
     uint32_t entry_index = 0;
     std::string entry_name;     // file name, or "archive.tar!member/path"

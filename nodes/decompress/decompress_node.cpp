@@ -1,6 +1,7 @@
 #include "nodes/decompress/decompress_node.hpp"
 
 #include "graph/guard.hpp"
+#include "graph/in_order.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
 
 namespace invidx {
@@ -20,7 +21,9 @@ public:
         : state_(state),
           decompressor_(text_block_bytes),
           node_(state.graph, flow::serial, [this](const In& block, Body::output_ports_type& ports) {
-              run_guarded(metrics_, [&] { process(block, std::get<0>(ports)); });
+              run_guarded(metrics_, [&] {
+                  in_order_.push(block->sequence, block, [&](const In& next) { process(next, std::get<0>(ports)); });
+              });
           }) {
         metrics_.concurrency = 1;
     }
@@ -37,6 +40,7 @@ private:
         if (block->end_of_input) {
             auto end = std::make_shared<TextBlock>();
             end->end_of_input = true;
+            end->sequence = next_sequence_++;
             end->lease = block->lease;
             ++metrics_.items_out;
             out.try_put(std::move(end));
@@ -44,6 +48,7 @@ private:
         }
         const InputFile& file = state_.files.at(block->file_ordinal);
         decompressor_.push(block, file, [&](TextBlock&& text) {
+            text.sequence = next_sequence_++;
             metrics_.bytes_out += text.bytes.size();
             ++metrics_.items_out;
             out.try_put(std::make_shared<const TextBlock>(std::move(text)));
@@ -52,6 +57,8 @@ private:
 
     RunState& state_;
     StreamingDecompressor decompressor_;
+    InOrder<In> in_order_;
+    uint64_t next_sequence_ = 0;
     Body node_;
 };
 

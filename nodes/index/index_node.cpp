@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "graph/guard.hpp"
+#include "graph/in_order.hpp"
 #include "nodes/index/indexer_registry.hpp"
 #include "nodes/sample/sampler.hpp"
 
@@ -17,6 +18,7 @@ using Out = std::shared_ptr<const RunPostings>;
 // One batch as the indexers see it: which run it belongs to, and whether it
 // closes that run (then the run's documents come along for the flusher).
 struct IndexWork {
+    uint64_t sequence = 0;      // the batch's: consecutive, as the cutter saw them
     In batch;
     uint32_t run = 0;
     bool closes_run = false;
@@ -24,6 +26,7 @@ struct IndexWork {
 };
 using Work = std::shared_ptr<const IndexWork>;
 using IndexerBody = flow::multifunction_node<Work, std::tuple<Out>>;
+using CutterBody = flow::multifunction_node<In, std::tuple<Work>>;
 
 struct IndexerEntry {
     std::string kind;
@@ -45,26 +48,31 @@ public:
           specs_(std::move(specs)),
           run_bytes_(run_bytes),
           busy_ns_(backends_.size()),
-          sequencer_(state.graph, [](const In& batch) { return static_cast<size_t>(batch->sequence); }),
-          cutter_(state.graph, flow::serial, [this](const In& batch) {
-              return run_guarded(metrics_, [&] { return cut(batch); });
+          orders_(backends_.size()),
+          cutter_(state.graph, flow::serial, [this](const In& batch, CutterBody::output_ports_type& ports) {
+              run_guarded(metrics_, [&] {
+                  cutter_order_.push(batch->sequence, batch,
+                                     [&](const In& next) { std::get<0>(ports).try_put(cut(next)); });
+              });
           }),
           fanout_(state.graph),
           output_(state.graph) {
         metrics_.concurrency = static_cast<unsigned>(backends_.size());
-        flow::make_edge(sequencer_, cutter_);
-        flow::make_edge(cutter_, fanout_);
+        flow::make_edge(flow::output_port<0>(cutter_), fanout_);
         for (size_t i = 0; i < backends_.size(); ++i) {
             indexers_.push_back(std::make_unique<IndexerBody>(
                 state.graph, flow::serial, [this, i](const Work& work, IndexerBody::output_ports_type& ports) {
-                    run_guarded(metrics_, [&] { index(i, *work, std::get<0>(ports)); });
+                    run_guarded(metrics_, [&] {
+                        orders_[i].push(work->sequence, work,
+                                        [&](const Work& next) { index(i, *next, std::get<0>(ports)); });
+                    });
                 }));
             flow::make_edge(fanout_, *indexers_.back());
             flow::make_edge(flow::output_port<0>(*indexers_.back()), output_);
         }
     }
 
-    flow::receiver<In>& input_port() override { return sequencer_; }
+    flow::receiver<In>& input_port() override { return cutter_; }
     flow::sender<Out>& output_port() override { return output_; }
 
     // Dictionary combine (Wei & JaJa Table VI): every indexer's terms together.
@@ -99,6 +107,7 @@ private:
         ++metrics_.items_in;
         metrics_.bytes_in += batch->text_bytes;
         auto work = std::make_shared<IndexWork>();
+        work->sequence = batch->sequence;
         work->batch = batch;
         work->run = current_run_;
         run_documents_.insert(run_documents_.end(), batch->docs.begin(), batch->docs.end());
@@ -138,8 +147,11 @@ private:
     bool seen_end_of_input_ = false;
     uint64_t run_text_bytes_ = 0;
     std::vector<ParsedDoc> run_documents_;
-    flow::sequencer_node<In> sequencer_;
-    flow::function_node<In, Work> cutter_;
+    // Order is restored here, not by a sequencer_node: serial oneTBB nodes do
+    // not promise to run messages in arrival order (graph/in_order.hpp).
+    InOrder<In> cutter_order_;
+    std::vector<InOrder<Work>> orders_;
+    CutterBody cutter_;
     flow::broadcast_node<Work> fanout_;
     std::vector<std::unique_ptr<IndexerBody>> indexers_;
     flow::broadcast_node<Out> output_;

@@ -1,4 +1,4 @@
-// The "index" node: restores document order (a sequencer after the parallel
+// The "index" node: restores document order (batch sequence after the parallel
 // parsers, so postings come out sorted without a sort: Wei & JaJa §III.F),
 // cuts the stream into runs, and fans every batch out to the indexers, each
 // owning a fixed set of trie collections chosen by the sampler.

@@ -1,6 +1,7 @@
 #include "nodes/parse/frame_node.hpp"
 
 #include "graph/guard.hpp"
+#include "graph/in_order.hpp"
 #include "nodes/parse/framer.hpp"
 
 namespace invidx {
@@ -20,7 +21,10 @@ public:
         : state_(state),
           batch_bytes_(batch_bytes),
           node_(state.graph, flow::serial, [this](const In& text, Body::output_ports_type& ports) {
-              run_guarded(metrics_, [&] { process(*text, text->lease, std::get<0>(ports)); });
+              run_guarded(metrics_, [&] {
+                  in_order_.push(text->sequence, text,
+                                 [&](const In& next) { process(*next, next->lease, std::get<0>(ports)); });
+              });
           }) {
         metrics_.concurrency = 1;
         start_batch();
@@ -100,6 +104,7 @@ private:
 
     RunState& state_;
     uint64_t batch_bytes_;
+    InOrder<In> in_order_;
     std::unique_ptr<Framer> framer_;
     std::string entry_name_;
     std::shared_ptr<DocBatch> batch_;

@@ -56,6 +56,7 @@ private:
                     // The sentinel lets every later node close its last batch and run.
                     auto end = std::make_shared<RawBlock>();
                     end->end_of_input = true;
+                    end->sequence = next_sequence_++;
                     end->lease = std::move(lease);
                     finished_ = true;
                     ++metrics_.items_out;
@@ -71,6 +72,7 @@ private:
                     ++next_file_;
                 }
                 block->lease = std::move(lease);
+                block->sequence = next_sequence_++;
                 metrics_.bytes_out += block->bytes.size();
                 ++metrics_.items_out;
                 state_.bytes_read += block->bytes.size();
@@ -88,6 +90,7 @@ private:
     size_t next_file_ = 0;
     std::atomic<bool> finished_{false};
     Ticket next_ticket_ = 0;
+    uint64_t next_sequence_ = 0;
     flow::input_node<Ticket> tickets_;
     flow::limiter_node<Ticket> limiter_;
     ReaderBody reader_node_;
