@@ -1,5 +1,6 @@
 #include "graph/builder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cxxabi.h>
 #include <memory>

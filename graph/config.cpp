@@ -1,5 +1,6 @@
 #include "invidx/config.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 

@@ -1,5 +1,6 @@
 #include "invidx/pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>

@@ -1,5 +1,6 @@
 #include "pipelines/progress.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>

@@ -1,6 +1,8 @@
 // A whole file mapped read-only: index files are read in place, never copied.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>

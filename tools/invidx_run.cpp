@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "invidx/pipeline.hpp"
+#include "devices/gpu_devices.hpp"
 #include "nodes/index/indexer_registry.hpp"
 
 namespace {
@@ -22,7 +23,7 @@ Builds an inverted index as the pipeline description says (docs/PIPELINE.md).
                      (e.g. --set parse.count=4 --set memory.tokens=8 --set positions=true)
   --progress MODE    progress on stderr: bar on a terminal, a line every 5 s otherwise (auto)
   --quiet            print no summary table at the end
-  --list-kinds       list the registered node and indexer kinds and exit
+  --list-kinds       list the registered node and indexer kinds and the GPUs, and exit
 
 Example:
   invidx-run configs/default.json --input sample/debian-docs.warc.gz --output /tmp/idx --set parse.count=2
@@ -63,6 +64,13 @@ int main(int argc, char** argv) {
                 std::puts("indexer kinds (in an index node's \"indexers\"):");
                 for (const auto& [name, description] : invidx::indexer_registry().kinds())
                     std::printf("  %-12s %s\n", name.c_str(), description.c_str());
+                const invidx::GpuInventory gpus = invidx::list_gpus();
+                std::puts("GPUs:");
+                for (const auto& gpu : gpus.devices)
+                    std::printf("  gpu:%d  %s, compute %d.%d, %d SMs, %.1f GiB\n", gpu.ordinal, gpu.name.c_str(),
+                                gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
+                                static_cast<double>(gpu.memory_bytes) / (1u << 30));
+                if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
                 return 0;
             } else if (arg == "--input") {
                 inputs.push_back(value("--input"));

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>

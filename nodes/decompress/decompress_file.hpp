@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstddef>
 #include <functional>
 
 #include "nodes/decompress/archive_stream.hpp"

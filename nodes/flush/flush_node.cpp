@@ -1,5 +1,6 @@
 #include "nodes/flush/flush_node.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 

@@ -1,5 +1,6 @@
 #include "nodes/index/index_node.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 

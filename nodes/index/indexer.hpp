@@ -4,6 +4,8 @@
 // run by run. A GPU indexer (issue #3) is checked against the same contract.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <concepts>
 #include <memory>
 #include <string>

@@ -1,5 +1,6 @@
 #include "nodes/parse/parse_node.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>

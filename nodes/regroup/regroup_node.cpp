@@ -1,5 +1,6 @@
 #include "nodes/regroup/regroup_node.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "graph/guard.hpp"

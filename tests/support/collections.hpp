@@ -2,6 +2,7 @@
 // to build and export indexes in-process.
 #pragma once
 
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -2,6 +2,8 @@
 // (format "raw" under a filter), tar and zip archives.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <archive.h>
 #include <archive_entry.h>
 
