@@ -151,8 +151,7 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
     const std::pair<const char*, uint64_t*> sizes[] = {{"read_block_bytes", &memory.read_block_bytes},
                                                        {"text_block_bytes", &memory.text_block_bytes},
                                                        {"batch_bytes", &memory.batch_bytes},
-                                                       {"run_bytes", &memory.run_bytes},
-                                                       {"max_record_bytes", &memory.max_record_bytes}};
+                                                       {"run_bytes", &memory.run_bytes}};
     for (const auto& [name, field] : sizes)
         if (const json* v = reader.find(name)) *field = read_unsigned(*v, reader.at(name), 1);
     reader.reject_unknown();
@@ -280,8 +279,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
         config.nodes.push_back(std::move(spec));
     }
     reader.reject_unknown();
-    if (config.memory.batch_bytes > config.memory.max_record_bytes)
-        throw ConfigError("/memory/batch_bytes", "must not exceed max_record_bytes");
+    if (config.memory.batch_bytes > (1ull << 30)) throw ConfigError("/memory/batch_bytes", "must not exceed 2^30");
     return config;
 }
 

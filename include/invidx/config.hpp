@@ -28,7 +28,6 @@ struct MemoryConfig {
     uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch
     uint64_t run_bytes = 256ull << 20;        // document text per run (one postings file each)
-    uint64_t max_record_bytes = 1ull << 30;   // a larger record is an error
 };
 
 // Wei & JaJa §III.E: a sample of the collection decides which indexer owns
