@@ -46,9 +46,15 @@ struct RawBlock {
 // Decompressed bytes of one entry of a file (nodes/decompress). A plain or
 // compressed file is a single entry named after the file; tar/zip archives
 // give one entry per regular member, in archive order.
+// Order: several files may be decoded at once, so blocks are ordered by
+// (file_ordinal, file_block), file after file (graph/in_order.hpp FileOrder).
+// Every file ends with exactly one file_end block, an empty marker (no bytes,
+// neither entry_begin nor entry_end) when its last text was already sent or
+// it had none; the end_of_input sentinel is keyed (number of files, 0).
 struct TextBlock {
-    uint64_t sequence = 0;      // 0,1,2,... as decompressed
-    uint32_t file_ordinal = 0;
+    uint32_t file_ordinal = 0;  // the sentinel's is the number of files
+    uint64_t file_block = 0;    // 0,1,2,... within the file
+    bool file_end = false;      // the file's last block
     uint32_t entry_index = 0;
     std::string entry_name;     // file name, or "archive.tar!member/path"
     uint64_t entry_offset = 0;  // of bytes[0] in the decompressed entry

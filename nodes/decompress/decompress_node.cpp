@@ -1,5 +1,10 @@
 #include "nodes/decompress/decompress_node.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <thread>
+#include <vector>
+
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
@@ -10,56 +15,124 @@ namespace {
 namespace flow = oneapi::tbb::flow;
 using In = std::shared_ptr<const RawBlock>;
 using Out = std::shared_ptr<const TextBlock>;
-using Body = flow::multifunction_node<In, std::tuple<Out>>;
 
-// Serial: a file's compressed stream must be decoded in order. The decoder
-// runs on its own thread (libarchive pulls; the graph pushes), so reading the
-// next block overlaps with decoding this one.
+// A raw block on its way to one worker, numbered in that worker's order.
+struct Routed {
+    uint64_t sequence = 0;
+    In block;
+};
+
+using RouterBody = flow::multifunction_node<In, std::tuple<Out>>;
+using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
+
+// A file's compressed stream must be decoded in order, but different files
+// are independent, so `count` workers each decode whole files: a serial
+// router restores the read order and hands file f to worker f % count; each
+// worker owns one StreamingDecompressor (whose decoder runs on its own
+// thread, so reading the next block overlaps decoding this one). The frame
+// node puts the workers' output back in collection order by
+// (file_ordinal, file_block) (messages.hpp).
+//
+// No deadlock with few tokens: blocks are read in file order, so while any
+// block of file f is unread, no later file holds a token, and once all of
+// f's blocks are read they sit, already leased, in its worker's queue ahead
+// of every later file's. Either way file f can finish, and the frame node,
+// waiting for f, releases the tokens of f's text as it frames it.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
-    DecompressNode(RunState& state, size_t text_block_bytes)
+    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)
         : state_(state),
-          decompressor_(text_block_bytes),
-          node_(state.graph, flow::serial, [this](const In& block, Body::output_ports_type& ports) {
+          output_(state.graph),
+          router_(state.graph, flow::serial, [this](const In& block, RouterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
-                  in_order_.push(block->sequence, block, [&](const In& next) { process(next, std::get<0>(ports)); });
+                  in_order_.push(block->sequence, block, [&](const In& next) { route(next, std::get<0>(ports)); });
               });
           }) {
-        metrics_.concurrency = 1;
+        for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this, text_block_bytes));
+        flow::make_edge(flow::output_port<0>(router_), output_);
+        for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), output_);
+        metrics_.concurrency = count;
     }
 
-    flow::receiver<In>& input_port() override { return node_; }
-    flow::sender<Out>& output_port() override { return flow::output_port<0>(node_); }
+    flow::receiver<In>& input_port() override { return router_; }
+    flow::sender<Out>& output_port() override { return output_; }
 
 private:
+    struct Worker {
+        Worker(DecompressNode& owner, size_t text_block_bytes)
+            : decompressor(text_block_bytes),
+              node(owner.state_.graph, flow::serial, [this, &owner](const Routed& routed, WorkerBody::output_ports_type& ports) {
+                  run_guarded(owner.metrics_, [&] {
+                      in_order.push(routed.sequence, routed.block,
+                                    [&](const In& next) { owner.decode(*this, next, std::get<0>(ports)); });
+                  });
+              }) {}
+
+        StreamingDecompressor decompressor;
+        InOrder<In> in_order;        // by Routed::sequence; used on this worker's thread
+        uint64_t next_routed = 0;    // used on the router's thread
+        uint64_t file_block = 0;     // of the next TextBlock of the current file
+        WorkerBody node;
+    };
+
     template <class Port>
-    void process(const In& block, Port& out) {
-        auto busy = metrics_.busy_scope();
+    void route(const In& block, Port& out) {
         ++metrics_.items_in;
         metrics_.bytes_in += block->bytes.size();
         if (block->end_of_input) {
+            // Keyed after the last file: the frame takes it once every file ended.
             auto end = std::make_shared<TextBlock>();
             end->end_of_input = true;
-            end->sequence = next_sequence_++;
+            end->file_ordinal = static_cast<uint32_t>(state_.files.size());
+            end->file_block = 0;
+            end->file_end = true;
             end->lease = block->lease;
             ++metrics_.items_out;
             out.try_put(std::move(end));
             return;
         }
+        Worker& worker = *workers_[block->file_ordinal % workers_.size()];
+        worker.node.try_put(Routed{worker.next_routed++, block});
+    }
+
+    template <class Port>
+    void decode(Worker& worker, const In& block, Port& out) {
+        auto busy = metrics_.busy_scope();
         const InputFile& file = state_.files.at(block->file_ordinal);
-        decompressor_.push(block, file, [&](TextBlock&& text) {
-            text.sequence = next_sequence_++;
+        if (block->first) worker.file_block = 0;
+        const auto send = [&](TextBlock&& text) {
+            text.file_block = worker.file_block++;
             metrics_.bytes_out += text.bytes.size();
             ++metrics_.items_out;
             out.try_put(std::make_shared<const TextBlock>(std::move(text)));
+        };
+        // Which text block is the file's last is known only after its last
+        // raw block is decoded, so one is held back, but only within this
+        // push: holding its lease until the next push could starve the read
+        // node of the token that next block needs.
+        std::optional<TextBlock> pending;
+        worker.decompressor.push(block, file, [&](TextBlock&& text) {
+            if (pending) send(std::move(*pending));
+            pending = std::move(text);
         });
+        if (block->last) {
+            if (!pending) {
+                // Nothing left to mark (a file with no entries, or a decoder
+                // that ended early): an empty marker ends the file.
+                pending.emplace();
+                pending->file_ordinal = block->file_ordinal;
+                pending->lease = block->lease;
+            }
+            pending->file_end = true;
+        }
+        if (pending) send(std::move(*pending));
     }
 
     RunState& state_;
-    StreamingDecompressor decompressor_;
-    InOrder<In> in_order_;
-    uint64_t next_sequence_ = 0;
-    Body node_;
+    flow::broadcast_node<Out> output_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread
+    RouterBody router_;
 };
 
 }  // namespace
@@ -68,7 +141,11 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     const uint64_t text_block_bytes = options.unsigned_integer("text_block_bytes", state.config.memory.text_block_bytes);
     if (text_block_bytes == 0 || text_block_bytes > (1ull << 30))
         throw ConfigError(options.pointer("text_block_bytes"), "must be between 1 and 2^30");
-    return std::make_unique<DecompressNode>(state, text_block_bytes);
+    // Default "auto": one worker per four cores, beside the parsers' three.
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned automatic = std::max(1u, hardware / 4);
+    const unsigned count = options.count(automatic, automatic);
+    return std::make_unique<DecompressNode>(state, text_block_bytes, count);
 }
 
 }  // namespace invidx

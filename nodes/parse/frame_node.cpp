@@ -14,7 +14,8 @@ using Body = flow::multifunction_node<In, std::tuple<Out>>;
 using OutPort = std::tuple_element_t<0, Body::output_ports_type>;
 
 // Serial: framing is sequential within an entry, and docids are handed out
-// here, in input order, so they never depend on how many parsers run later.
+// here, in input order, so they never depend on how many parsers run later
+// or how many files are decompressed at once.
 class FrameNode final : public Stage<TextBlock, DocBatch> {
 public:
     FrameNode(RunState& state, uint64_t batch_bytes)
@@ -22,8 +23,8 @@ public:
           batch_bytes_(batch_bytes),
           node_(state.graph, flow::serial, [this](const In& text, Body::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
-                  in_order_.push(text->sequence, text,
-                                 [&](const In& next) { process(*next, next->lease, std::get<0>(ports)); });
+                  file_order_.push(FilePosition{text->file_ordinal, text->file_block, text->file_end}, text,
+                                   [&](const In& next) { process(*next, next->lease, std::get<0>(ports)); });
               });
           }) {
         metrics_.concurrency = 1;
@@ -48,17 +49,23 @@ private:
             return;
         }
         const auto emit_record = [&](const FramedRecord& record) { add(record, text.file_ordinal, out); };
-        if (text.entry_begin) {
-            const InputFile& file = state_.files.at(text.file_ordinal);
-            entry_name_ = text.entry_name;
-            framer_ = make_framer(file.format, document_name_of_entry(file, text.entry_name), state_.config.analysis);
+        // A file's empty file_end marker (messages.hpp) carries no entry.
+        const bool marker = text.bytes.empty() && !text.entry_begin && !text.entry_end;
+        if (!marker) {
+            if (text.entry_begin) {
+                const InputFile& file = state_.files.at(text.file_ordinal);
+                entry_name_ = text.entry_name;
+                framer_ = make_framer(file.format, document_name_of_entry(file, text.entry_name),
+                                      state_.config.analysis);
+            }
+            ensure(framer_ != nullptr, "text block of '" + text.entry_name + "' arrived outside an entry");
+            framer_->feed(text.bytes, emit_record);
+            if (text.entry_end) {
+                framer_->finish(emit_record);
+                framer_.reset();
+            }
         }
-        ensure(framer_ != nullptr, "text block of '" + text.entry_name + "' arrived outside an entry");
-        framer_->feed(text.bytes, emit_record);
-        if (text.entry_end) {
-            framer_->finish(emit_record);
-            framer_.reset();
-        }
+        if (text.file_end) ensure(!framer_, "file ended inside entry '" + entry_name_ + "'");
     }
 
     // A text document's name is its path relative to the input root, or its
@@ -104,7 +111,7 @@ private:
 
     RunState& state_;
     uint64_t batch_bytes_;
-    InOrder<In> in_order_;
+    FileOrder<In> file_order_;  // by (file_ordinal, file_block), see messages.hpp
     std::unique_ptr<Framer> framer_;
     std::string entry_name_;
     std::shared_ptr<DocBatch> batch_;

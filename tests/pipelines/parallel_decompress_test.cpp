@@ -1,0 +1,171 @@
+// Several decompress workers decode different files at once; the frame node
+// must still see the collection in order, so every worker count gives the
+// same docids: byte-identical CIFF exports, equal to a reference index.
+#include <doctest/doctest.h>
+
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+struct Collection {
+    std::vector<std::pair<std::string, std::string>> files;  // name under the input root, bytes; sorted
+    ReferenceIndex reference;
+};
+
+class CollectionBuilder {
+public:
+    explicit CollectionBuilder(unsigned seed) : random_(seed), words_(test_vocabulary(random_, 300)) {}
+
+    // A .warc.gz with one gzip member per record, or a plain .warc.
+    void warc(size_t documents, bool gzipped) {
+        std::string bytes;
+        for (size_t d = 0; d < documents; ++d) {
+            const std::string id = "d" + std::to_string(next_document_++);
+            const std::string html = d % 11 == 4 ? std::string() : random_html(random_, words_, 10 + random_() % 300);
+            const std::string request = warc_request(id);
+            const std::string response = warc_response(id, html, d % 2 == 0);
+            bytes += gzipped ? gzip(request) + gzip(response) : request + response;
+            collection_.reference.add(warc_document_name(id, d % 2 == 0), html, true, analyzer_);
+        }
+        add(gzipped ? ".warc.gz" : ".warc", bytes);
+    }
+
+    // A .tar.gz of text members (each one document named by its path), with
+    // a directory member among them; no text members leaves only the directory.
+    void tar(size_t members) {
+        std::vector<Member> list{Member{"dir", "", AE_IFDIR}};
+        const std::string prefix = "m" + std::to_string(collection_.files.size());
+        for (size_t m = 0; m < members; ++m) {
+            const std::string path = "dir/" + prefix + "-" + std::to_string(m) + ".txt";
+            const std::string text = random_html(random_, words_, 5 + random_() % 200);
+            list.push_back(Member{path, text});
+            collection_.reference.add(path, text, false, analyzer_);
+        }
+        add(".tar.gz", write_archive(ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_GZIP, list));
+    }
+
+    // A plain text file: one document named by its path (an empty one too).
+    void text(size_t tokens) {
+        const std::string text = tokens == 0 ? std::string() : random_html(random_, words_, tokens);
+        const std::string name = add(".txt", text);
+        collection_.reference.add(name, text, false, analyzer_);
+    }
+
+    Collection take() { return std::move(collection_); }
+
+private:
+    // Names sort in the order files are added: that is the docid order.
+    std::string add(const std::string& suffix, std::string bytes) {
+        char prefix[16];
+        std::snprintf(prefix, sizeof prefix, "f%03zu", collection_.files.size());
+        std::string name = prefix + suffix;
+        collection_.files.emplace_back(name, std::move(bytes));
+        return name;
+    }
+
+    std::mt19937 random_;
+    std::vector<std::string> words_;
+    Analyzer analyzer_{AnalysisSettings::defaults()};
+    Collection collection_;
+    size_t next_document_ = 0;
+};
+
+// The small files of every kind, in a fixed mix.
+void add_small_files(CollectionBuilder& builder, size_t rounds) {
+    for (size_t r = 0; r < rounds; ++r) {
+        builder.warc(1 + r % 3, true);
+        builder.text(r % 4 == 0 ? 0 : 20);
+        builder.tar(r % 3 == 1 ? 0 : 1 + r % 4);
+        builder.warc(1 + r % 2, false);
+    }
+}
+
+Collection large_first() {
+    CollectionBuilder builder(21);
+    builder.warc(120, true);
+    builder.tar(0);  // only a directory
+    add_small_files(builder, 6);
+    builder.text(0);
+    return builder.take();
+}
+
+Collection large_last() {
+    CollectionBuilder builder(22);
+    builder.text(0);
+    add_small_files(builder, 6);
+    builder.tar(25);
+    builder.warc(60, false);
+    builder.warc(120, true);
+    return builder.take();
+}
+
+Collection large_in_between() {
+    CollectionBuilder builder(23);
+    add_small_files(builder, 3);
+    builder.warc(120, true);
+    builder.tar(0);
+    builder.warc(80, true);
+    add_small_files(builder, 3);
+    return builder.take();
+}
+
+}  // namespace
+
+TEST_CASE("any number of decompress workers gives the same index, with few or many tokens") {
+    const std::vector<std::pair<std::string, Collection (*)()>> layouts = {
+        {"one large file, then many small ones", large_first},
+        {"many small files, then large ones", large_last},
+        {"large files among small ones", large_in_between},
+    };
+    for (const auto& [layout, make] : layouts) {
+        CAPTURE(layout);
+        TempDir dir;
+        const Collection collection = make();
+        for (const auto& [name, bytes] : collection.files) dir.write("in/" + name, bytes);
+        std::string first_ciff;
+        size_t built = 0;
+        for (const unsigned tokens : {2u, 16u}) {
+            for (const unsigned count : {1u, 2u, 3u, 7u}) {
+                CAPTURE(tokens);
+                CAPTURE(count);
+                std::vector<std::string> overrides = {"decompress.count=" + std::to_string(count),
+                                                      "memory.tokens=" + std::to_string(tokens)};
+                if (tokens == 2) {
+                    // Tiny blocks: many blocks per file, most messages wait for a token.
+                    for (const char* o : {"memory.read_block_bytes=777", "memory.text_block_bytes=1000",
+                                          "memory.batch_bytes=3000", "memory.run_bytes=20000"})
+                        overrides.emplace_back(o);
+                } else {
+                    overrides.emplace_back("memory.read_block_bytes=5000");
+                    overrides.emplace_back("memory.batch_bytes=10000");
+                }
+                const auto output = dir / ("index-" + std::to_string(built++));
+                build_index(standard_pipeline({(dir / "in").string()}, output, 2, 1), overrides);
+                const std::string ciff = ciff_bytes(output);
+                if (first_ciff.empty()) {
+                    IndexReader index(output);
+                    check_index_equals(index, collection.reference);
+                    first_ciff = ciff;
+                    CHECK(ciff.size() > 1000);
+                } else {
+                    CHECK(ciff == first_ciff);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("decompress count: \"auto\" and explicit counts are accepted, 0 is an error") {
+    TempDir dir;
+    dir.write("in/a.warc", warc_response("a", "one two") + warc_response("b", "three"));
+    dir.write("in/b.txt", "four five");
+    build_index(standard_pipeline({(dir / "in").string()}, dir / "auto", 1, 1), {"decompress.count=auto"});
+    build_index(standard_pipeline({(dir / "in").string()}, dir / "five", 1, 1), {"decompress.count=5"});
+    CHECK(ciff_bytes(dir / "auto") == ciff_bytes(dir / "five"));
+    CHECK_THROWS_AS(build_index(standard_pipeline({(dir / "in").string()}, dir / "zero", 1, 1), {"decompress.count=0"}),
+                    ConfigError);
+}
