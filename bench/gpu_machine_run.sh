@@ -10,13 +10,21 @@ mkdir -p "$out"
 rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
 nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 start=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --build build-gpu -j16 -- -k 0 > "$out/build.log" 2>&1 || { grep -B2 -A3 "error:" "$out/build.log" | head -80; exit 1; }
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cmake.log 2>&1 || { tail -30 /tmp/cmake.log; exit 1; }
+cmake --build build-gpu -j16 -- -k 0 > /tmp/build.log 2>&1 || { grep -B2 -A3 "error:" /tmp/build.log | head -80; exit 1; }
 echo "build seconds: $(( $(date +%s) - start ))"
 ./build-gpu/invidx-run --list-kinds | tail -3
 ctest --test-dir build-gpu -j16 > "$out/ctest.log" 2>&1; echo "ctest rc=$?"; grep -E "tests passed|tests failed" "$out/ctest.log"
-python3 bench/gen_collection.py --kind realistic --size-mb "$size_mb" --files 32 --jobs 16 --out /tmp/coll > "$out/gen.log" 2>&1 || { tail "$out/gen.log"; exit 1; }
+python3 bench/gen_collection.py --kind realistic --size-mb "$size_mb" --files 32 --jobs 16 --out /tmp/coll > /tmp/gen.log 2>&1 || { tail /tmp/gen.log; exit 1; }
 du -sh /tmp/coll
-configs=bench/configs/cpu-1-1.json,bench/configs/cpu-6-2.json,bench/configs/cpu-10-6.json,bench/configs/cpu-12-4.json,bench/configs/cpu-14-2.json
-python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/coll --configs "$configs" \
-  --json "$out/bench.json" --timeout 300 2>&1 | tee "$out/bench.txt" | tail -12
+# Parser:indexer ratios with one decoder (the old serial decompress), then
+# with several files decoded at once.
+python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/coll \
+  --configs bench/configs/cpu-1-1.json,bench/configs/cpu-14-2.json --set decompress.count=1 \
+  --json "$out/bench-d1.json" --timeout 300 > /tmp/bench-d1.txt 2>&1; tail -4 /tmp/bench-d1.txt
+for decoders in 2 4 8; do
+  python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/coll \
+    --configs bench/configs/cpu-6-2.json,bench/configs/cpu-10-6.json,bench/configs/cpu-12-4.json,bench/configs/cpu-14-2.json \
+    --set decompress.count=$decoders --json "$out/bench-d$decoders.json" --timeout 300 > /tmp/bench-d$decoders.txt 2>&1
+  echo "decompress.count=$decoders"; tail -6 /tmp/bench-d$decoders.txt
+done
