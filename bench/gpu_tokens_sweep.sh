@@ -10,7 +10,7 @@ cmake --build build-gpu -j16 > /tmp/build.log 2>&1 || { grep -A3 "error:" /tmp/b
 python3 bench/gen_collection.py --kind realistic --size-mb 2000 --files 32 --jobs 16 --out /tmp/coll > /tmp/gen.log 2>&1 || exit 1
 for setting in "memory.tokens=16 decompress.count=4" "memory.tokens=48 decompress.count=4" "memory.tokens=48 decompress.count=6" "memory.tokens=96 decompress.count=6"; do
   sets=""; for s in $setting; do sets="$sets --set $s"; done
-  name=$(echo "$setting" | tr ' =.' '_--')
+  name=$(echo "$setting" | sed 's/[ =.]/_/g')
   python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/coll \
     --configs bench/configs/cpu-10-6.json,bench/configs/cpu-12-4.json $sets --json "$out/$name.json" --timeout 300 > /tmp/b.txt 2>&1
   echo "== $setting"; tail -3 /tmp/b.txt
