@@ -319,6 +319,12 @@ uint64_t NodeOptions::unsigned_integer(const std::string& key, uint64_t default_
     return it == spec_.options.end() ? default_value : read_unsigned(*it, pointer(key));
 }
 
+uint64_t NodeOptions::byte_size(const std::string& key, uint64_t default_value) {
+    const uint64_t value = unsigned_integer(key, default_value);
+    if (value == 0 || value > (1ull << 30)) throw ConfigError(pointer(key), "must be between 1 and 2^30 bytes");
+    return value;
+}
+
 double NodeOptions::number(const std::string& key, double default_value) {
     read_.insert(key);
     auto it = spec_.options.find(key);

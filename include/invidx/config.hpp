@@ -82,6 +82,8 @@ public:
     unsigned count(unsigned auto_value, unsigned default_value);
     std::string string(const std::string& key, const std::string& default_value);
     uint64_t unsigned_integer(const std::string& key, uint64_t default_value);
+    // A size in bytes, 1 .. 2^30 (blocks and batches).
+    uint64_t byte_size(const std::string& key, uint64_t default_value);
     double number(const std::string& key, double default_value);
     bool boolean(const std::string& key, bool default_value);
     // A sub-object or array, or null when absent.

@@ -41,6 +41,19 @@ protected:
     NodeMetrics metrics_;
 };
 
+template <class T>
+class Receives;
+
+// Makes the edge from `port` (of node `from`) to `next`'s input, or says why not.
+template <class T>
+void link_port(Node& from, oneapi::tbb::flow::sender<std::shared_ptr<const T>>& port, Node& next) {
+    auto* receiver = dynamic_cast<Receives<T>*>(&next);
+    if (!receiver)
+        throw Error("cannot link node '" + from.metrics().name + "' to '" + next.metrics().name +
+                    "': message types differ");
+    oneapi::tbb::flow::make_edge(port, receiver->input_port());
+}
+
 // Mixins naming the typed ports. Messages are shared_ptr<const T>, so the
 // graph copies pointers, not payloads.
 template <class T>
@@ -65,22 +78,14 @@ class Stage : public Node, public Receives<In>, public Sends<Out> {
 public:
     std::type_index input_type() const override { return typeid(In); }
     std::type_index output_type() const override { return typeid(Out); }
-    void link_to(Node& next) override {
-        auto* receiver = dynamic_cast<Receives<Out>*>(&next);
-        if (!receiver) throw Error("cannot link node '" + metrics_.name + "' to '" + next.metrics().name + "': message types differ");
-        oneapi::tbb::flow::make_edge(this->output_port(), receiver->input_port());
-    }
+    void link_to(Node& next) override { link_port<Out>(*this, this->output_port(), next); }
 };
 
 template <class Out>
 class SourceStage : public Node, public Sends<Out> {
 public:
     std::type_index output_type() const override { return typeid(Out); }
-    void link_to(Node& next) override {
-        auto* receiver = dynamic_cast<Receives<Out>*>(&next);
-        if (!receiver) throw Error("cannot link node '" + metrics_.name + "' to '" + next.metrics().name + "': message types differ");
-        oneapi::tbb::flow::make_edge(this->output_port(), receiver->input_port());
-    }
+    void link_to(Node& next) override { link_port<Out>(*this, this->output_port(), next); }
 };
 
 template <class In>

@@ -123,10 +123,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
-    const uint64_t batch_bytes = options.unsigned_integer("batch_bytes", state.config.memory.batch_bytes);
-    if (batch_bytes == 0 || batch_bytes > (1ull << 30))
-        throw ConfigError(options.pointer("batch_bytes"), "must be between 1 and 2^30");
-    return std::make_unique<FrameNode>(state, batch_bytes);
+    return std::make_unique<FrameNode>(state, options.byte_size("batch_bytes", state.config.memory.batch_bytes));
 }
 
 }  // namespace invidx

@@ -99,10 +99,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Node> make_read_node(NodeOptions& options, RunState& state) {
-    const uint64_t block_bytes = options.unsigned_integer("block_bytes", state.config.memory.read_block_bytes);
-    if (block_bytes == 0 || block_bytes > (1ull << 30))
-        throw ConfigError(options.pointer("block_bytes"), "must be between 1 and 2^30");
-    return std::make_unique<ReadNode>(state, block_bytes);
+    return std::make_unique<ReadNode>(state, options.byte_size("block_bytes", state.config.memory.read_block_bytes));
 }
 
 }  // namespace invidx
