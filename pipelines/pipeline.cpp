@@ -125,16 +125,17 @@ std::string BuildReport::summary_table() const {
                   json.value("input_bytes_uncompressed", uint64_t{0}) / 1e6, json.value("throughput_mb_s", 0.0),
                   json.value("peak_rss_bytes", uint64_t{0}) / 1048576.0);
     out << line;
-    std::snprintf(line, sizeof line, "%-12s %4s %9s %9s %10s %9s %9s %7s\n", "node", "conc", "items in", "items out",
-                  "MB in", "busy s", "idle s", "util");
+    std::snprintf(line, sizeof line, "%-12s %4s %9s %9s %10s %9s %9s %9s %7s\n", "node", "conc", "items in",
+                  "items out", "MB in", "busy s", "idle s", "blocked s", "util");
     out << line;
     for (const auto& node : json["nodes"]) {
-        std::snprintf(line, sizeof line, "%-12s %4u %9llu %9llu %10.1f %9.3f %9.3f %6.0f%%\n",
+        std::snprintf(line, sizeof line, "%-12s %4u %9llu %9llu %10.1f %9.3f %9.3f %9.3f %6.0f%%\n",
                       node.value("name", "").c_str(), node.value("concurrency", 1u),
                       static_cast<unsigned long long>(node.value("items_in", uint64_t{0})),
                       static_cast<unsigned long long>(node.value("items_out", uint64_t{0})),
                       node.value("bytes_in", uint64_t{0}) / 1e6, node.value("busy_seconds", 0.0),
-                      node.value("wait_input_seconds", 0.0), 100 * node.value("utilization", 0.0));
+                      node.value("wait_input_seconds", 0.0), node.value("wait_output_seconds", 0.0),
+                      100 * node.value("utilization", 0.0));
         out << line;
     }
     return out.str();

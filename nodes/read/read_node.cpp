@@ -1,6 +1,8 @@
 #include "nodes/read/read_node.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 
 #include "graph/guard.hpp"
 #include "graph/token_pool.hpp"
@@ -49,6 +51,18 @@ private:
         // Every ticket passed the limiter; its token returns with the lease.
         Lease lease = state_.tokens.acquire();
         if (finished_.load()) return;  // a ticket handed out before the end was seen
+        // Tickets are always ready, so the time since the last block went
+        // out is time spent waiting for a token: the back-pressure of the
+        // rest of the graph, reported as this node's wait for output.
+        const auto now = std::chrono::steady_clock::now();
+        if (last_block_out_) {
+            metrics_.wait_output_ns += static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(now - *last_block_out_).count());
+        }
+        struct MarkOut {
+            std::optional<std::chrono::steady_clock::time_point>& at;
+            ~MarkOut() { at = std::chrono::steady_clock::now(); }
+        } mark_out{last_block_out_};
         auto busy = metrics_.busy_scope();
         while (true) {
             if (!reader_) {
@@ -90,6 +104,7 @@ private:
     size_t next_file_ = 0;
     std::atomic<bool> finished_{false};
     Ticket next_ticket_ = 0;
+    std::optional<std::chrono::steady_clock::time_point> last_block_out_;
     uint64_t next_sequence_ = 0;
     flow::input_node<Ticket> tickets_;
     flow::limiter_node<Ticket> limiter_;
