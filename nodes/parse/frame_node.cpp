@@ -59,10 +59,22 @@ private:
                                       state_.config.analysis);
             }
             ensure(framer_ != nullptr, "text block of '" + text.entry_name + "' arrived outside an entry");
-            framer_->feed(text.bytes, emit_record);
-            if (text.entry_end) {
-                framer_->finish(emit_record);
-                framer_.reset();
+            try {
+                framer_->feed(text.bytes, emit_record);
+                if (text.entry_end) {
+                    framer_->finish(emit_record);
+                    framer_.reset();
+                }
+            } catch (const Error& error) {
+                // Framers know the entry by its document name; the user needs
+                // the path they gave (and the member, for archives).
+                const InputFile& file = state_.files.at(text.file_ordinal);
+                ErrorContext context = error.context();
+                const std::string prefix = file.name + "!";
+                context.file = text.entry_name.rfind(prefix, 0) == 0
+                                   ? file.path + "!" + text.entry_name.substr(prefix.size())
+                                   : file.path;
+                throw Error(error.message(), context);
             }
         }
         if (text.file_end) ensure(!framer_, "file ended inside entry '" + entry_name_ + "'");
