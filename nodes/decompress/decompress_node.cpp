@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "invidx/error.hpp"
+#include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
 
 namespace invidx {
@@ -28,8 +31,10 @@ using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
 // A file's compressed stream must be decoded in order, but different files
 // are independent, so `count` workers each decode whole files: a serial
 // router restores the read order and hands file f to worker f % count; each
-// worker owns one StreamingDecompressor (whose decoder runs on its own
-// thread, so reading the next block overlaps decoding this one). The frame
+// worker decodes plain gzip files itself with zlib (GzipStream: CRC-32 and
+// length checked, no extra thread) and everything else with its
+// StreamingDecompressor (libarchive, whose decoder runs on its own thread, so
+// reading the next block overlaps decoding this one). The frame
 // node puts the workers' output back in collection order by
 // (file_ordinal, file_block) (messages.hpp).
 //
@@ -42,6 +47,7 @@ class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)
         : state_(state),
+          text_block_bytes_(text_block_bytes),
           output_(state.graph),
           router_(state.graph, flow::serial, [this](const In& block, RouterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
@@ -69,6 +75,8 @@ private:
               }) {}
 
         StreamingDecompressor decompressor;
+        std::optional<GzipStream> gzip;            // the current file's, when zlib decodes it
+        std::optional<uint32_t> failed_ordinal;    // a zlib-decoded file that failed: its rest is ignored
         InOrder<In> in_order;        // by Routed::sequence; used on this worker's thread
         uint64_t next_routed = 0;    // used on the router's thread
         uint64_t file_block = 0;     // of the next TextBlock of the current file
@@ -111,10 +119,42 @@ private:
         // push: holding its lease until the next push could starve the read
         // node of the token that next block needs.
         std::optional<TextBlock> pending;
-        worker.decompressor.push(block, file, [&](TextBlock&& text) {
+        const auto hold = [&](TextBlock&& text) {
             if (pending) send(std::move(*pending));
             pending = std::move(text);
-        });
+        };
+        if (block->first) {
+            if (worker.gzip && !worker.gzip->finished()) {
+                const std::string unfinished = state_.files.at(worker.gzip->file_ordinal()).path;
+                worker.gzip.reset();
+                throw Error("file started before " + unfinished + " got its last block",
+                            ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
+            }
+            worker.gzip.reset();
+            worker.failed_ordinal.reset();
+            const std::string_view bytes(block->bytes.data(), block->bytes.size());
+            if (gzip_direct(bytes, block->last)) worker.gzip.emplace(file, text_block_bytes_);
+        }
+        if (worker.failed_ordinal == block->file_ordinal) {
+            // The rest of a file that failed: nothing to decode.
+        } else if (worker.gzip) {
+            // Decoded here, on this worker's thread; each block the lease of
+            // the raw block it came out of.
+            try {
+                worker.gzip->feed(std::string_view(block->bytes.data(), block->bytes.size()), block->last,
+                                  [&](TextBlock&& text) {
+                                      text.lease = block->lease;
+                                      hold(std::move(text));
+                                  });
+            } catch (...) {
+                worker.gzip.reset();
+                worker.failed_ordinal = block->file_ordinal;
+                throw;
+            }
+            if (block->last) worker.gzip.reset();
+        } else {
+            worker.decompressor.push(block, file, hold);
+        }
         if (block->last) {
             if (!pending) {
                 // Nothing left to mark (a file with no entries, or a decoder
@@ -129,6 +169,7 @@ private:
     }
 
     RunState& state_;
+    const size_t text_block_bytes_;
     flow::broadcast_node<Out> output_;
     std::vector<std::unique_ptr<Worker>> workers_;
     InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread

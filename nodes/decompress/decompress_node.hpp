@@ -1,5 +1,6 @@
 // The "decompress" node: compressed blocks in, decompressed entry text out
-// (libarchive: gzip incl. multi-member, bzip2, xz, zstd, lz4; tar and zip).
+// (zlib for plain gzip, CRC-32 and length checked; libarchive for bzip2, xz,
+// zstd, lz4, tar and zip).
 #pragma once
 
 #include <memory>

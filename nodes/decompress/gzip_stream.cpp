@@ -1,0 +1,242 @@
+#include "nodes/decompress/gzip_stream.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "invidx/error.hpp"
+
+namespace invidx {
+namespace {
+
+// zlib's windowBits for gzip only, with the trailer's CRC-32 and ISIZE
+// checked (zlib.h, inflateInit2): 15 (32 KiB window) + 16.
+constexpr int kGzipWindowBits = 15 + 16;
+
+// As in decompress_file.cpp: blocks start small and double up to the limit,
+// so that a small file does not hold a full-size buffer.
+constexpr size_t kFirstBufferBytes = size_t{64} << 10;
+
+// The tar header is one 512-byte block (POSIX.1-2001 ustar).
+constexpr size_t kTarBlockBytes = 512;
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+    return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// What libarchive's tar reader accepts as a first header: an all-zero block
+// (an empty archive), a ustar magic, or any header whose checksum (unsigned
+// or signed sum, the checksum field counted as spaces) matches (old v7 tar).
+bool looks_like_tar(std::string_view header) {
+    if (header.size() < kTarBlockBytes) return false;
+    if (std::all_of(header.begin(), header.begin() + kTarBlockBytes, [](char c) { return c == 0; })) return true;
+    if (header.compare(257, 5, "ustar") == 0) return true;
+    uint64_t recorded = 0;
+    size_t i = 148;
+    while (i < 156 && header[i] == ' ') ++i;
+    bool digits = false;
+    for (; i < 156 && header[i] >= '0' && header[i] <= '7'; ++i) {
+        recorded = recorded * 8 + static_cast<uint64_t>(header[i] - '0');
+        digits = true;
+    }
+    if (!digits) return false;
+    int64_t unsigned_sum = 0;
+    int64_t signed_sum = 0;
+    for (size_t j = 0; j < kTarBlockBytes; ++j) {
+        const char c = (j >= 148 && j < 156) ? ' ' : header[j];
+        unsigned_sum += static_cast<unsigned char>(c);
+        signed_sum += static_cast<signed char>(c);
+    }
+    return static_cast<int64_t>(recorded) == unsigned_sum || static_cast<int64_t>(recorded) == signed_sum;
+}
+
+// Text that libarchive would not take as raw data: a zip, a tar, or another
+// compressed stream (its filters nest: gzip of bzip2 is decoded twice). Text
+// formats never start with a NUL, binary headers (xz, lzma, lzop) mostly do.
+bool needs_libarchive(std::string_view text) {
+    static constexpr std::string_view kMagics[] = {
+        "PK",                // zip
+        "\x1f\x8b",          // gzip
+        "\x1f\x9d",          // compress
+        "BZh",               // bzip2
+        "\xfd" "7zXZ",       // xz
+        "\x28\xb5\x2f\xfd",  // zstd
+        "\x04\x22\x4d\x18",  // lz4
+        "\x02\x21\x4c\x18",  // lz4 legacy
+        "LZIP",              // lzip
+        "\x89LZO",           // lzop
+        "LRZI",              // lrzip
+        "GRZipII",           // grzip
+        "\xed\xab\xee\xdb",  // rpm
+        "begin ",            // uuencode
+        "begin-base64 ",
+    };
+    for (const std::string_view magic : kMagics)
+        if (starts_with(text, magic)) return true;
+    if (text.substr(0, 16).find('\0') != std::string_view::npos) return true;
+    return looks_like_tar(text);
+}
+
+uInt chunk_size(size_t n) { return static_cast<uInt>(std::min<size_t>(n, std::numeric_limits<uInt>::max())); }
+
+}  // namespace
+
+bool gzip_direct(std::string_view first_block, bool last) {
+    if (!starts_with(first_block, "\x1f\x8b")) return false;
+    z_stream zlib{};
+    if (inflateInit2(&zlib, kGzipWindowBits) != Z_OK) return false;
+    std::array<char, kTarBlockBytes> text{};
+    size_t got = 0;
+    bool damaged = false;
+    zlib.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(first_block.data()));
+    zlib.avail_in = chunk_size(first_block.size());
+    while (got < text.size() && zlib.avail_in > 0) {
+        zlib.next_out = reinterpret_cast<Bytef*>(text.data() + got);
+        zlib.avail_out = static_cast<uInt>(text.size() - got);
+        const int status = inflate(&zlib, Z_NO_FLUSH);
+        got = text.size() - zlib.avail_out;
+        if (status == Z_STREAM_END) {
+            // The next member, if the rest is one.
+            if (zlib.avail_in == 0 || *zlib.next_in != '\x1f') break;
+            inflateReset(&zlib);
+        } else if (status != Z_OK) {
+            damaged = true;
+            break;
+        }
+    }
+    const bool decided = got == text.size() || last || zlib.avail_in > 0;
+    inflateEnd(&zlib);
+    // Damaged data: GzipStream reports it with the file and offset.
+    if (damaged) return true;
+    if (!decided) return false;
+    return !needs_libarchive(std::string_view(text.data(), got));
+}
+
+GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes)
+    : file_(file), text_block_bytes_(text_block_bytes) {
+    ensure(text_block_bytes_ > 0, "text block size must be positive");
+    zlib_ = new z_stream{};
+    header_ = new gz_header{};
+    if (inflateInit2(zlib_, kGzipWindowBits) != Z_OK) {
+        delete zlib_;
+        delete header_;
+        throw Error("cannot start zlib", ErrorContext{.node = "decompress", .file = file_.path, .record = {}, .byte_offset = {}});
+    }
+    inflateGetHeader(zlib_, header_);
+    members_ = 1;
+    start_block(0);
+}
+
+GzipStream::~GzipStream() {
+    inflateEnd(zlib_);
+    delete zlib_;
+    delete header_;
+}
+
+void GzipStream::fail(const std::string& what) {
+    finished_ = true;
+    throw Error(what, ErrorContext{.node = "decompress",
+                                   .file = file_.path,
+                                   .record = std::nullopt,
+                                   .byte_offset = current_.entry_offset + filled_});
+}
+
+void GzipStream::start_block(uint64_t entry_offset) {
+    current_ = TextBlock{};
+    current_.file_ordinal = file_.ordinal;
+    current_.entry_index = 0;
+    current_.entry_name = file_.name;
+    current_.entry_offset = entry_offset;
+    current_.entry_begin = !emitted_;
+    current_.bytes.resize(std::min(text_block_bytes_, kFirstBufferBytes));
+    filled_ = 0;
+}
+
+void GzipStream::emit_current(bool entry_end, const Emit& emit) {
+    current_.bytes.resize(filled_);
+    current_.entry_end = entry_end;
+    const uint64_t next_offset = current_.entry_offset + filled_;
+    emitted_ = true;
+    emit(std::move(current_));
+    if (!entry_end) start_block(next_offset);
+}
+
+void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) {
+    if (finished_) fail("gzip data fed after the end of the file");
+    const char* next = compressed.data();
+    size_t left = compressed.size();
+    while (left > 0) {
+        if (state_ == State::padding) {
+            const char* nonzero = std::find_if(next, next + left, [](char c) { return c != 0; });
+            if (nonzero != next + left) {
+                fail("bytes after the last gzip member at compressed byte " +
+                     std::to_string(compressed_offset_ + static_cast<uint64_t>(nonzero - next)) +
+                     " are neither a gzip member nor zero padding");
+            }
+            compressed_offset_ += left;
+            left = 0;
+            break;
+        }
+        if (state_ == State::between_members) {
+            if (*next == 0) {
+                state_ = State::padding;
+                continue;
+            }
+            inflateReset(zlib_);
+            inflateGetHeader(zlib_, header_);
+            ++members_;
+            member_offset_ = compressed_offset_;
+            state_ = State::member;
+        }
+        // A full block goes out once more text shows it is not the entry's
+        // last: inflate one byte to find out.
+        char spill = 0;
+        const bool full = filled_ == text_block_bytes_;
+        if (!full && filled_ == current_.bytes.size())
+            current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
+        zlib_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
+        zlib_->avail_in = chunk_size(left);
+        zlib_->next_out = reinterpret_cast<Bytef*>(full ? &spill : current_.bytes.data() + filled_);
+        zlib_->avail_out = full ? 1 : static_cast<uInt>(current_.bytes.size() - filled_);
+        const uInt avail_in = zlib_->avail_in;
+        const uInt avail_out = zlib_->avail_out;
+        const int status = inflate(zlib_, Z_NO_FLUSH);
+        const size_t consumed = avail_in - zlib_->avail_in;
+        const size_t produced = avail_out - zlib_->avail_out;
+        next += consumed;
+        left -= consumed;
+        compressed_offset_ += consumed;
+        if (full && produced == 1) {
+            emit_current(false, emit);
+            current_.bytes[0] = spill;
+            filled_ = 1;
+        } else {
+            filled_ += produced;
+        }
+        if (status == Z_STREAM_END) {
+            state_ = State::between_members;
+        } else if (status == Z_DATA_ERROR && members_ > 1 && header_->done != 1) {
+            // zlib sets done to 1 once a member's header is read, -1 when the
+            // bytes are no gzip header at all: trailing garbage, not damage.
+            fail("bytes after gzip member " + std::to_string(members_ - 1) + " at compressed byte " +
+                 std::to_string(member_offset_) +
+                 " are neither a gzip member nor zero padding (zlib: " + (zlib_->msg ? zlib_->msg : "?") + ")");
+        } else if (status == Z_DATA_ERROR) {
+            // "incorrect data check": CRC-32 mismatch; "incorrect length check": ISIZE.
+            fail(std::string("damaged gzip data in member ") + std::to_string(members_) + " (zlib: " +
+                 (zlib_->msg ? zlib_->msg : "?") + ")");
+        } else if (status == Z_MEM_ERROR) {
+            fail("out of memory in zlib");
+        } else if (status != Z_OK || (consumed == 0 && produced == 0)) {
+            fail("zlib inflate failed with status " + std::to_string(status));
+        }
+    }
+    if (!last) return;
+    if (state_ == State::member) fail("truncated gzip data (member " + std::to_string(members_) + " has no end)");
+    finished_ = true;
+    emit_current(true, emit);
+}
+
+}  // namespace invidx

@@ -1,0 +1,82 @@
+// Push-based gzip decoding with zlib, for the common case of plain gzip files
+// (per-record-gzip WARC as in Common Crawl, whole-file gzip). It runs on the
+// caller's thread, so a decompress worker needs no decoder thread for these
+// files, and it checks every member's CRC-32 and ISIZE trailer (RFC 1952
+// §2.3.1), which libarchive 3.6 does not: a damaged file that still inflates
+// is an error, never a silently wrong index. Everything else (bzip2, xz,
+// zstd, lz4, tar, zip, gzip of a tar) stays with libarchive
+// (StreamingDecompressor); gzip_direct() decides from a file's first block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "nodes/messages.hpp"
+
+struct z_stream_s;
+struct gz_header_s;
+
+namespace invidx {
+
+// Whether the file whose first raw block is `first_block` (`last`: it is the
+// whole file) is plain gzip that GzipStream decodes like libarchive would:
+// it starts with the gzip magic 1f 8b, and the start of its decompressed
+// text, up to 512 bytes, is neither a tar header nor a zip or compressed
+// stream that libarchive would open further. When the first block does not
+// decode to 512 bytes before it ends, and the file goes on, the answer is
+// false: libarchive decodes it, as every file before.
+bool gzip_direct(std::string_view first_block, bool last);
+
+class GzipStream {
+public:
+    using Emit = std::function<void(TextBlock&&)>;
+
+    // Decodes `file` (for the entry name, ordinal and errors) into TextBlocks
+    // of at most `text_block_bytes`, the same blocks emit_text_blocks() cuts
+    // from libarchive's decoding: one entry named after the file (an empty
+    // one when there is no text), entry_begin on the first block, entry_end
+    // on the last. Leases and file_block are left to the caller.
+    GzipStream(const InputFile& file, size_t text_block_bytes);
+    ~GzipStream();
+    GzipStream(const GzipStream&) = delete;
+    GzipStream& operator=(const GzipStream&) = delete;
+
+    // Feeds the file's next compressed bytes, `last` for its last block, and
+    // emits every TextBlock completed so far. A full block is held back (as
+    // bytes only) until more text or the end shows whether it ends the
+    // entry; zlib keeps the rest of the state, so the caller keeps no input.
+    // Members follow each other anywhere in the input; after the last one,
+    // zero bytes (padding) are ignored and anything else is an error. Damaged
+    // data (CRC-32 or length mismatch, bad header) or truncation throws
+    // invidx::Error naming the file and the decompressed byte offset; the
+    // stream is then finished.
+    void feed(std::string_view compressed, bool last, const Emit& emit);
+
+    bool finished() const { return finished_; }
+    uint32_t file_ordinal() const { return file_.ordinal; }
+
+private:
+    enum class State { member, between_members, padding };
+
+    [[noreturn]] void fail(const std::string& what);
+    void start_block(uint64_t entry_offset);
+    void emit_current(bool entry_end, const Emit& emit);
+
+    InputFile file_;
+    const size_t text_block_bytes_;
+    struct z_stream_s* zlib_ = nullptr;
+    struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
+    State state_ = State::member;
+    uint64_t members_ = 0;           // started so far
+    uint64_t compressed_offset_ = 0; // of the next byte fed
+    uint64_t member_offset_ = 0;     // where the current member starts in the file
+    TextBlock current_;              // being filled: bytes[0, filled_)
+    size_t filled_ = 0;
+    bool emitted_ = false;           // a block of the entry went out
+    bool finished_ = false;
+};
+
+}  // namespace invidx
