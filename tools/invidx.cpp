@@ -1,7 +1,10 @@
-// invidx: look inside a built index, export it, merge its runs.
-//   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | export-ciff IDX FILE | merge IDX
+// invidx: look inside a built index, search it, export it, merge its runs.
+//   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | search IDX QUERY... |
+//   export-ciff IDX FILE | merge IDX
 // Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error.
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +19,7 @@
 
 #include "invidx/error.hpp"
 #include "nodes/analyze/analyzer.hpp"
+#include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
@@ -28,6 +32,12 @@ using nlohmann::json;
 enum ExitCode : int { kOk = 0, kNotFound = 1, kUsage = 2, kFailure = 3 };
 
 struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Asked for something this build cannot do yet: a message and exit code 2,
+// without the usage hint.
+struct Unsupported : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
@@ -45,8 +55,16 @@ constexpr std::string_view kExitCodes =
 
 constexpr std::string_view kCommonOptions =
     "Options:\n"
-    "  --format text|json   output format (default text)\n"
+    "  --format text|json   output format (default text; search also takes trec)\n"
     "  --help, -h           this help\n";
+
+constexpr std::string_view kSearchOptions =
+    "  --k N                number of results per query (default 10)\n"
+    "  --mode and|or        AND: documents with every term; OR: with any (default or)\n"
+    "  --queries FILE       run the queries of FILE, one 'qid<TAB>text' a line\n"
+    "                       (blank lines skipped), in parallel; output in file order\n"
+    "  --run-tag TAG        last column of --format trec (default invidx)\n"
+    "  --device cpu|gpu|auto  where queries run (default cpu; auto = cpu for now)\n";
 
 struct Command {
     std::string_view name;
@@ -79,6 +97,17 @@ constexpr Command kCommands[] = {
      "  docid: 0\n  name: clueweb09-en0000-00-00000\n  length: 412\n"
      "  file: data/en0000/00.warc.gz\n  source_offset: 0\n",
      2, 2},
+    {"search", "invidx search IDX QUERY... [--k N] [--mode and|or] [--queries FILE] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
+     "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
+     "way documents were (duplicate terms count once). OR ranks every document\n"
+     "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
+     "term. Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
+     "The qid of a command-line query is 1. See docs/QUERY.md.",
+     "  $ invidx search idx zebras apples --k 2\n"
+     "  1  7      1.758825  2\n"
+     "  2  doc-a  0.626986  0\n"
+     "  $ invidx search idx --queries topics.tsv --format trec --run-tag bm25 --k 1000 > run.txt\n",
+     1, SIZE_MAX},
     {"export-ciff", "invidx export-ciff IDX FILE [--description TEXT]",
      "Writes the index in CIFF (github.com/osirrc/ciff) to FILE; FILE '-' is\n"
      "standard output. --description sets the Header's description.",
@@ -97,7 +126,7 @@ constexpr Command kCommands[] = {
 std::string general_help() {
     std::ostringstream out;
     out << "Usage: invidx COMMAND [options] ARGS\n\n"
-           "Looks inside an index built by invidx-run, exports it, merges its runs.\n\n"
+           "Looks inside an index built by invidx-run, searches it, exports it, merges its runs.\n\n"
            "Commands:\n";
     for (const auto& command : kCommands) out << "  " << command.synopsis << "\n";
     out << "\n" << kCommonOptions << "  --version            print the version\n\n"
@@ -113,6 +142,7 @@ std::string command_help(const Command& command) {
         << command.description << "\n\n"
         << kCommonOptions;
     if (command.name == "export-ciff") out << "  --description TEXT   the CIFF Header's description\n";
+    if (command.name == "search") out << kSearchOptions;
     out << "\nExample:\n" << command.example << "\n" << kExitCodes;
     return out.str();
 }
@@ -121,9 +151,44 @@ struct Options {
     const Command* command = nullptr;
     std::vector<std::string> args;
     bool json = false;
+    bool trec = false;
     bool help = false;
     std::optional<std::string> description;
+    // search
+    size_t k = 10;
+    QueryMode mode = QueryMode::kOr;
+    std::optional<std::string> queries_file;
+    std::string run_tag = "invidx";
+    std::string device = "cpu";
 };
+
+// The search flags; false if `word` is none of them.
+template <typename ValueOf>
+bool parse_search_option(const std::string& word, ValueOf& value_of, Options& options) {
+    if (auto k = value_of("--k")) {
+        uint64_t number = 0;
+        const auto [end, error] = std::from_chars(k->data(), k->data() + k->size(), number);
+        if (error != std::errc() || end != k->data() + k->size() || number == 0) {
+            throw UsageError("--k must be a positive integer, not '" + *k + "'");
+        }
+        options.k = static_cast<size_t>(number);
+    } else if (auto mode = value_of("--mode")) {
+        if (*mode != "and" && *mode != "or") throw UsageError("--mode must be and or or, not '" + *mode + "'");
+        options.mode = *mode == "and" ? QueryMode::kAnd : QueryMode::kOr;
+    } else if (auto file = value_of("--queries")) {
+        options.queries_file = *file;
+    } else if (auto tag = value_of("--run-tag")) {
+        if (tag->empty() || tag->find_first_of(" \t\n") != std::string::npos) throw UsageError("--run-tag must be one word, not '" + *tag + "'");
+        options.run_tag = *tag;
+    } else if (auto device = value_of("--device")) {
+        if (*device != "cpu" && *device != "gpu" && *device != "auto") throw UsageError("--device must be cpu, gpu or auto, not '" + *device + "'");
+        options.device = *device;
+    } else {
+        (void)word;
+        return false;
+    }
+    return true;
+}
 
 Options parse(int argc, char** argv) {
     Options options;
@@ -137,7 +202,7 @@ Options parse(int argc, char** argv) {
     for (const auto& command : kCommands) {
         if (command.name == name) options.command = &command;
     }
-    if (options.command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, export-ciff, merge");
+    if (options.command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, search, export-ciff, merge");
 
     bool only_arguments = false;
     for (size_t i = 1; i < words.size(); ++i) {
@@ -158,11 +223,16 @@ Options parse(int argc, char** argv) {
         } else if (word == "--help" || word == "-h") {
             options.help = true;
         } else if (auto format = value_of("--format")) {
-            if (*format != "text" && *format != "json") throw UsageError("--format must be text or json, not '" + *format + "'");
+            const bool search = options.command->name == "search";
+            if (*format != "text" && *format != "json" && !(search && *format == "trec")) {
+                throw UsageError(std::string("--format must be text") + (search ? ", json or trec" : " or json") + ", not '" + *format + "'");
+            }
             options.json = *format == "json";
+            options.trec = *format == "trec";
         } else if (auto description = value_of("--description")) {
             if (options.command->name != "export-ciff") throw UsageError("--description is an option of export-ciff only");
             options.description = *description;
+        } else if (options.command->name == "search" && parse_search_option(word, value_of, options)) {
         } else {
             throw UsageError("unknown option '" + word + "' for " + std::string(options.command->name));
         }
@@ -325,8 +395,96 @@ int run_merge(const Options& options) {
     return kOk;
 }
 
+struct Query {
+    std::string qid;
+    std::string text;
+};
+
+// --queries FILE: "qid<TAB>text" lines; blank lines skipped.
+std::vector<Query> read_queries(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw UsageError("cannot open the queries file '" + file + "'");
+    std::vector<Query> queries;
+    std::string line;
+    for (uint64_t number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        const size_t tab = line.find('\t');
+        if (tab == std::string::npos || tab == 0) {
+            throw UsageError(file + ": line " + std::to_string(number) + ": expected 'qid<TAB>query text'");
+        }
+        queries.push_back({line.substr(0, tab), line.substr(tab + 1)});
+    }
+    return queries;
+}
+
+int run_search(const Options& options) {
+    if (options.device == "gpu") throw Unsupported("GPU query processing is not implemented yet (issue #5)");
+    std::vector<Query> queries;
+    if (options.queries_file) {
+        if (options.args.size() > 1) throw UsageError("give QUERY words or --queries FILE, not both");
+        queries = read_queries(*options.queries_file);
+    } else {
+        if (options.args.size() < 2) throw UsageError("usage: " + std::string(options.command->synopsis));
+        std::string text;
+        for (size_t i = 1; i < options.args.size(); ++i) text += (i > 1 ? " " : "") + options.args[i];
+        queries.push_back({"1", std::move(text)});
+    }
+
+    const IndexReader index(options.args[0]);
+    const Searcher searcher(index);
+    std::vector<std::string> texts;
+    texts.reserve(queries.size());
+    for (const auto& query : queries) texts.push_back(query.text);
+    const auto results = searcher.search_all(texts, {.k = options.k, .mode = options.mode, .exhaustive = false});
+
+    if (options.json) {
+        json out = json::array();
+        for (size_t q = 0; q < queries.size(); ++q) {
+            json hits = json::array();
+            size_t rank = 1;
+            for (const auto& hit : results[q].hits) {
+                hits.push_back({{"rank", rank++}, {"docid", hit.docid}, {"name", index.document(hit.docid).name}, {"score", hit.score}});
+            }
+            out.push_back({{"qid", queries[q].qid}, {"results", std::move(hits)}});
+        }
+        print_json(out);
+        return kOk;
+    }
+    std::string buffer;
+    char number[64];
+    for (size_t q = 0; q < queries.size(); ++q) {
+        const auto& hits = results[q].hits;
+        std::vector<std::string> names;
+        names.reserve(hits.size());
+        for (const auto& hit : hits) names.push_back(index.document(hit.docid).name);
+        if (options.trec) {
+            // TREC run format: qid Q0 docno rank score tag (trec_eval reads it).
+            for (size_t r = 0; r < hits.size(); ++r) {
+                std::snprintf(number, sizeof number, " %zu %.6f ", r + 1, hits[r].score);
+                buffer += queries[q].qid + " Q0 " + names[r] + number + options.run_tag + "\n";
+            }
+            continue;
+        }
+        if (options.queries_file) buffer += (q > 0 ? "\n" : "") + ("query " + queries[q].qid + ": " + queries[q].text + "\n");
+        if (hits.empty()) buffer += "no results\n";
+        const size_t rank_width = std::to_string(hits.size()).size();
+        size_t name_width = 0;
+        for (const auto& name : names) name_width = std::max(name_width, name.size());
+        for (size_t r = 0; r < hits.size(); ++r) {
+            std::string rank = std::to_string(r + 1);
+            buffer += rank + std::string(rank_width - rank.size() + 2, ' ') + names[r] + std::string(name_width - names[r].size() + 2, ' ');
+            std::snprintf(number, sizeof number, "%.6f  %u\n", hits[r].score, hits[r].docid);
+            buffer += number;
+        }
+    }
+    std::cout << buffer;
+    return kOk;
+}
+
 int run(const Options& options) {
     const auto name = options.command->name;
+    if (name == "search") return run_search(options);
     if (name == "stats") return run_stats(options);
     if (name == "term") return run_term(options);
     if (name == "doc") return run_doc(options);
@@ -352,6 +510,9 @@ int main(int argc, char** argv) {
         return run(options);
     } catch (const UsageError& error) {
         std::cerr << "invidx: " << error.what() << "\n(run 'invidx --help' for usage)\n";
+        return kUsage;
+    } catch (const Unsupported& error) {
+        std::cerr << "invidx: " << error.what() << "\n";
         return kUsage;
     } catch (const NotFound& error) {
         std::cerr << "invidx: " << error.what() << "\n";

@@ -1,0 +1,125 @@
+// `invidx search`: output formats, --queries files, the GPU error, exit codes.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "query/searcher.hpp"
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+struct ToolResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+ToolResult run_invidx(const TempDir& dir, const std::string& arguments) {
+    const auto out = dir / "tool.out";
+    const auto err = dir / "tool.err";
+    const std::string command = std::string("'") + INVIDX_TOOLS_DIR + "/invidx' " + arguments + " >'" + out.string() +
+                                "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    return {WEXITSTATUS(status), read_file(out), read_file(err)};
+}
+
+std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+// The collection of `invidx search --help`'s example: terms appl, run, zebra.
+std::filesystem::path build_small_index(const TempDir& dir) {
+    const auto input = dir.write("in/docs.jsonl",
+                                 "{\"id\": \"doc-a\", \"contents\": \"apples apples\"}\n"
+                                 "{\"id\": \"doc-b\", \"contents\": \"running\"}\n"
+                                 "{\"id\": \"7\", \"contents\": \"apples zebras zebras the zebras\"}\n");
+    build_index(standard_pipeline({input.string()}, dir / "idx", 1, 1));
+    return dir / "idx";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("invidx search: text output is --help's example") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    const auto result = run_invidx(dir, "search " + idx + " zebras apples --k 2");
+    CHECK(result.exit_code == 0);
+    CHECK(result.out == "1  7      1.758825  2\n2  doc-a  0.626986  0\n");
+    // AND: only document 7 has both.
+    CHECK(run_invidx(dir, "search " + idx + " zebras apples --mode and").out == "1  7  1.758825  2\n");
+    CHECK(run_invidx(dir, "search " + idx + " the").out == "no results\n");
+}
+
+TEST_CASE("invidx search: trec lines, json, and a --queries file in input order") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    const auto trec = run_invidx(dir, "search " + idx + " apples zebras --format trec");
+    CHECK(trec.exit_code == 0);
+    CHECK(trec.out == "1 Q0 7 1 1.758825 invidx\n1 Q0 doc-a 2 0.626986 invidx\n");
+
+    const auto queries = dir.write("topics.tsv", "q3\tzebras\n\n401\trunning apples\r\nq2\tthe\nq1\tapples zebras\n");
+    const auto batch = run_invidx(dir, "search " + idx + " --queries " + quoted(queries) + " --format trec --run-tag bm25 --k 1");
+    CHECK(batch.exit_code == 0);
+    const auto lines = lines_of(batch.out);
+    REQUIRE(lines.size() == 3);  // q2 (a stop word) has no result
+    CHECK(lines[0].starts_with("q3 Q0 7 1 "));
+    CHECK(lines[1].starts_with("401 Q0 doc-b 1 "));
+    CHECK(lines[2] == "q1 Q0 7 1 1.758825 bm25");
+
+    // The same scores as the library, in json.
+    const auto json_run = run_invidx(dir, "search " + idx + " --queries " + quoted(queries) + " --format json");
+    REQUIRE(json_run.exit_code == 0);
+    const auto parsed = nlohmann::json::parse(json_run.out);
+    REQUIRE(parsed.size() == 4);
+    CHECK(parsed[2]["qid"] == "q2");
+    CHECK(parsed[2]["results"].empty());
+    const IndexReader index(dir / "idx");
+    const Searcher searcher(index);
+    const auto expected = searcher.search("running apples", {.k = 10});
+    REQUIRE(parsed[1]["results"].size() == expected.hits.size());
+    for (size_t r = 0; r < expected.hits.size(); ++r) {
+        CHECK(parsed[1]["results"][r]["rank"] == r + 1);
+        CHECK(parsed[1]["results"][r]["docid"] == expected.hits[r].docid);
+        CHECK(parsed[1]["results"][r]["name"] == index.document(expected.hits[r].docid).name);
+        CHECK(parsed[1]["results"][r]["score"].get<double>() == expected.hits[r].score);
+    }
+}
+
+TEST_CASE("invidx search: errors and exit codes") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    const auto gpu = run_invidx(dir, "search " + idx + " apples --device gpu");
+    CHECK(gpu.exit_code == 2);
+    CHECK(gpu.err.find("GPU query processing is not implemented yet (issue #5)") != std::string::npos);
+    const auto cpu = run_invidx(dir, "search " + idx + " apples --device cpu");
+    const auto automatic = run_invidx(dir, "search " + idx + " apples --device auto");
+    CHECK(automatic.exit_code == 0);
+    CHECK(automatic.out == cpu.out);
+
+    const auto bad = dir.write("bad.tsv", "1\tapples\nno tab here\n");
+    const auto no_tab = run_invidx(dir, "search " + idx + " --queries " + quoted(bad));
+    CHECK(no_tab.exit_code == 2);
+    CHECK(no_tab.err.find("line 2") != std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " apples --k 0").exit_code == 2);
+    CHECK(run_invidx(dir, "search " + idx + " apples --mode maybe").exit_code == 2);
+    CHECK(run_invidx(dir, "search " + idx + " apples --format csv").exit_code == 2);
+    CHECK(run_invidx(dir, "search " + idx).exit_code == 2);
+    CHECK(run_invidx(dir, "search " + quoted(dir / "missing") + " apples").exit_code == 3);
+    CHECK(run_invidx(dir, "stats " + idx + " --format trec").exit_code == 2);  // trec is search's only
+}

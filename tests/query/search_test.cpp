@@ -1,0 +1,299 @@
+// Ranked retrieval against a brute-force reference: every document scored
+// straight from the postings with SPEC §7's formula, sorted by (score desc,
+// docid asc). MaxScore must equal exhaustive OR exactly, and must prune.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "query/bm25.hpp"
+#include "query/exhaustive_or.hpp"
+#include "query/maxscore_or.hpp"
+#include "query/posting_cursor.hpp"
+#include "query/searcher.hpp"
+#include "query/topk.hpp"
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+// Builds an index of `texts` (one JSONL document each, docid = position)
+// through the standard pipeline.
+std::filesystem::path build_text_index(const TempDir& dir, const std::vector<std::string>& texts, unsigned indexers = 2) {
+    std::string jsonl;
+    for (size_t i = 0; i < texts.size(); ++i) jsonl += nlohmann::json{{"id", "d" + std::to_string(i)}, {"contents", texts[i]}}.dump() + "\n";
+    const auto input = dir.write("in/docs.jsonl", jsonl);
+    const auto output = dir / "idx";
+    build_index(standard_pipeline({input.string()}, output, 2, indexers));
+    return output;
+}
+
+std::vector<std::string> random_words(std::mt19937& random, size_t count) {
+    std::vector<std::string> words;
+    std::uniform_int_distribution<int> length(3, 10), letter(0, 25);
+    while (words.size() < count) {
+        std::string word;
+        for (int i = length(random); i > 0; --i) word.push_back(static_cast<char>('a' + letter(random)));
+        words.push_back(word);
+    }
+    return words;
+}
+
+// Documents drawing words with a strong skew (u^skew), stop words mixed in.
+std::vector<std::string> skewed_documents(std::mt19937& random, const std::vector<std::string>& words, size_t count,
+                                          double skew) {
+    std::vector<std::string> texts;
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    std::uniform_int_distribution<int> length(1, 300);
+    for (size_t d = 0; d < count; ++d) {
+        std::string text;
+        for (int t = length(random); t > 0; --t) {
+            if (random() % 10 == 0) {
+                text += "the ";
+                continue;
+            }
+            const auto index = static_cast<size_t>(static_cast<double>(words.size()) * std::pow(uniform(random), skew));
+            text += words[std::min(index, words.size() - 1)] + (random() % 5 == 0 ? ", " : " ");
+        }
+        texts.push_back(text);
+    }
+    return texts;
+}
+
+// The reference: analyze, drop duplicates, score every document from the postings.
+std::vector<ScoredDocument> brute_force(const IndexReader& index, std::string_view query, QueryMode mode, size_t k) {
+    Analyzer analyzer(index.analysis());
+    std::vector<std::string> terms;
+    for (auto& term : analyzer.analyze_query(query)) {
+        if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.push_back(term);
+    }
+    const double k1 = 0.9, b = 0.4;
+    const auto documents = static_cast<double>(index.num_documents());
+    const double avgdl = index.average_length();
+    std::vector<double> scores(index.num_documents(), 0.0);
+    std::vector<size_t> matched(index.num_documents(), 0);
+    size_t present = 0;
+    for (const auto& term : terms) {
+        const auto i = index.find_term(term);
+        if (!i) continue;
+        ++present;
+        const auto df = static_cast<double>(index.term(*i).df);
+        const double idf = std::log(1.0 + (documents - df + 0.5) / (df + 0.5));
+        const auto list = index.postings(*i);
+        for (size_t p = 0; p < list.docids.size(); ++p) {
+            const uint32_t d = list.docids[p];
+            const double tf = list.tfs[p];
+            const double dl = index.document(d).length;
+            scores[d] += idf * (tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)));
+            ++matched[d];
+        }
+    }
+    std::vector<ScoredDocument> all;
+    if (mode == QueryMode::kAnd && present < terms.size()) return all;
+    for (uint32_t d = 0; d < scores.size(); ++d) {
+        if (mode == QueryMode::kAnd ? (present > 0 && matched[d] == present) : matched[d] > 0) all.push_back({d, scores[d]});
+    }
+    std::sort(all.begin(), all.end(), [](const ScoredDocument& x, const ScoredDocument& y) {
+        return x.score != y.score ? x.score > y.score : x.docid < y.docid;
+    });
+    if (all.size() > k) all.resize(k);
+    return all;
+}
+
+void check_same_ranking(const std::vector<ScoredDocument>& got, const std::vector<ScoredDocument>& expected) {
+    REQUIRE(got.size() == expected.size());
+    for (size_t r = 0; r < got.size(); ++r) {
+        CAPTURE(r);
+        CHECK(got[r].docid == expected[r].docid);
+        CHECK(std::abs(got[r].score - expected[r].score) <= 1e-9 * std::abs(expected[r].score));
+    }
+}
+
+std::string random_query(std::mt19937& random, const std::vector<std::string>& words) {
+    const std::vector<std::string> stopwords = {"the", "and", "of", "A", "THE"};
+    std::string query;
+    std::vector<std::string> chosen;
+    const int length = 1 + static_cast<int>(random() % 8);
+    for (int t = 0; t < length; ++t) {
+        std::string word;
+        switch (random() % 6) {
+            case 0: word = words[random() % 20]; break;                                 // frequent
+            case 1: word = words[words.size() - 1 - random() % (words.size() / 2)]; break;  // rare
+            case 2: word = stopwords[random() % stopwords.size()]; break;
+            case 3: word = chosen.empty() ? "qqq9absent" : chosen[random() % chosen.size()]; break;  // duplicate
+            default: word = words[random() % words.size()];
+        }
+        chosen.push_back(word);
+        query += (t ? " " : "") + word;
+    }
+    return query;
+}
+
+}  // namespace
+
+TEST_CASE("TopK keeps the k best, higher score first, then smaller docid") {
+    TopK top(3);
+    CHECK(top.threshold() == -std::numeric_limits<double>::infinity());
+    for (const ScoredDocument d : {ScoredDocument{5, 1.0}, {2, 1.0}, {9, 3.0}, {1, 0.5}, {7, 1.0}, {0, 1.0}}) top.push(d);
+    CHECK(top.full());
+    const auto kept = top.take_sorted();
+    CHECK(kept == std::vector<ScoredDocument>{{9, 3.0}, {0, 1.0}, {2, 1.0}});
+    TopK none(0);
+    CHECK_FALSE(none.push({1, 1.0}));
+    CHECK(none.take_sorted().empty());
+}
+
+TEST_CASE("PostingCursor gallops to the first docid at or past the target") {
+    std::vector<uint32_t> docids, tfs;
+    for (uint32_t d = 0; d < 1000; ++d) {
+        docids.push_back(d * 3 + 1);
+        tfs.push_back(1);
+    }
+    const ScoredList list{.docids = docids, .tfs = tfs, .idf = 1.0, .max_score = 1.0};
+    PostingCursor cursor(list);
+    for (const uint32_t target : {0u, 1u, 2u, 5u, 6u, 100u, 101u, 1500u, 2997u, 2998u}) {
+        cursor.next_geq(target);
+        const auto expected = std::lower_bound(docids.begin(), docids.end(), target);
+        CAPTURE(target);
+        if (expected == docids.end()) {
+            CHECK(cursor.at_end());
+            CHECK(cursor.docid() == kNoDocument);
+        } else {
+            CHECK(cursor.docid() == *expected);
+        }
+    }
+    cursor.next_geq(5);  // never backwards
+    CHECK(cursor.docid() == 2998);
+    cursor.next_geq(2999);
+    CHECK(cursor.at_end());
+}
+
+TEST_CASE("search equals the brute-force reference for random queries, AND and OR, k 1, 10, 1000") {
+    TempDir dir;
+    std::mt19937 random(11);
+    const auto words = random_words(random, 600);
+    const auto index_dir = build_text_index(dir, skewed_documents(random, words, 700, 3.0));
+    const IndexReader index(index_dir);
+    const Searcher searcher(index);
+    Analyzer analyzer(index.analysis());
+
+    size_t nonempty_and = 0, nonempty_or = 0;
+    for (int q = 0; q < 150; ++q) {
+        const std::string query = random_query(random, words);
+        for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+            for (const size_t k : {size_t{1}, size_t{10}, size_t{1000}}) {
+                CAPTURE(query);
+                CAPTURE(mode == QueryMode::kAnd);
+                CAPTURE(k);
+                const auto result = searcher.search(query, {.k = k, .mode = mode}, analyzer);
+                check_same_ranking(result.hits, brute_force(index, query, mode, k));
+                if (mode == QueryMode::kOr) {
+                    // MaxScore is exactly the exhaustive top k: docids, scores (bit for bit), order.
+                    const auto exhaustive = searcher.search(query, {.k = k, .mode = mode, .exhaustive = true}, analyzer);
+                    CHECK(result.hits == exhaustive.hits);
+                    nonempty_or += !result.hits.empty();
+                } else {
+                    nonempty_and += !result.hits.empty();
+                }
+            }
+        }
+    }
+    // The queries exercised both modes with results.
+    CHECK(nonempty_and > 20);
+    CHECK(nonempty_or > 100);
+}
+
+TEST_CASE("equal scores rank by smaller docid, in AND and OR, at the k boundary too") {
+    TempDir dir;
+    // Identical documents score identically; docs 1, 3, 4, 6, 8 are the same.
+    const std::vector<std::string> texts = {
+        "apple banana cherry", "apple apple banana date", "banana", "apple apple banana date",
+        "apple apple banana date", "cherry cherry", "apple apple banana date", "date", "apple apple banana date",
+        "apple banana date apple"};  // 9: the same terms, tfs and length in another order
+    const IndexReader index(build_text_index(dir, texts));
+    const Searcher searcher(index);
+    for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+        for (const size_t k : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{6}, size_t{10}}) {
+            CAPTURE(k);
+            const auto result = searcher.search("apple banana date the date", {.k = k, .mode = mode});
+            check_same_ranking(result.hits, brute_force(index, "apple banana date", mode, k));
+            const std::vector<uint32_t> tied = {1, 3, 4, 6, 8, 9};
+            for (size_t r = 0; r < std::min(k, tied.size()); ++r) {
+                CHECK(result.hits[r].docid == tied[r]);
+                CHECK(result.hits[r].score == result.hits[0].score);
+            }
+        }
+    }
+}
+
+TEST_CASE("query terms: stop words only, absent terms, duplicates") {
+    TempDir dir;
+    const IndexReader index(build_text_index(dir, {"apple banana", "banana cherry", "cherry"}));
+    const Searcher searcher(index);
+    // All terms analyze away: nothing, in both modes.
+    for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+        const auto result = searcher.search("the and OF", {.k = 10, .mode = mode});
+        CHECK(result.terms.empty());
+        CHECK(result.hits.empty());
+    }
+    // An absent term: AND has no result, OR ignores it.
+    CHECK(searcher.search("banana zzzabsent", {.k = 10, .mode = QueryMode::kAnd}).hits.empty());
+    const auto or_result = searcher.search("banana zzzabsent", {.k = 10, .mode = QueryMode::kOr});
+    CHECK(or_result.hits.size() == 2);
+    CHECK(or_result.hits == searcher.search("banana", {.k = 10, .mode = QueryMode::kOr}).hits);
+    // Duplicates count once: "banana banana" scores like "banana".
+    const auto twice = searcher.search("banana Banana bananas", {.k = 10, .mode = QueryMode::kOr});
+    CHECK(twice.terms.terms.size() == 1);
+    CHECK(twice.hits == or_result.hits);
+}
+
+TEST_CASE("MaxScore prunes on a skewed collection and still equals the exhaustive top k") {
+    TempDir dir;
+    std::mt19937 random(5);
+    const auto words = random_words(random, 3000);
+    const IndexReader index(build_text_index(dir, skewed_documents(random, words, 4000, 4.0)));
+    const Searcher searcher(index);
+    Analyzer analyzer(index.analysis());
+    QueryStats pruned_total, exhaustive_total;
+    for (int q = 0; q < 40; ++q) {
+        // Frequent terms with a rarer one: the usual shape where MaxScore wins.
+        const std::string query = words[random() % 5] + " " + words[random() % 10] + " " + words[50 + random() % 200] +
+                                  " " + words[300 + random() % 1000];
+        for (const size_t k : {size_t{1}, size_t{10}}) {
+            CAPTURE(query);
+            const auto pruned = searcher.search(query, {.k = k, .mode = QueryMode::kOr}, analyzer);
+            const auto exhaustive = searcher.search(query, {.k = k, .mode = QueryMode::kOr, .exhaustive = true}, analyzer);
+            REQUIRE(pruned.hits == exhaustive.hits);
+            check_same_ranking(pruned.hits, brute_force(index, query, QueryMode::kOr, k));
+            CHECK(pruned.stats.documents_scored <= exhaustive.stats.documents_scored);
+            pruned_total += pruned.stats;
+            exhaustive_total += exhaustive.stats;
+        }
+    }
+    MESSAGE("documents fully scored: MaxScore " << pruned_total.documents_scored << ", exhaustive "
+                                                << exhaustive_total.documents_scored << " (considered "
+                                                << pruned_total.documents_considered << ")");
+    CHECK(pruned_total.documents_scored * 2 < exhaustive_total.documents_scored);
+    CHECK(pruned_total.documents_considered < exhaustive_total.documents_considered);
+}
+
+TEST_CASE("search_all runs queries in parallel, results in input order") {
+    TempDir dir;
+    std::mt19937 random(3);
+    const auto words = random_words(random, 300);
+    const IndexReader index(build_text_index(dir, skewed_documents(random, words, 300, 2.0)));
+    const Searcher searcher(index);
+    std::vector<std::string> queries;
+    for (int q = 0; q < 64; ++q) queries.push_back(random_query(random, words));
+    const auto results = searcher.search_all(queries, {.k = 10, .mode = QueryMode::kOr});
+    REQUIRE(results.size() == queries.size());
+    for (size_t q = 0; q < queries.size(); ++q) CHECK(results[q].hits == searcher.search(queries[q], {.k = 10}).hits);
+}
