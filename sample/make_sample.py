@@ -215,6 +215,8 @@ def write_warc(pages, out_path):
             response = warc_record([
                 ("WARC-Type", "response"),
                 ("WARC-Date", WARC_DATE),
+                # A readable document name, as ClueWeb09's WARC-TREC-ID gives one.
+                ("WARC-TREC-ID", "debian-doc/" + os.path.relpath(path, "/usr/share/doc")),
                 ("WARC-Record-ID", record_id("response", url)),
                 ("WARC-Warcinfo-ID", warcinfo_id),
                 ("WARC-Concurrent-To", request_id),
@@ -344,8 +346,8 @@ def write_sources(out_path, used, package_bytes, page_counts, skipped, uncompres
 - WARC/1.0, one gzip member per record: a `warcinfo` record, then for each page
   a `request` and a `response` record (`HTTP/1.1 200` header block, then the
   page). URL `file:///usr/share/doc/...`, date %s, record ids uuid5 of the URL.
-  Only the response records are documents; their names are the
-  `WARC-Record-ID` values.
+  Only the response records are documents; their names are their
+  `WARC-TREC-ID` values, `debian-doc/<path under /usr/share/doc>`.
 - `formats/small.trec` and `formats/small.jsonl` hold the first page of six
   packages in the TREC (HTML excerpt) and JSONL (plain text) formats.
 
