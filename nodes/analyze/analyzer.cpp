@@ -36,18 +36,18 @@ void Analyzer::grow_table(const DocumentTerms& out) {
     for (uint32_t index = 0; index < out.terms.size(); ++index) {
         uint64_t slot = term_hashes_[index] & mask_;
         while (slots_[slot].stamp == stamp_) slot = (slot + 1) & mask_;
-        slots_[slot] = Slot{stamp_, index};
+        slots_[slot] = Slot{stamp_, index, term_hashes_[index]};
     }
 }
 
-uint32_t Analyzer::find_or_add(std::string_view term, DocumentTerms& out) {
-    const uint64_t h = hash_term(term);
+uint32_t Analyzer::find_or_add(std::string_view term, uint64_t h, DocumentTerms& out) {
     uint64_t slot = h & mask_;
     for (; slots_[slot].stamp == stamp_; slot = (slot + 1) & mask_) {
+        if (slots_[slot].hash != h) continue;
         const uint32_t index = slots_[slot].term_index;
         const DocumentTerms::Term& known = out.terms[index];
-        if (term_hashes_[index] == h && known.term_length == term.size() &&
-            std::memcmp(out.bytes.data() + known.term_offset, term.data(), term.size()) == 0) {
+        if (known.term_length == term.size() &&
+            same_bytes(out.bytes.data() + known.term_offset, term.data(), term.size())) {
             return index;
         }
     }
@@ -58,7 +58,7 @@ uint32_t Analyzer::find_or_add(std::string_view term, DocumentTerms& out) {
                                             static_cast<uint32_t>(term.size()), 0, collection_of(term), 0});
     out.bytes.append(term);
     term_hashes_.push_back(h);
-    slots_[slot] = Slot{stamp_, index};
+    slots_[slot] = Slot{stamp_, index, h};
     if (2 * out.terms.size() > slots_.size()) grow_table(out);  // keep the load at most 1/2
     return index;
 }
@@ -82,7 +82,8 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     tokenize(text, [&](std::string_view token) {
         const uint64_t this_position = position++;
         if (stopwords_.contains(token)) return;  // SPEC §4.1: before stemming
-        const uint32_t index = find_or_add(stemmer_.stem(token), out);
+        const CachedStemmer::Stem stem = stemmer_.stem_hashed(token);
+        const uint32_t index = find_or_add(stem.term, stem.hash, out);
         ++out.terms[index].tf;
         if (positional) {
             ensure(this_position <= std::numeric_limits<uint32_t>::max(),

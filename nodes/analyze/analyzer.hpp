@@ -51,8 +51,9 @@ public:
     const AnalysisSettings& settings() const { return settings_; }
 
 private:
-    // Index of `term` in out.terms, added with tf 0 when new.
-    uint32_t find_or_add(std::string_view term, DocumentTerms& out);
+    // Index of `term` (whose hash_term() is `h`) in out.terms, added with tf
+    // 0 when new.
+    uint32_t find_or_add(std::string_view term, uint64_t h, DocumentTerms& out);
     void grow_table(const DocumentTerms& out);
     void lay_out_positions(DocumentTerms& out);
 
@@ -67,6 +68,7 @@ private:
     struct Slot {
         uint32_t stamp = 0;
         uint32_t term_index = 0;
+        uint64_t hash = 0;  // of the term, to pass over other terms at once
     };
     std::vector<Slot> slots_;
     std::vector<uint64_t> term_hashes_;  // per term of the current document, for rehashing

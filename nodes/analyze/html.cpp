@@ -60,13 +60,16 @@ size_t raw_text_element_end(std::string_view in, size_t at, std::string_view nam
 // that '<' is ordinary text.
 size_t markup_end(std::string_view in, size_t at) {
     if (at + 1 >= in.size()) return 0;
-    if (in.compare(at, 4, "<!--") == 0) {
+    const char next = in[at + 1];
+    // The rules are tried in order; the byte after '<' rules most out at once.
+    if (next == '!' && in.compare(at, 4, "<!--") == 0) {
         const size_t close = in.find("-->", at + 4);
         return close == std::string_view::npos ? in.size() : close + 3;
     }
-    if (size_t end = raw_text_element_end(in, at, "script")) return end;
-    if (size_t end = raw_text_element_end(in, at, "style")) return end;
-    const char next = in[at + 1];
+    if (next == 's' || next == 'S') {
+        if (size_t end = raw_text_element_end(in, at, "script")) return end;
+        if (size_t end = raw_text_element_end(in, at, "style")) return end;
+    }
     if (is_ascii_letter(next) || next == '/' || next == '!' || next == '?') {
         const size_t gt = in.find('>', at + 2);
         return gt == std::string_view::npos ? in.size() : gt + 1;
