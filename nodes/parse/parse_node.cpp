@@ -87,8 +87,9 @@ private:
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    // Default: three parsers for every four cores (parsing is the costly stage).
-    const unsigned parsers = options.count(std::max(1u, hardware * 3 / 4), 1);
+    // "auto": three parsers for every four cores, rounded up (parsing is the
+    // costly stage; on 2 cores two parsers measured faster than one: docs/PERFORMANCE.md).
+    const unsigned parsers = options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
     return std::make_unique<ParseNode>(state, parsers);
 }
 

@@ -46,7 +46,7 @@ private:
 
 std::unique_ptr<Node> make_regroup_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    return std::make_unique<RegroupNode>(state, options.count(std::max(1u, hardware * 3 / 4), 1));
+    return std::make_unique<RegroupNode>(state, options.count(std::max(1u, (hardware * 3 + 3) / 4), 1));
 }
 
 }  // namespace invidx
