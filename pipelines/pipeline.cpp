@@ -89,6 +89,10 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     report["total_seconds"] = seconds_since(start);
     report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
     report["peak_rss_bytes"] = peak_rss_bytes();
+    uint64_t dictionary_bytes = 0;
+    for (const auto& indexer : report.value("indexers", nlohmann::json::array()))
+        dictionary_bytes += indexer.value("memory_bytes", uint64_t{0});
+    report["dictionary_memory_bytes"] = dictionary_bytes;
     writer.write_report(report);
     writer.publish();
     report["total_seconds"] = seconds_since(start);

@@ -47,7 +47,10 @@ public:
     std::vector<DictionaryTerm> export_terms() const override { return indexer_.export_terms(); }
     nlohmann::json stats() const override {
         const auto s = indexer_.stats();
-        return {{"tokens", s.tokens}, {"terms", s.terms}, {"characters", s.characters}, {"postings", s.postings}};
+        nlohmann::json out = {{"tokens", s.tokens}, {"terms", s.terms}, {"characters", s.characters}, {"postings", s.postings}};
+        // After the last run its buffers are empty: this is the dictionary's memory.
+        if constexpr (requires { indexer_.memory_bytes(); }) out["memory_bytes"] = indexer_.memory_bytes();
+        return out;
     }
     T& get() { return indexer_; }
 
