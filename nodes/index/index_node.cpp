@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <thread>
 
 #include "graph/guard.hpp"
@@ -35,6 +38,14 @@ struct IndexerEntry {
     std::string pointer;
     unsigned count = 1;
 };
+
+// Hands freed memory back to the system (glibc keeps it otherwise), so peak
+// RSS measures what the build holds, not what malloc kept.
+void trim_heap() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -81,9 +92,17 @@ public:
         ensure(seen_end_of_input_, "the graph stopped before the end of the input reached the indexers");
         const auto start = std::chrono::steady_clock::now();
         nlohmann::json indexers = nlohmann::json::array();
+        uint64_t total_terms = 0;
+        for (const auto& backend : backends_) total_terms += backend->stats().value("terms", uint64_t{0});
+        state.dictionary.reserve(state.dictionary.size() + total_terms);
         for (size_t i = 0; i < backends_.size(); ++i) {
-            auto terms = backends_[i]->export_terms();
             nlohmann::json stats = backends_[i]->stats();
+            auto terms = backends_[i]->export_terms();
+            // The exported copy is all that is needed from here on: freeing
+            // the indexer now keeps two copies of the dictionary (and of its
+            // per-run list pointers) from being held at once.
+            backends_[i].reset();
+            trim_heap();
             state.postings += stats.value("postings", uint64_t{0});
             stats["indexer"] = i;
             stats["kind"] = specs_[i].kind;
