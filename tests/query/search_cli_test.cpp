@@ -11,6 +11,7 @@
 
 #include "query/searcher.hpp"
 #include "support/collections.hpp"
+#include "support/run_tool.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace invidx;
@@ -18,21 +19,6 @@ using namespace invidx::testing;
 
 namespace {
 
-struct ToolResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-ToolResult run_invidx(const TempDir& dir, const std::string& arguments) {
-    const auto out = dir / "tool.out";
-    const auto err = dir / "tool.err";
-    const std::string command = std::string("'") + INVIDX_TOOLS_DIR + "/invidx' " + arguments + " >'" + out.string() +
-                                "' 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    REQUIRE(WIFEXITED(status));
-    return {WEXITSTATUS(status), read_file(out), read_file(err)};
-}
 
 std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 

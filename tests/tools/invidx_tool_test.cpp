@@ -16,29 +16,17 @@
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
+#include "support/run_tool.hpp"
 #include "support/temp_dir.hpp"
 
 using invidx::testing::TempDir;
 using invidx::testing::read_file;
+using invidx::testing::run_invidx;
+using invidx::testing::ToolResult;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct ToolResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-ToolResult run_tool(const TempDir& dir, const std::string& arguments) {
-    const auto out = dir / "tool.out";
-    const auto err = dir / "tool.err";
-    const std::string command = std::string("'") + INVIDX_TOOLS_DIR + "/invidx' " + arguments + " >'" + out.string() +
-                                "' 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    REQUIRE(WIFEXITED(status));
-    return {WEXITSTATUS(status), read_file(out), read_file(err)};
-}
 
 std::string quoted(const fs::path& path) { return "'" + path.string() + "'"; }
 
@@ -72,11 +60,11 @@ void write_small_index(const fs::path& dir, bool positional) {
 TEST_CASE("invidx stats, in text and json") {
     TempDir dir;
     write_small_index(dir / "idx", false);
-    const auto text = run_tool(dir, "stats " + quoted(dir / "idx"));
+    const auto text = run_invidx(dir, "stats " + quoted(dir / "idx"));
     CHECK(text.exit_code == 0);
     CHECK(text.out.find("documents       3\n") != std::string::npos);
     CHECK(text.out.find("runs            2\n") != std::string::npos);
-    const auto json = run_tool(dir, "stats --format json " + quoted(dir / "idx"));
+    const auto json = run_invidx(dir, "stats --format json " + quoted(dir / "idx"));
     REQUIRE(json.exit_code == 0);
     const auto stats = nlohmann::json::parse(json.out);
     CHECK(stats["documents"] == 3);
@@ -90,11 +78,11 @@ TEST_CASE("invidx stats, in text and json") {
 TEST_CASE("invidx term analyzes the word and prints its postings") {
     TempDir dir;
     write_small_index(dir / "idx", false);
-    const auto apples = run_tool(dir, "term " + quoted(dir / "idx") + " Apples");
+    const auto apples = run_invidx(dir, "term " + quoted(dir / "idx") + " Apples");
     CHECK(apples.exit_code == 0);
     CHECK(apples.out == "term: appl\ndf: 2\ncf: 3\npostings: 0:2 2:1\n");
 
-    const auto json = run_tool(dir, "term --format=json " + quoted(dir / "idx") + " running zebras");
+    const auto json = run_invidx(dir, "term --format=json " + quoted(dir / "idx") + " running zebras");
     REQUIRE(json.exit_code == 0);
     const auto result = nlohmann::json::parse(json.out);
     REQUIRE(result["terms"].size() == 2);
@@ -104,11 +92,11 @@ TEST_CASE("invidx term analyzes the word and prints its postings") {
     CHECK(result["terms"][1]["cf"] == 3);
     CHECK(result["terms"][1]["postings"][0]["tf"] == 3);
 
-    const auto stopword = run_tool(dir, "term " + quoted(dir / "idx") + " The");
+    const auto stopword = run_invidx(dir, "term " + quoted(dir / "idx") + " The");
     CHECK(stopword.exit_code == 1);
     CHECK(stopword.out.find("no term") != std::string::npos);
 
-    const auto missing = run_tool(dir, "term " + quoted(dir / "idx") + " quasar");
+    const auto missing = run_invidx(dir, "term " + quoted(dir / "idx") + " quasar");
     CHECK(missing.exit_code == 1);
     CHECK(missing.out.find("not in the index") != std::string::npos);
 }
@@ -116,24 +104,24 @@ TEST_CASE("invidx term analyzes the word and prints its postings") {
 TEST_CASE("invidx term shows positions of a positional index") {
     TempDir dir;
     write_small_index(dir / "idx", true);
-    const auto apples = run_tool(dir, "term " + quoted(dir / "idx") + " apple");
+    const auto apples = run_invidx(dir, "term " + quoted(dir / "idx") + " apple");
     CHECK(apples.exit_code == 0);
     CHECK(apples.out.find("postings: 0:2[0,3] 2:1[0]\n") != std::string::npos);
-    const auto json = run_tool(dir, "term --format json " + quoted(dir / "idx") + " zebra");
+    const auto json = run_invidx(dir, "term --format json " + quoted(dir / "idx") + " zebra");
     CHECK(nlohmann::json::parse(json.out)["terms"][0]["postings"][0]["positions"] == std::vector<int>{1, 2, 4});
 }
 
 TEST_CASE("invidx doc finds a document by docid, then by name") {
     TempDir dir;
     write_small_index(dir / "idx", false);
-    const auto by_id = run_tool(dir, "doc " + quoted(dir / "idx") + " 1");
+    const auto by_id = run_invidx(dir, "doc " + quoted(dir / "idx") + " 1");
     CHECK(by_id.exit_code == 0);
     CHECK(by_id.out == "docid: 1\nname: doc-b\nlength: 1\nfile: /data/in.jsonl\nsource_offset: 40\n");
     // "7" is not a docid of this index, so it is a name.
-    const auto by_name = run_tool(dir, "doc --format json " + quoted(dir / "idx") + " 7");
+    const auto by_name = run_invidx(dir, "doc --format json " + quoted(dir / "idx") + " 7");
     REQUIRE(by_name.exit_code == 0);
     CHECK(nlohmann::json::parse(by_name.out)["docid"] == 2);
-    const auto missing = run_tool(dir, "doc " + quoted(dir / "idx") + " doc-z");
+    const auto missing = run_invidx(dir, "doc " + quoted(dir / "idx") + " doc-z");
     CHECK(missing.exit_code == 1);
     CHECK(missing.err.starts_with("invidx: "));
 }
@@ -146,46 +134,46 @@ TEST_CASE("invidx export-ciff writes what export_ciff writes, to a file or stdou
         const invidx::IndexReader index(dir / "idx");
         invidx::export_ciff(index, expected, invidx::default_ciff_description(index));
     }
-    const auto to_file = run_tool(dir, "export-ciff " + quoted(dir / "idx") + " " + quoted(dir / "out.ciff"));
+    const auto to_file = run_invidx(dir, "export-ciff " + quoted(dir / "idx") + " " + quoted(dir / "out.ciff"));
     CHECK(to_file.exit_code == 0);
     CHECK(read_file(dir / "out.ciff") == expected.str());
-    const auto to_stdout = run_tool(dir, "export-ciff " + quoted(dir / "idx") + " -");
+    const auto to_stdout = run_invidx(dir, "export-ciff " + quoted(dir / "idx") + " -");
     CHECK(to_stdout.exit_code == 0);
     CHECK(to_stdout.out == expected.str());
-    const auto described = run_tool(dir, "export-ciff --description 'my run' " + quoted(dir / "idx") + " -");
+    const auto described = run_invidx(dir, "export-ciff --description 'my run' " + quoted(dir / "idx") + " -");
     CHECK(described.out.find("my run") != std::string::npos);
 }
 
 TEST_CASE("invidx merge leaves one run and the same CIFF") {
     TempDir dir;
     write_small_index(dir / "idx", true);
-    const auto before = run_tool(dir, "export-ciff " + quoted(dir / "idx") + " -").out;
-    const auto merged = run_tool(dir, "merge " + quoted(dir / "idx"));
+    const auto before = run_invidx(dir, "export-ciff " + quoted(dir / "idx") + " -").out;
+    const auto merged = run_invidx(dir, "merge " + quoted(dir / "idx"));
     CHECK(merged.exit_code == 0);
     CHECK(merged.out.find("merged 2 runs into 1") != std::string::npos);
-    CHECK(nlohmann::json::parse(run_tool(dir, "stats --format json " + quoted(dir / "idx")).out)["runs"] == 1);
-    CHECK(run_tool(dir, "export-ciff " + quoted(dir / "idx") + " -").out == before);
+    CHECK(nlohmann::json::parse(run_invidx(dir, "stats --format json " + quoted(dir / "idx")).out)["runs"] == 1);
+    CHECK(run_invidx(dir, "export-ciff " + quoted(dir / "idx") + " -").out == before);
 }
 
 TEST_CASE("invidx usage errors exit 2, damaged indexes exit 3") {
     TempDir dir;
     write_small_index(dir / "idx", false);
-    CHECK(run_tool(dir, "").exit_code == 2);
-    CHECK(run_tool(dir, "frobnicate").exit_code == 2);
-    CHECK(run_tool(dir, "stats").exit_code == 2);
-    CHECK(run_tool(dir, "stats --format xml " + quoted(dir / "idx")).exit_code == 2);
-    CHECK(run_tool(dir, "stats --colour " + quoted(dir / "idx")).exit_code == 2);
-    CHECK(run_tool(dir, "doc " + quoted(dir / "idx") + " 1 2").exit_code == 2);
+    CHECK(run_invidx(dir, "").exit_code == 2);
+    CHECK(run_invidx(dir, "frobnicate").exit_code == 2);
+    CHECK(run_invidx(dir, "stats").exit_code == 2);
+    CHECK(run_invidx(dir, "stats --format xml " + quoted(dir / "idx")).exit_code == 2);
+    CHECK(run_invidx(dir, "stats --colour " + quoted(dir / "idx")).exit_code == 2);
+    CHECK(run_invidx(dir, "doc " + quoted(dir / "idx") + " 1 2").exit_code == 2);
 
     const auto dictionary = dir / "idx" / "dictionary.bin";
     std::string bytes = read_file(dictionary);
     bytes[bytes.size() / 2] ^= 0x20;
     dir.write("idx/dictionary.bin", bytes);
-    const auto damaged = run_tool(dir, "stats " + quoted(dir / "idx"));
+    const auto damaged = run_invidx(dir, "stats " + quoted(dir / "idx"));
     CHECK(damaged.exit_code == 3);
     CHECK(damaged.err.starts_with("invidx: "));
     CHECK(damaged.err.find("dictionary.bin") != std::string::npos);
-    const auto no_index = run_tool(dir, "term " + quoted(dir / "nothing") + " apple");
+    const auto no_index = run_invidx(dir, "term " + quoted(dir / "nothing") + " apple");
     CHECK(no_index.exit_code == 3);
 }
 
@@ -193,7 +181,7 @@ TEST_CASE("every invidx command has --help with an example and the exit codes") 
     TempDir dir;
     for (const std::string command : {"", "stats ", "term ", "doc ", "export-ciff ", "merge "}) {
         CAPTURE(command);
-        const auto help = run_tool(dir, command + "--help");
+        const auto help = run_invidx(dir, command + "--help");
         CHECK(help.exit_code == 0);
         CHECK(help.out.find("Example") != std::string::npos);
         CHECK(help.out.find("3  bad or damaged index") != std::string::npos);
