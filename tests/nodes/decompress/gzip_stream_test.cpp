@@ -11,11 +11,14 @@
 #include "nodes/decompress/decompress_file.hpp"
 #include "tests/nodes/decompress/archive_writer.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_blocks.hpp"
 
 namespace invidx {
 namespace {
 
 using testing::TempDir;
+using testing::input_file;
+using testing::same_block;
 
 struct MemberOptions {
     int level = Z_DEFAULT_COMPRESSION;
@@ -62,29 +65,6 @@ std::string member(std::string_view text, MemberOptions options = {}) {
     return out;
 }
 
-InputFile input_file(const std::filesystem::path& path) {
-    InputFile file;
-    file.ordinal = 3;
-    file.path = path.string();
-    file.name = path.filename().string();
-    return file;
-}
-
-bool same_block(const TextBlock& a, const TextBlock& b) {
-    return a.file_ordinal == b.file_ordinal && a.entry_index == b.entry_index && a.entry_name == b.entry_name &&
-           a.entry_offset == b.entry_offset && a.bytes == b.bytes && a.entry_begin == b.entry_begin &&
-           a.entry_end == b.entry_end;
-}
-
-// The libarchive path.
-std::vector<TextBlock> with_libarchive(const InputFile& file, size_t text_block_bytes) {
-    std::vector<TextBlock> blocks;
-    decompress_file(file, text_block_bytes, [&](TextBlock&& block) {
-        blocks.push_back(std::move(block));
-        return true;
-    });
-    return blocks;
-}
 
 // The zlib path, fed the pieces of `bytes` cut at `cuts` (increasing).
 std::vector<TextBlock> with_zlib(const InputFile& file, std::string_view bytes, const std::vector<size_t>& cuts,
@@ -147,7 +127,7 @@ TEST_CASE("zlib decodes gzip exactly like libarchive, for blocks cut anywhere") 
         const InputFile file = input_file(dir.write("in.gz", bytes));
         for (const size_t text_block_bytes : {size_t{1}, size_t{7}, size_t{150}, size_t{1000}, size_t{1} << 20}) {
             CAPTURE(text_block_bytes);
-            const auto expected = with_libarchive(file, text_block_bytes);
+            const auto expected = testing::blocks_with_libarchive(file, text_block_bytes);
             REQUIRE(!expected.empty());
             // One block, and every block size.
             CHECK(same_blocks(with_zlib(file, bytes, {}, text_block_bytes), expected));

@@ -12,34 +12,15 @@
 #include "nodes/read/block_reader.hpp"
 #include "tests/nodes/decompress/archive_writer.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_blocks.hpp"
 
 namespace invidx {
 namespace {
 
 using testing::TempDir;
+using testing::input_file;
+using testing::same_block;
 
-InputFile input_file(const std::filesystem::path& path, uint32_t ordinal) {
-    InputFile file;
-    file.ordinal = ordinal;
-    file.path = path.string();
-    file.name = path.filename().string();
-    return file;
-}
-
-bool same_block(const TextBlock& a, const TextBlock& b) {
-    return a.file_ordinal == b.file_ordinal && a.entry_index == b.entry_index && a.entry_name == b.entry_name &&
-           a.entry_offset == b.entry_offset && a.bytes == b.bytes && a.entry_begin == b.entry_begin &&
-           a.entry_end == b.entry_end;
-}
-
-std::vector<TextBlock> synchronous(const InputFile& file, size_t text_block_bytes) {
-    std::vector<TextBlock> blocks;
-    decompress_file(file, text_block_bytes, [&](TextBlock&& block) {
-        blocks.push_back(std::move(block));
-        return true;
-    });
-    return blocks;
-}
 
 // Reads `file` with a BlockReader and pushes every block, as the graph does.
 void stream(StreamingDecompressor& decompressor, const InputFile& file, size_t read_block_bytes,
@@ -81,7 +62,7 @@ TEST_CASE("pushed blocks of any size decode exactly like decompress_file") {
     for (const size_t text_block_bytes : {size_t{5}, size_t{4096}}) {
         std::vector<TextBlock> expected;
         for (const auto& file : files) {
-            auto blocks = synchronous(file, text_block_bytes);
+            auto blocks = testing::blocks_with_libarchive(file, text_block_bytes);
             expected.insert(expected.end(), std::make_move_iterator(blocks.begin()),
                             std::make_move_iterator(blocks.end()));
         }
