@@ -1,4 +1,10 @@
+// A build without CUDA: no GPUs, and a GPU indexer cannot be made. The index
+// node checks devices before it builds anything, so users see this at
+// configuration time, never a silent fallback to the CPU.
+#include <stdexcept>
+
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_term_indexer.hpp"
 
 namespace invidx {
 
@@ -6,6 +12,10 @@ GpuInventory list_gpus() {
     GpuInventory inventory;
     inventory.note = "invidx was built without CUDA (nvcc was not found when it was configured)";
     return inventory;
+}
+
+std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {
+    throw std::runtime_error("invidx was built without CUDA: GPU indexers are not available");
 }
 
 }  // namespace invidx

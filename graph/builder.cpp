@@ -106,6 +106,8 @@ GraphRunResult run_graph(const std::vector<NodeSpec>& specs, const NodeRegistry&
         }
     }
     result.graph_seconds = seconds_since(start);
+    // A worker's failure comes first: it is why the graph was cancelled.
+    if (state.failure()) failure = state.failure();
     if (failure) std::rethrow_exception(failure);
 
     const auto finish_start = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,8 +70,24 @@ public:
         return stage_seconds_;
     }
 
+    // A failure outside the graph's own tasks (a device worker thread): the
+    // first one is kept and the graph is cancelled; run_graph rethrows it
+    // once the graph has drained.
+    void fail(std::exception_ptr error) {
+        {
+            std::lock_guard lock(mutex_);
+            if (!failure_) failure_ = std::move(error);
+        }
+        graph.cancel();
+    }
+    std::exception_ptr failure() const {
+        std::lock_guard lock(mutex_);
+        return failure_;
+    }
+
 private:
     mutable std::mutex mutex_;
+    std::exception_ptr failure_;
     nlohmann::json report_sections_ = nlohmann::json::object();
     nlohmann::json stage_seconds_ = nlohmann::json::object();
 };

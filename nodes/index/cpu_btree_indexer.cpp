@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "invidx/error.hpp"
+#include "nodes/index/batch_checks.hpp"
 
 namespace invidx {
 
@@ -12,18 +13,6 @@ namespace {
 
 ErrorContext index_context() {
     return ErrorContext{.node = "index", .file = {}, .record = {}, .byte_offset = {}};
-}
-
-[[noreturn]] void fail(const RegroupedBatch& batch, const std::string& message) {
-    throw Error("batch " + std::to_string(batch.sequence) + ": " + message, index_context());
-}
-
-// The three bytes a prefix collection removes from its terms (SPEC §5).
-std::string collection_prefix(uint32_t collection) {
-    if (collection < kHashedCollections) return {};
-    const uint32_t index = collection - kHashedCollections;
-    return {static_cast<char>('a' + index / 676), static_cast<char>('a' + index / 26 % 26),
-            static_cast<char>('a' + index % 26)};
 }
 
 }  // namespace
@@ -39,15 +28,8 @@ CpuBtreeIndexer::CpuBtreeIndexer(uint32_t indexer_id, std::vector<bool> owned, b
 
 void CpuBtreeIndexer::index(const RegroupedBatch& batch) {
     for (const CollectionSlice& slice : batch.slices) {
-        if (slice.collection >= kCollections) {
-            fail(batch, "slice names collection " + std::to_string(slice.collection) +
-                            ", out of range");
-        }
+        check_slice(batch, slice);
         if (!owns(slice.collection)) continue;
-        if (slice.begin > slice.end || slice.end > batch.occurrences.size()) {
-            fail(batch, "slice of collection " + std::to_string(slice.collection) +
-                            " runs past the batch's occurrences");
-        }
         index_slice(batch, slice);
     }
 }
@@ -60,37 +42,9 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
 
     for (uint32_t i = slice.begin; i < slice.end; ++i) {
         const TermOccurrence& occurrence = batch.occurrences[i];
-        const uint64_t docid = batch.first_docid + occurrence.local_docid;
-        // Built only when a check fails: this loop is the indexer's hot path.
-        const auto at = [docid] { return "docid " + std::to_string(docid) + ": "; };
-        if (occurrence.collection != collection) {
-            fail(batch, "occurrence " + std::to_string(i) + " of collection " +
-                            std::to_string(occurrence.collection) + " lies in the slice of " +
-                            std::to_string(collection));
-        }
-        if (occurrence.local_docid >= batch.docs.size()) {
-            fail(batch, "occurrence " + std::to_string(i) + " names local docid " +
-                            std::to_string(occurrence.local_docid) + " of " +
-                            std::to_string(batch.docs.size()) + " documents");
-        }
-        if (docid > UINT32_MAX) fail(batch, at() + "docids above 2^32-1 are not supported");
-        if (uint64_t{occurrence.term_offset} + occurrence.term_length > batch.terms.size()) {
-            fail(batch, at() + "term bytes run past the batch's term arena");
-        }
-        if (occurrence.term_length > BTreeDictionary::kMaxKeyBytes) {
-            fail(batch, at() + "term longer than 255 bytes");
-        }
-        if (occurrence.tf == 0) fail(batch, at() + "occurrence with tf 0");
-        const std::string_view term(batch.terms.data() + occurrence.term_offset,
-                                    occurrence.term_length);
-        if (!prefix.empty() && (term.size() < 4 || term.substr(0, 3) != prefix)) {
-            fail(batch, at() + "term '" + std::string(term) + "' does not belong to collection " +
-                            std::to_string(collection) + " (prefix '" + prefix + "')");
-        }
-        if (positional_ &&
-            uint64_t{occurrence.positions_offset} + occurrence.tf > batch.positions.size()) {
-            fail(batch, at() + "positions run past the batch's position arena");
-        }
+        std::string_view term;
+        const uint32_t docid32 = check_occurrence(batch, slice, i, prefix, positional_, term);
+        const auto at = [docid32] { return "docid " + std::to_string(docid32) + ": "; };
 
         // Prefix collections store the key without the three bytes the trie
         // already encodes (§III.B.1).
@@ -106,14 +60,13 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
         }
 
         TermRecord& record = terms_[id];
-        const auto docid32 = static_cast<uint32_t>(docid);
         // The last-docid cache: a (term, document) pair seen again in the same
         // run (an input that was not merged per document) adds to the posting
         // instead of making a new one; end_run merges the two.
         const bool repeat = record.df > 0 && docid32 == record.last_docid;
         if (record.df > 0 && (docid32 < record.last_docid ||
                               (repeat && record.run_slot == kNone))) {
-            fail(batch, at() + "term '" + std::string(term) + "' already has a posting for docid " +
+            fail_batch(batch, at() + "term '" + std::string(term) + "' already has a posting for docid " +
                             std::to_string(record.last_docid) +
                             "; batches must arrive in increasing docid order");
         }

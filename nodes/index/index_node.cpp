@@ -7,6 +7,7 @@
 #endif
 #include <thread>
 
+#include "graph/async_worker.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "nodes/index/indexer_registry.hpp"
@@ -30,6 +31,7 @@ struct IndexWork {
 };
 using Work = std::shared_ptr<const IndexWork>;
 using IndexerBody = flow::multifunction_node<Work, std::tuple<Out>>;
+using OffloadedBody = flow::async_node<Work, Out>;
 using CutterBody = flow::multifunction_node<In, std::tuple<Work>>;
 
 struct IndexerEntry {
@@ -37,6 +39,7 @@ struct IndexerEntry {
     std::string device;
     std::string pointer;
     unsigned count = 1;
+    uint64_t staging_occurrences = 0;  // GPU kinds; 0 = the default
 };
 
 // Hands freed memory back to the system (glibc keeps it otherwise), so peak
@@ -71,16 +74,23 @@ public:
           output_(state.graph) {
         metrics_.concurrency = static_cast<unsigned>(backends_.size());
         flow::make_edge(flow::output_port<0>(cutter_), fanout_);
+        workers_.resize(backends_.size());
         for (size_t i = 0; i < backends_.size(); ++i) {
-            indexers_.push_back(std::make_unique<IndexerBody>(
+            if (backends_[i]->offloaded()) {
+                add_offloaded_indexer(i);
+                continue;
+            }
+            auto body = std::make_unique<IndexerBody>(
                 state.graph, flow::serial, [this, i](const Work& work, IndexerBody::output_ports_type& ports) {
                     run_guarded(metrics_, [&] {
-                        orders_[i].push(work->sequence, work,
-                                        [&](const Work& next) { index(i, *next, std::get<0>(ports)); });
+                        orders_[i].push(work->sequence, work, [&](const Work& next) {
+                            index(i, *next, [&](Out postings) { std::get<0>(ports).try_put(std::move(postings)); });
+                        });
                     });
-                }));
-            flow::make_edge(fanout_, *indexers_.back());
-            flow::make_edge(flow::output_port<0>(*indexers_.back()), output_);
+                });
+            flow::make_edge(fanout_, *body);
+            flow::make_edge(flow::output_port<0>(*body), output_);
+            indexers_.push_back(std::move(body));
         }
     }
 
@@ -144,8 +154,38 @@ private:
         return work;
     }
 
-    template <class Port>
-    void index(size_t i, const IndexWork& work, Port& out) {
+    // A device indexer: the async_node's body only restores order and queues
+    // the work on the indexer's own thread, which reports back through the
+    // gateway (reserve_wait keeps the graph waiting until it has).
+    void add_offloaded_indexer(size_t i) {
+        workers_[i] = std::make_unique<AsyncWorker>();
+        auto body = std::make_unique<OffloadedBody>(
+            state_.graph, flow::serial, [this, i](const Work& work, OffloadedBody::gateway_type& gateway) {
+                run_guarded(metrics_, [&] {
+                    orders_[i].push(work->sequence, work, [&](const Work& next) {
+                        gateway.reserve_wait();
+                        workers_[i]->submit([this, i, next, &gateway] {
+                            try {
+                                if (!state_.graph.is_cancelled()) {
+                                    run_guarded(metrics_, [&] {
+                                        index(i, *next, [&](Out postings) { gateway.try_put(std::move(postings)); });
+                                    });
+                                }
+                            } catch (...) {
+                                state_.fail(std::current_exception());
+                            }
+                            gateway.release_wait();
+                        });
+                    });
+                });
+            });
+        flow::make_edge(fanout_, *body);
+        flow::make_edge(*body, output_);
+        offloaded_.push_back(std::move(body));
+    }
+
+    template <class Emit>
+    void index(size_t i, const IndexWork& work, Emit&& emit) {
         NodeMetrics::BusyScope busy_total(metrics_.busy_ns);
         NodeMetrics::BusyScope busy_indexer(busy_ns_[i]);
         backends_[i]->index(*work.batch);
@@ -154,7 +194,7 @@ private:
             work.run, static_cast<uint32_t>(backends_.size()), work.batch->end_of_input));
         if (i == 0) postings->documents = *work.run_documents;
         ++metrics_.items_out;
-        out.try_put(std::move(postings));
+        emit(std::move(postings));
     }
 
     RunState& state_;
@@ -174,7 +214,11 @@ private:
     CutterBody cutter_;
     flow::broadcast_node<Work> fanout_;
     std::vector<std::unique_ptr<IndexerBody>> indexers_;
+    std::vector<std::unique_ptr<OffloadedBody>> offloaded_;
     flow::broadcast_node<Out> output_;
+    // Declared last, so destroyed first: the threads stop while the nodes
+    // their jobs report to still exist.
+    std::vector<std::unique_ptr<AsyncWorker>> workers_;
 };
 
 std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
@@ -201,9 +245,19 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
         entry.pointer = pointer;
         entry.kind = entry_options.string("kind", "cpu_btree");
         entry.device = entry_options.string("device", "cpu");
-        entry.count = entry_options.count(std::max(1u, hardware / 4), 1);
+        // One GPU indexer per entry unless told: a device's own parallelism
+        // does the work, not more host threads.
+        entry.count = entry_options.count(entry.device == "cpu" ? std::max(1u, hardware / 4) : 1u, 1);
         if (entry.device != "cpu" && entry.device.rfind("gpu:", 0) != 0)
             throw ConfigError(pointer + "/device", "unknown device '" + entry.device + "'; use \"cpu\" or \"gpu:N\"");
+        // Occurrences per pinned staging buffer (one device launch each);
+        // only device indexers have one, so a CPU entry rejects the key.
+        if (entry.device != "cpu") {
+            entry.staging_occurrences = entry_options.unsigned_integer("staging_occurrences", 0);
+            if (item.contains("staging_occurrences") &&
+                (entry.staging_occurrences == 0 || entry.staging_occurrences >= (uint64_t{1} << 31)))
+                throw ConfigError(pointer + "/staging_occurrences", "must lie in [1, 2^31-1]");
+        }
         entry_options.reject_unread();
         entries.push_back(std::move(entry));
     }
@@ -241,7 +295,9 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
         } else {
             sample.tokens.assign(kCollections, 0);
         }
-        state.assignment = assign_collections(sample.tokens, indexer_count, state.config.sampler.popular_token_fraction,
+        std::vector<bool> on_gpu;
+        for (const auto& entry : entries) on_gpu.insert(on_gpu.end(), entry.count, entry.device != "cpu");
+        state.assignment = assign_collections(sample.tokens, on_gpu, state.config.sampler.popular_token_fraction,
                                               state.config.sampler.max_popular);
         const auto popular = static_cast<uint64_t>(
             std::count(state.assignment->popular.begin(), state.assignment->popular.end(), true));
@@ -251,6 +307,8 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
                                              {"bytes", sample.bytes},
                                              {"documents", sample.documents},
                                              {"popular_collections", popular},
+                                             {"popular_token_fraction", state.config.sampler.popular_token_fraction},
+                                             {"max_popular", state.config.sampler.max_popular},
                                              {"expected_tokens_per_indexer", state.assignment->expected_tokens_per_indexer}});
     }
     ensure(state.assignment->expected_tokens_per_indexer.size() == indexer_count,
@@ -267,6 +325,7 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
             spec.pointer = entry.pointer;
             spec.indexer_id = static_cast<uint32_t>(specs.size());
             spec.positional = state.config.analysis.positions;
+            spec.staging_occurrences = entry.staging_occurrences;
             spec.owned.assign(kCollections, false);
             for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = state.assignment->owner[c] == spec.indexer_id;
             backends.push_back(factory(spec));

@@ -33,6 +33,10 @@ public:
     virtual std::vector<DictionaryTerm> export_terms() const = 0;
     // tokens, terms, characters, postings (the paper's Table V) and more.
     virtual nlohmann::json stats() const = 0;
+    // True when the indexer waits on a device: the index node then runs it
+    // on a thread of its own (graph/async_worker.hpp) behind an async_node,
+    // so flow-graph worker threads never block on it.
+    virtual bool offloaded() const { return false; }
 };
 
 template <Indexer T>
@@ -50,7 +54,16 @@ public:
         nlohmann::json out = {{"tokens", s.tokens}, {"terms", s.terms}, {"characters", s.characters}, {"postings", s.postings}};
         // After the last run its buffers are empty: this is the dictionary's memory.
         if constexpr (requires { indexer_.memory_bytes(); }) out["memory_bytes"] = indexer_.memory_bytes();
+        // Device memory, kernel times, ...: whatever the kind adds.
+        if constexpr (requires { indexer_.extra_stats(); }) out.update(indexer_.extra_stats());
         return out;
+    }
+    bool offloaded() const override {
+        if constexpr (requires { T::kOffloaded; }) {
+            return T::kOffloaded;
+        } else {
+            return false;
+        }
     }
     T& get() { return indexer_; }
 

@@ -1,9 +1,58 @@
 #include "nodes/index/indexer_registry.hpp"
 
+#include <algorithm>
+
+#include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
 #include "nodes/index/cpu_btree_indexer.hpp"
+#include "nodes/index/gpu_indexer.hpp"
 
 namespace invidx {
+
+namespace {
+
+// "gpu:N" -> N, checked against the GPUs present; a ConfigError at
+// <entry>/device otherwise.
+int gpu_ordinal(const IndexerSpec& spec) {
+    const std::string at = spec.pointer + "/device";
+    const std::string& device = spec.device;
+    const std::string digits = device.rfind("gpu:", 0) == 0 ? device.substr(4) : std::string();
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
+        throw ConfigError(at, "indexer kind '" + spec.kind + "' runs on a GPU: set \"device\" to \"gpu:0\", "
+                              "\"gpu:1\", ..., not \"" + device + "\"");
+    }
+    const int ordinal = std::stoi(digits);
+    const GpuInventory gpus = list_gpus();
+    const bool present = std::any_of(gpus.devices.begin(), gpus.devices.end(),
+                                     [&](const GpuDevice& gpu) { return gpu.ordinal == ordinal; });
+    if (!present) {
+        std::string seen = gpus.devices.empty() ? gpus.note : std::to_string(gpus.devices.size()) + " GPU(s)";
+        throw ConfigError(at, "\"" + device + "\" is not available (" + seen +
+                                  "); use \"cpu_btree\" indexers, e.g. configs/cpu-6-2.json");
+    }
+    return ordinal;
+}
+
+void add_gpu_kind(IndexerRegistry& registry, const std::string& kind, GpuDictionaryAlgorithm algorithm,
+                  const std::string& description) {
+    registry.add(
+        kind, description,
+        [algorithm](const IndexerSpec& spec) -> std::unique_ptr<IndexerBackend> {
+            GpuTermIndexerOptions options;
+            options.device = gpu_ordinal(spec);
+            options.algorithm = algorithm;
+            if (spec.staging_occurrences != 0) {
+                options.staging_occurrences = spec.staging_occurrences;
+                // Room for the keys of that many average terms, and one long one.
+                options.staging_key_bytes = std::max<size_t>(16 * spec.staging_occurrences, 255);
+            }
+            return std::make_unique<IndexerAdapter<GpuIndexer>>(spec.indexer_id, spec.owned, spec.positional,
+                                                                options);
+        },
+        [](const IndexerSpec& spec) { gpu_ordinal(spec); });
+}
+
+}  // namespace
 
 void IndexerRegistry::add(std::string kind, std::string description, IndexerFactory factory,
                           IndexerValidator validate) {
@@ -51,19 +100,12 @@ IndexerRegistry& indexer_registry() {
                        throw ConfigError(spec.pointer + "/device",
                                          "indexer kind 'cpu_btree' runs on device \"cpu\", not \"" + spec.device + "\"");
                });
-        // Configured but not implemented is an error, never a silent CPU fallback.
-        const auto gpu_not_available = [](const IndexerSpec& spec) {
-            throw ConfigError(spec.pointer + "/kind",
-                              "indexer kind 'gpu_btree' (device \"" + spec.device +
-                                  "\") is not implemented in this version of invidx: GPU indexers arrive "
-                                  "with issue #3. Use \"cpu_btree\" indexers, e.g. configs/cpu-6-2.json");
-        };
-        r->add("gpu_btree", "B-tree indexer on a CUDA GPU (Wei & JaJa §III.D) — not available yet",
-               [gpu_not_available](const IndexerSpec& spec) -> std::unique_ptr<IndexerBackend> {
-                   gpu_not_available(spec);
-                   return nullptr;
-               },
-               gpu_not_available);
+        add_gpu_kind(*r, "gpu_hash", GpuDictionaryAlgorithm::hash,
+                     "dictionary in a CUDA GPU's memory, one thread per posting probing a hash table; "
+                     "postings grouped by a device radix sort (the faster GPU kind)");
+        add_gpu_kind(*r, "gpu_btree", GpuDictionaryAlgorithm::btree,
+                     "Wei & JaJa's GPU indexer (§III.D.2): a B-tree per trie collection, one 32-thread "
+                     "block per collection");
         return r;
     }();
     return *registry;

@@ -23,6 +23,7 @@ struct IndexerSpec {
     uint32_t indexer_id = 0;    // 0..indexer_count-1 over all entries
     std::vector<bool> owned;    // kCollections entries
     bool positional = false;
+    uint64_t staging_occurrences = 0;  // device kinds: per staging buffer, 0 = default
 };
 
 using IndexerFactory = std::function<std::unique_ptr<IndexerBackend>(const IndexerSpec&)>;
@@ -49,8 +50,9 @@ private:
     std::map<std::string, Entry> kinds_;
 };
 
-// The process-wide registry with the standard kinds (cpu_btree; gpu_btree is
-// reported as not available until the GPU indexer exists).
+// The process-wide registry with the standard kinds: cpu_btree, gpu_hash and
+// gpu_btree (a GPU kind whose device is absent is a ConfigError naming the
+// entry's "device").
 IndexerRegistry& indexer_registry();
 
 }  // namespace invidx

@@ -29,4 +29,14 @@ CollectionAssignment assign_collections(const std::vector<uint64_t>& sampled_tok
                                         double popular_token_fraction = 0.5,
                                         uint32_t max_popular = 256);
 
+// CPU and GPU indexers together (Wei & JaJa §III.E): the popular collections
+// go to the CPU indexers (LPT among them: they suit the CPU's caches), every
+// other collection to the GPU indexers (LPT for the sampled ones, c mod the
+// number of GPU indexers for the rest). on_gpu has one entry per indexer;
+// when all are alike this is assign_collections above.
+CollectionAssignment assign_collections(const std::vector<uint64_t>& sampled_tokens,
+                                        const std::vector<bool>& on_gpu,
+                                        double popular_token_fraction,
+                                        uint32_t max_popular);
+
 }  // namespace invidx

@@ -1,0 +1,103 @@
+// The device half of a GPU indexer (nodes/index/gpu_indexer.hpp is the host
+// half): a dictionary that lives in GPU memory and the postings of the
+// current run, grouped by term on the device.
+//
+// The host stages occurrences (key bytes, collection, docid, tf) in pinned
+// buffers; submit() copies them and launches the dictionary kernels on the
+// indexer's CUDA stream and returns at once, so the host packs the next
+// batch while the device works. Term ids are dense, 0,1,2,... in order of
+// each term's first occurrence in the stream, whatever the algorithm, so a
+// build is deterministic. close_run() sorts the run's postings by term id on
+// the device (stable: docid order is kept) and hands them back.
+//
+// C++17 and free of CUDA headers: g++ compiles the host half against it, and
+// devices/no_cuda.cpp implements create_gpu_term_indexer() for builds
+// without CUDA.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace invidx {
+
+// How the device finds a term's id (kinds "gpu_hash" and "gpu_btree").
+enum class GpuDictionaryAlgorithm {
+    hash,   // one thread per occurrence probes a device hash table (CAS insert)
+    btree,  // Wei & JaJa §III.D.2: one 32-thread block per trie collection's B-tree
+};
+
+struct GpuTermIndexerOptions {
+    int device = 0;                          // CUDA ordinal
+    GpuDictionaryAlgorithm algorithm = GpuDictionaryAlgorithm::hash;
+    size_t staging_occurrences = size_t{1} << 20;  // per pinned staging buffer
+    size_t staging_key_bytes = size_t{16} << 20;
+    bool keep_occurrence_order = false;      // return each posting's run index (positional builds)
+};
+
+// One pinned staging buffer, filled by the host between submit() calls.
+struct GpuStaging {
+    char* key_bytes = nullptr;          // keys back to back (collection prefix removed)
+    uint32_t* key_offsets = nullptr;    // per occurrence, into key_bytes
+    uint8_t* key_lengths = nullptr;
+    uint16_t* collections = nullptr;
+    uint32_t* docids = nullptr;
+    uint32_t* tfs = nullptr;
+    size_t occurrence_capacity = 0;
+    size_t key_byte_capacity = 0;
+    size_t occurrences = 0;             // filled so far
+    size_t key_bytes_used = 0;
+};
+
+// A closed run: postings sorted by (term id, arrival order).
+struct GpuRunPostings {
+    const uint32_t* term_ids = nullptr;
+    const uint32_t* docids = nullptr;
+    const uint32_t* tfs = nullptr;
+    const uint32_t* occurrence_index = nullptr;  // only with keep_occurrence_order
+    size_t count = 0;
+};
+
+// The dictionary brought back: term id t has key bytes
+// key_bytes[key_offsets[t] .. key_offsets[t] + key_lengths[t]).
+struct GpuExportedTerms {
+    std::vector<char> key_bytes;
+    std::vector<uint64_t> key_offsets;
+    std::vector<uint8_t> key_lengths;
+    std::vector<uint16_t> collections;
+};
+
+struct GpuTermIndexerStats {
+    std::string device_name;
+    uint64_t terms = 0;
+    uint64_t key_bytes = 0;           // distinct keys' bytes (the paper's characters)
+    uint64_t device_bytes = 0;        // held now
+    uint64_t peak_device_bytes = 0;   // most held at once
+    uint64_t pinned_host_bytes = 0;
+    double device_busy_seconds = 0;   // kernels and copies, by CUDA events
+    uint64_t chunks = 0;              // submit() calls that carried occurrences
+};
+
+class GpuTermIndexer {
+public:
+    virtual ~GpuTermIndexer() = default;
+    // The buffer to fill now; has room for at least one occurrence of
+    // 255 key bytes. Waits if the device still copies from it.
+    virtual GpuStaging& staging() = 0;
+    // Sends the staged occurrences: appended to the current run.
+    virtual void submit() = 0;
+    // Submits what is staged, then sorts and returns the run (valid until the
+    // next call) and starts an empty one.
+    virtual GpuRunPostings close_run() = 0;
+    virtual uint64_t terms() = 0;  // waits for the device
+    virtual GpuExportedTerms export_terms() = 0;
+    virtual GpuTermIndexerStats stats() = 0;
+};
+
+// Throws std::runtime_error naming the device when it cannot be used (no
+// such ordinal, built without CUDA, out of memory).
+std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions& options);
+
+}  // namespace invidx
