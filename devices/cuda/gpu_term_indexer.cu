@@ -146,6 +146,9 @@ public:
     void submit() override {
         use_device();
         StagingSlot& slot = *slots_[current_];
+        // A slot still in flight holds nothing new: the host fills a slot
+        // only after staging() has waited for it.
+        if (slot.in_flight) return;
         const size_t n = slot.view.occurrences;
         if (n == 0) return;
         const size_t key_bytes = slot.view.key_bytes_used;
@@ -207,6 +210,8 @@ public:
         slot.sequence = ++submitted_;
         slot.submitted_occurrences = n;
         slot.submitted_key_bytes = key_bytes;
+        slot.view.occurrences = 0;
+        slot.view.key_bytes_used = 0;
         run_count_ += n;
         ++chunks_;
         current_ ^= 1;
@@ -407,8 +412,6 @@ private:
         known_bytes_ = slot.counters_after.data()[1];
         busy_seconds_ += elapsed_seconds(slot.events);
         slot.in_flight = false;
-        slot.view.occurrences = 0;
-        slot.view.key_bytes_used = 0;
     }
 
     void synchronize() {

@@ -133,7 +133,10 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
         // A document's postings of one term arrive once per batch it is in;
         // an input that was not merged per document may repeat one.
         if (!list->docids.empty() && list->docids.back() >= docid) {
-            ensure(list->docids.back() == docid, "device postings of a term are out of docid order",
+            ensure(list->docids.back() == docid,
+                   "device postings of term id " + std::to_string(id) + " are out of docid order: docid " +
+                       std::to_string(docid) + " after " + std::to_string(list->docids.back()) + " (posting " +
+                       std::to_string(p) + " of " + std::to_string(sorted.count) + ")",
                    index_context());
             list->tfs.back() += tf;
             merged_repeat = true;

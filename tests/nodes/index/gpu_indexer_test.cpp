@@ -88,7 +88,7 @@ Flattened run_and_flatten(IndexerType& indexer, const std::vector<RegroupedBatch
 TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index") {
     SKIP_WITHOUT_GPU();
     for (const Variant& variant : kVariants) {
-        CAPTURE(variant.label);
+        CAPTURE(std::string(variant.label));
         const std::vector<uint32_t> owner_of(kCollections, 0);
         std::vector<GpuIndexer> indexers;
         indexers.emplace_back(0, owned_by(owner_of, 0), false, options_for(variant));
@@ -99,7 +99,7 @@ TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index")
 TEST_CASE("gpu indexer: three indexers split the collections; positional lists") {
     SKIP_WITHOUT_GPU();
     for (const Variant& variant : kVariants) {
-        CAPTURE(variant.label);
+        CAPTURE(std::string(variant.label));
         std::vector<uint32_t> owner_of(kCollections);
         for (uint32_t c = 0; c < kCollections; ++c) owner_of[c] = (c * 7 + c / 5) % 3;
         std::vector<GpuIndexer> indexers;
@@ -134,7 +134,7 @@ TEST_CASE("gpu indexer: one huge collection and a large vocabulary give what the
     const Flattened expected = run_and_flatten(cpu, batches, 5, cpu_counts);
     CHECK(expected.size() > 50000);
     for (const Variant& variant : kVariants) {
-        CAPTURE(variant.label);
+        CAPTURE(std::string(variant.label));
         if (variant.staging_occurrences < 100) continue;  // 7-occurrence chunks: too slow at this size
         GpuIndexer gpu(0, all, false, options_for(variant));
         std::map<std::string, std::pair<uint64_t, uint64_t>> gpu_counts;
