@@ -77,6 +77,7 @@ struct GpuTermIndexerStats {
     uint64_t peak_device_bytes = 0;   // most held at once
     uint64_t pinned_host_bytes = 0;
     double device_busy_seconds = 0;   // kernels and copies, by CUDA events
+    double host_wait_seconds = 0;     // the host blocked on the device
     uint64_t chunks = 0;              // submit() calls that carried occurrences
 };
 

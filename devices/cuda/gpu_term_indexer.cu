@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -330,6 +331,7 @@ public:
         out.peak_device_bytes = device_memory_.peak;
         out.pinned_host_bytes = pinned_memory_.bytes;
         out.device_busy_seconds = busy_seconds_;
+        out.host_wait_seconds = host_wait_seconds_;
         out.chunks = chunks_;
         return out;
     }
@@ -400,7 +402,9 @@ private:
 
     // The chunk in `slot` and all before it are done: take their counters.
     void wait_for(StagingSlot& slot) {
+        const auto start = std::chrono::steady_clock::now();
         check(cudaEventSynchronize(slot.events.done), "device work of a staged chunk");
+        host_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (auto& other : slots_) {
             if (other->in_flight && other->sequence < slot.sequence) complete(*other);
         }
@@ -415,7 +419,9 @@ private:
     }
 
     void synchronize() {
+        const auto start = std::chrono::steady_clock::now();
         check(cudaStreamSynchronize(stream_), "GPU indexer device work");
+        host_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         StagingSlot* first = slots_[0].get();
         StagingSlot* second = slots_[1].get();
         if (first->sequence > second->sequence) std::swap(first, second);
@@ -470,6 +476,7 @@ private:
     uint64_t known_terms_ = 0;  // exact once the chunks before are done
     uint64_t known_bytes_ = 0;
     double busy_seconds_ = 0;
+    double host_wait_seconds_ = 0;
     TimedEvents sort_events_;
 
     // The dictionary.

@@ -1,6 +1,7 @@
 #include "nodes/index/gpu_indexer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string_view>
 
@@ -13,6 +14,10 @@ namespace {
 
 ErrorContext index_context() {
     return ErrorContext{.node = "index", .file = {}, .record = {}, .byte_offset = {}};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 const char* algorithm_name(GpuDictionaryAlgorithm algorithm) {
@@ -33,6 +38,7 @@ GpuIndexer::GpuIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positi
 }
 
 void GpuIndexer::index(const RegroupedBatch& batch) {
+    const auto start = std::chrono::steady_clock::now();
     if (batch.first_docid < next_docid_) {
         fail_batch(batch, "starts at docid " + std::to_string(batch.first_docid) + ", before docid " +
                               std::to_string(next_docid_) + " of the batch before; batches must arrive in "
@@ -47,6 +53,7 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
     // next batches are packed into the other staging buffer.
     GpuStaging& staging = device_->staging();
     if (staging.occurrences * 2 >= staging.occurrence_capacity) device_->submit();
+    stage_seconds_ += seconds_since(start);
 }
 
 void GpuIndexer::stage(const RegroupedBatch& batch, const CollectionSlice& slice) {
@@ -99,7 +106,9 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
            "indexer " + std::to_string(indexer_id_) + ": run " + std::to_string(run) + " ends after run " +
                std::to_string(last_run_) + "; runs must increase",
            index_context());
+    const auto close_start = std::chrono::steady_clock::now();
     const GpuRunPostings sorted = device_->close_run();
+    close_run_seconds_ += seconds_since(close_start);
     terms_.resize(device_->terms());
 
     RunPostings out;
@@ -109,48 +118,66 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
     out.positional = positional_;
     out.end_of_input = end_of_input;
 
-    // Postings come sorted by term id, each term's in arrival (docid) order.
-    uint32_t current = kNone;
-    TermRunList* list = nullptr;
+    // Postings come sorted by term id, each term's in arrival (docid) order:
+    // one sequential pass finds each term's stretch, and the stretch is
+    // copied in bulk unless a document repeats (an input that was not merged
+    // per document), which is then merged posting by posting.
+    const auto lists_start = std::chrono::steady_clock::now();
+    const uint32_t* ids = sorted.term_ids;
+    const uint32_t* docids = sorted.docids;
+    const uint32_t* tfs = sorted.tfs;
     bool merged_repeat = false;
-    for (size_t p = 0; p < sorted.count; ++p) {
-        const uint32_t id = sorted.term_ids[p];
-        const uint32_t docid = sorted.docids[p];
-        const uint32_t tf = sorted.tfs[p];
-        ensure(id < terms_.size(), "device returned term id " + std::to_string(id) + " of " +
-                                       std::to_string(terms_.size()), index_context());
-        TermRecord& record = terms_[id];
-        if (id != current) {
-            ensure(current == kNone || id > current, "device postings are not sorted by term", index_context());
-            current = id;
-            const auto slot = static_cast<uint32_t>(out.lists.size());
-            out.lists.emplace_back();
-            list = &out.lists.back();
-            list->slot = slot;
-            add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
+    uint32_t previous_id = kNone;
+    for (size_t begin = 0; begin < sorted.count;) {
+        const uint32_t id = ids[begin];
+        ensure(id < terms_.size(),
+               "device returned term id " + std::to_string(id) + " of " + std::to_string(terms_.size()),
+               index_context());
+        ensure(previous_id == kNone || id > previous_id, "device postings are not sorted by term", index_context());
+        previous_id = id;
+        size_t end = begin + 1;
+        uint64_t cf = tfs[begin];
+        bool repeats = false;
+        for (; end < sorted.count && ids[end] == id; ++end) {
+            cf += tfs[end];
+            if (docids[end] <= docids[end - 1]) {
+                ensure(docids[end] == docids[end - 1],
+                       "device postings of term id " + std::to_string(id) + " are out of docid order: docid " +
+                           std::to_string(docids[end]) + " after " + std::to_string(docids[end - 1]),
+                       index_context());
+                repeats = true;
+            }
         }
-        record.cf += tf;
-        // A document's postings of one term arrive once per batch it is in;
-        // an input that was not merged per document may repeat one.
-        if (!list->docids.empty() && list->docids.back() >= docid) {
-            ensure(list->docids.back() == docid,
-                   "device postings of term id " + std::to_string(id) + " are out of docid order: docid " +
-                       std::to_string(docid) + " after " + std::to_string(list->docids.back()) + " (posting " +
-                       std::to_string(p) + " of " + std::to_string(sorted.count) + ")",
-                   index_context());
-            list->tfs.back() += tf;
-            merged_repeat = true;
+        const auto slot = static_cast<uint32_t>(out.lists.size());
+        TermRunList& list = out.lists.emplace_back();
+        list.slot = slot;
+        if (!repeats) {
+            list.docids.assign(docids + begin, docids + end);
+            list.tfs.assign(tfs + begin, tfs + end);
         } else {
-            list->docids.push_back(docid);
-            list->tfs.push_back(tf);
-            ++record.df;
-            ++stats_.postings;
+            merged_repeat = true;
+            for (size_t p = begin; p < end; ++p) {
+                if (!list.docids.empty() && list.docids.back() == docids[p]) {
+                    list.tfs.back() += tfs[p];
+                } else {
+                    list.docids.push_back(docids[p]);
+                    list.tfs.push_back(tfs[p]);
+                }
+            }
         }
         if (positional_) {
-            const uint64_t start = run_position_starts_.at(sorted.occurrence_index[p]);
-            list->positions.insert(list->positions.end(), run_positions_.begin() + static_cast<std::ptrdiff_t>(start),
-                                   run_positions_.begin() + static_cast<std::ptrdiff_t>(start + tf));
+            for (size_t p = begin; p < end; ++p) {
+                const uint64_t start = run_position_starts_.at(sorted.occurrence_index[p]);
+                list.positions.insert(list.positions.end(), run_positions_.begin() + static_cast<std::ptrdiff_t>(start),
+                                      run_positions_.begin() + static_cast<std::ptrdiff_t>(start + tfs[p]));
+            }
         }
+        TermRecord& record = terms_[id];
+        record.df += static_cast<uint32_t>(list.docids.size());
+        record.cf += cf;
+        stats_.postings += list.docids.size();
+        add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
+        begin = end;
     }
     if (positional_ && merged_repeat) {
         for (TermRunList& run_list : out.lists) {
@@ -161,6 +188,7 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
             }
         }
     }
+    lists_seconds_ += seconds_since(lists_start);
 
     run_position_starts_.clear();
     run_positions_.clear();
@@ -213,6 +241,11 @@ nlohmann::json GpuIndexer::extra_stats() const {
             {"peak_device_bytes", device.peak_device_bytes},
             {"pinned_host_bytes", device.pinned_host_bytes},
             {"device_busy_seconds", device.device_busy_seconds},
+            // Where the indexer's own thread spends its time (host side).
+            {"host_stage_seconds", stage_seconds_},
+            {"host_wait_seconds", device.host_wait_seconds},
+            {"host_close_run_seconds", close_run_seconds_},
+            {"host_lists_seconds", lists_seconds_},
             {"chunks", device.chunks}};
 }
 

@@ -79,6 +79,9 @@ private:
     std::vector<uint64_t> run_position_starts_;
     std::vector<uint32_t> run_positions_;
 
+    double stage_seconds_ = 0;      // checking and staging batches (waits included)
+    double close_run_seconds_ = 0;  // submit, sort and copy back at run ends
+    double lists_seconds_ = 0;      // turning sorted postings into run lists
     uint64_t next_docid_ = 0;  // batches must start at or after it
     uint32_t last_run_ = 0;
     bool any_run_ended_ = false;
