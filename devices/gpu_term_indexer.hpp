@@ -2,13 +2,18 @@
 // half): a dictionary that lives in GPU memory and the postings of the
 // current run, grouped by term on the device.
 //
-// The host stages occurrences (key bytes, collection, docid, tf) in pinned
-// buffers; submit() copies them and launches the dictionary kernels on the
-// indexer's CUDA stream and returns at once, so the host packs the next
-// batch while the device works. Term ids are dense, 0,1,2,... in order of
-// each term's first occurrence in the stream, whatever the algorithm, so a
-// build is deterministic. close_run() sorts the run's postings by term id on
-// the device (stable: docid order is kept) and hands them back.
+// The host stages whole batches in pinned buffers with bulk copies only: a
+// batch's term arena and the occurrences of the collections this indexer
+// owns (whole slices; a regrouped batch keeps each collection's occurrences
+// together). submit() copies them and launches the kernels on the indexer's
+// CUDA stream and returns at once, so the host stages the next batches while
+// the device works. On the device each occurrence is checked (a bad one is
+// reported at the next synchronization, naming batch and docid), its key
+// (the term without its collection's prefix) located, and its term id found.
+// Term ids are dense, 0,1,2,... in order of each term's first occurrence in
+// the stream, whatever the algorithm, so a build is deterministic.
+// close_run() sorts the run's postings by term id on the device (stable:
+// docid order is kept) and hands them back.
 //
 // C++17 and free of CUDA headers: g++ compiles the host half against it, and
 // devices/no_cuda.cpp implements create_gpu_term_indexer() for builds
@@ -32,23 +37,46 @@ enum class GpuDictionaryAlgorithm {
 struct GpuTermIndexerOptions {
     int device = 0;                          // CUDA ordinal
     GpuDictionaryAlgorithm algorithm = GpuDictionaryAlgorithm::hash;
-    size_t staging_occurrences = size_t{1} << 20;  // per pinned staging buffer
-    size_t staging_key_bytes = size_t{16} << 20;
-    bool keep_occurrence_order = false;      // return each posting's run index (positional builds)
+    size_t staging_occurrences = size_t{1} << 20;  // per pinned staging buffer (grows for bigger batches)
+    size_t staging_term_bytes = size_t{16} << 20;
+    std::vector<bool> owned;                 // kCollections entries: what the device may see
+    bool positional = false;                 // return each posting's position start
+};
+
+// An occurrence as the parsers make it (nodes/messages.hpp TermOccurrence,
+// same layout, checked by the host half).
+struct GpuOccurrence {
+    uint32_t local_docid;
+    uint32_t collection;
+    uint32_t term_offset;     // into its batch's term arena
+    uint32_t term_length;     // full term, prefix included
+    uint32_t tf;
+    uint32_t positions_offset;
+};
+
+// One batch in a staging buffer.
+struct GpuStagedBatch {
+    uint64_t sequence = 0;          // for error messages
+    uint64_t first_docid = 0;
+    uint64_t terms_base = 0;        // its arena's place in GpuStaging::terms
+    uint64_t positions_base = 0;    // where its positions start in the host's run positions
+    uint32_t occurrence_begin = 0;  // its occurrences' place in GpuStaging::occurrences
+    uint32_t documents = 0;
+    uint32_t terms_bytes = 0;
+    uint32_t padding = 0;
 };
 
 // One pinned staging buffer, filled by the host between submit() calls.
 struct GpuStaging {
-    char* key_bytes = nullptr;          // keys back to back (collection prefix removed)
-    uint32_t* key_offsets = nullptr;    // per occurrence, into key_bytes
-    uint8_t* key_lengths = nullptr;
-    uint16_t* collections = nullptr;
-    uint32_t* docids = nullptr;
-    uint32_t* tfs = nullptr;
+    GpuOccurrence* occurrences = nullptr;
+    char* terms = nullptr;
+    GpuStagedBatch* batches = nullptr;
     size_t occurrence_capacity = 0;
-    size_t key_byte_capacity = 0;
-    size_t occurrences = 0;             // filled so far
-    size_t key_bytes_used = 0;
+    size_t term_capacity = 0;
+    size_t batch_capacity = 0;
+    size_t occurrence_count = 0;    // filled so far
+    size_t terms_used = 0;
+    size_t batch_count = 0;
 };
 
 // A closed run: postings sorted by (term id, arrival order).
@@ -56,7 +84,7 @@ struct GpuRunPostings {
     const uint32_t* term_ids = nullptr;
     const uint32_t* docids = nullptr;
     const uint32_t* tfs = nullptr;
-    const uint32_t* occurrence_index = nullptr;  // only with keep_occurrence_order
+    const uint64_t* position_starts = nullptr;  // positional: GpuStagedBatch::positions_base + positions_offset
     size_t count = 0;
 };
 
@@ -84,9 +112,11 @@ struct GpuTermIndexerStats {
 class GpuTermIndexer {
 public:
     virtual ~GpuTermIndexer() = default;
-    // The buffer to fill now; has room for at least one occurrence of
-    // 255 key bytes. Waits if the device still copies from it.
-    virtual GpuStaging& staging() = 0;
+    // The buffer to fill now, with room for at least `occurrences`
+    // occurrences, `term_bytes` arena bytes and one batch more than it holds:
+    // submits what it holds first when that does not fit, grows when even an
+    // empty one is too small. Waits if the device still copies from it.
+    virtual GpuStaging& staging(size_t occurrences, size_t term_bytes) = 0;
     // Sends the staged occurrences: appended to the current run.
     virtual void submit() = 0;
     // Submits what is staged, then sorts and returns the run (valid until the

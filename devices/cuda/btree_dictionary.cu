@@ -320,7 +320,7 @@ void btree_reserve(BtreeArrays& btree, uint64_t terms, uint32_t max_chunk, cudaS
     btree.final_id.reserve(std::max<uint64_t>(terms, 1), btree.final_id.capacity(), stream);
     btree.sorted_collections.reserve(max_chunk, 0, stream);
     btree.sorted_occurrences.reserve(max_chunk, 0, stream);
-    if (btree.sort_temp.capacity() == 0) btree.sort_temp.reserve(grouping_temp_bytes(max_chunk), 0, stream);
+    btree.sort_temp.reserve(grouping_temp_bytes(max_chunk), 0, stream);
 }
 
 void btree_assign_term_ids(const DictionaryView& dictionary, BtreeArrays& btree, const ChunkView& chunk,

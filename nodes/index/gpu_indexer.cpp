@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "invidx/error.hpp"
 #include "nodes/index/batch_checks.hpp"
@@ -20,11 +22,33 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Device failures (CUDA errors, occurrences the device refused) become
+// invidx errors of the index node.
+template <class Call>
+decltype(auto) on_device(Call&& call) {
+    try {
+        return std::forward<Call>(call)();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& error) {
+        throw Error(error.what(), index_context());
+    }
+}
+
 const char* algorithm_name(GpuDictionaryAlgorithm algorithm) {
     return algorithm == GpuDictionaryAlgorithm::hash ? "hash" : "btree";
 }
 
 }  // namespace
+
+// The device reads the parsers' occurrences as they are.
+static_assert(sizeof(GpuOccurrence) == sizeof(TermOccurrence));
+static_assert(offsetof(GpuOccurrence, local_docid) == offsetof(TermOccurrence, local_docid));
+static_assert(offsetof(GpuOccurrence, collection) == offsetof(TermOccurrence, collection));
+static_assert(offsetof(GpuOccurrence, term_offset) == offsetof(TermOccurrence, term_offset));
+static_assert(offsetof(GpuOccurrence, term_length) == offsetof(TermOccurrence, term_length));
+static_assert(offsetof(GpuOccurrence, tf) == offsetof(TermOccurrence, tf));
+static_assert(offsetof(GpuOccurrence, positions_offset) == offsetof(TermOccurrence, positions_offset));
 
 GpuIndexer::GpuIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positional, GpuTermIndexerOptions options)
     : indexer_id_(indexer_id), owned_(std::move(owned)), positional_(positional),
@@ -33,10 +57,15 @@ GpuIndexer::GpuIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positi
            "indexer " + std::to_string(indexer_id) + ": ownership table has " + std::to_string(owned_.size()) +
                " entries, expected " + std::to_string(kCollections),
            index_context());
-    options.keep_occurrence_order = positional_;
-    device_ = create_gpu_term_indexer(options);
+    options.owned = owned_;
+    options.positional = positional_;
+    device_ = on_device([&] { return create_gpu_term_indexer(options); });
 }
 
+// Bulk copies only: the batch's term arena, then the owned slices'
+// occurrences, which regrouping keeps together. Every occurrence is checked
+// on the device (a bad one fails the build at the next synchronization,
+// naming batch and docid).
 void GpuIndexer::index(const RegroupedBatch& batch) {
     const auto start = std::chrono::steady_clock::now();
     if (batch.first_docid < next_docid_) {
@@ -45,47 +74,40 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
                               "increasing docid order");
     }
     next_docid_ = batch.first_docid + batch.docs.size();
+    if (batch.docs.size() > UINT32_MAX || batch.terms.size() > UINT32_MAX) {
+        fail_batch(batch, "more than 2^32-1 documents or term bytes in one batch");
+    }
+    size_t owned_occurrences = 0;
     for (const CollectionSlice& slice : batch.slices) {
         check_slice(batch, slice);
-        if (owns(slice.collection)) stage(batch, slice);
+        if (owns(slice.collection)) owned_occurrences += slice.end - slice.begin;
     }
-    // Large enough to be worth a launch: let the device start while the
-    // next batches are packed into the other staging buffer.
-    GpuStaging& staging = device_->staging();
-    if (staging.occurrences * 2 >= staging.occurrence_capacity) device_->submit();
+    if (owned_occurrences > 0) {
+        GpuStaging& staging =
+            on_device([&]() -> GpuStaging& { return device_->staging(owned_occurrences, batch.terms.size()); });
+        GpuStagedBatch& staged = staging.batches[staging.batch_count++];
+        staged.sequence = batch.sequence;
+        staged.first_docid = batch.first_docid;
+        staged.terms_base = staging.terms_used;
+        staged.positions_base = run_positions_.size();
+        staged.occurrence_begin = static_cast<uint32_t>(staging.occurrence_count);
+        staged.documents = static_cast<uint32_t>(batch.docs.size());
+        staged.terms_bytes = static_cast<uint32_t>(batch.terms.size());
+        std::memcpy(staging.terms + staging.terms_used, batch.terms.data(), batch.terms.size());
+        staging.terms_used += batch.terms.size();
+        for (const CollectionSlice& slice : batch.slices) {
+            if (!owns(slice.collection)) continue;
+            const size_t count = slice.end - slice.begin;
+            std::memcpy(staging.occurrences + staging.occurrence_count, batch.occurrences.data() + slice.begin,
+                        count * sizeof(TermOccurrence));
+            staging.occurrence_count += count;
+        }
+        if (positional_) run_positions_.insert(run_positions_.end(), batch.positions.begin(), batch.positions.end());
+        // Large enough to be worth a launch: let the device start while the
+        // next batches are staged in the other buffer.
+        if (staging.occurrence_count * 2 >= staging.occurrence_capacity) on_device([&] { device_->submit(); });
+    }
     stage_seconds_ += seconds_since(start);
-}
-
-void GpuIndexer::stage(const RegroupedBatch& batch, const CollectionSlice& slice) {
-    const std::string prefix = collection_prefix(slice.collection);
-    GpuStaging* staging = &device_->staging();
-    for (uint32_t i = slice.begin; i < slice.end; ++i) {
-        std::string_view term;
-        const uint32_t docid = check_occurrence(batch, slice, i, prefix, positional_, term);
-        const TermOccurrence& occurrence = batch.occurrences[i];
-        // Prefix collections keep keys without the three bytes the trie
-        // already encodes (§III.B.1), as the CPU indexer does.
-        const std::string_view key = term.substr(prefix.size());
-        if (staging->occurrences == staging->occurrence_capacity ||
-            staging->key_bytes_used + key.size() > staging->key_byte_capacity) {
-            device_->submit();
-            staging = &device_->staging();
-        }
-        const size_t k = staging->occurrences++;
-        std::memcpy(staging->key_bytes + staging->key_bytes_used, key.data(), key.size());
-        staging->key_offsets[k] = static_cast<uint32_t>(staging->key_bytes_used);
-        staging->key_lengths[k] = static_cast<uint8_t>(key.size());
-        staging->collections[k] = static_cast<uint16_t>(slice.collection);
-        staging->docids[k] = docid;
-        staging->tfs[k] = occurrence.tf;
-        staging->key_bytes_used += key.size();
-        stats_.tokens += occurrence.tf;
-        if (positional_) {
-            run_position_starts_.push_back(run_positions_.size());
-            const auto first = batch.positions.begin() + occurrence.positions_offset;
-            run_positions_.insert(run_positions_.end(), first, first + occurrence.tf);
-        }
-    }
 }
 
 void GpuIndexer::add_ref(TermRecord& term, const PartialListRef& ref) {
@@ -107,9 +129,9 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
                std::to_string(last_run_) + "; runs must increase",
            index_context());
     const auto close_start = std::chrono::steady_clock::now();
-    const GpuRunPostings sorted = device_->close_run();
+    const GpuRunPostings sorted = on_device([&] { return device_->close_run(); });
     close_run_seconds_ += seconds_since(close_start);
-    terms_.resize(device_->terms());
+    terms_.resize(on_device([&] { return device_->terms(); }));
 
     RunPostings out;
     out.run = run;
@@ -167,14 +189,17 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
         }
         if (positional_) {
             for (size_t p = begin; p < end; ++p) {
-                const uint64_t start = run_position_starts_.at(sorted.occurrence_index[p]);
-                list.positions.insert(list.positions.end(), run_positions_.begin() + static_cast<std::ptrdiff_t>(start),
-                                      run_positions_.begin() + static_cast<std::ptrdiff_t>(start + tfs[p]));
+                const uint64_t first = sorted.position_starts[p];
+                ensure(first + tfs[p] <= run_positions_.size(), "positions run past the run's positions",
+                       index_context());
+                list.positions.insert(list.positions.end(), run_positions_.begin() + static_cast<std::ptrdiff_t>(first),
+                                      run_positions_.begin() + static_cast<std::ptrdiff_t>(first + tfs[p]));
             }
         }
         TermRecord& record = terms_[id];
         record.df += static_cast<uint32_t>(list.docids.size());
         record.cf += cf;
+        stats_.tokens += cf;
         stats_.postings += list.docids.size();
         add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
         begin = end;
@@ -190,7 +215,6 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
     }
     lists_seconds_ += seconds_since(lists_start);
 
-    run_position_starts_.clear();
     run_positions_.clear();
     last_run_ = run;
     any_run_ended_ = true;
@@ -198,7 +222,7 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
 }
 
 std::vector<DictionaryTerm> GpuIndexer::export_terms() const {
-    const GpuExportedTerms keys = device_->export_terms();
+    const GpuExportedTerms keys = on_device([&] { return device_->export_terms(); });
     ensure(keys.key_offsets.size() == terms_.size(),
            "the device holds " + std::to_string(keys.key_offsets.size()) + " terms, the host " +
                std::to_string(terms_.size()),
@@ -230,7 +254,7 @@ GpuIndexer::Stats GpuIndexer::stats() const {
 
 size_t GpuIndexer::memory_bytes() const {
     return terms_.capacity() * sizeof(TermRecord) + refs_.capacity() * sizeof(RefNode) +
-           run_position_starts_.capacity() * sizeof(uint64_t) + run_positions_.capacity() * sizeof(uint32_t);
+           run_positions_.capacity() * sizeof(uint32_t);
 }
 
 nlohmann::json GpuIndexer::extra_stats() const {

@@ -1,6 +1,7 @@
 // The GPU indexer (Wei & JaJa §III.D.2, kinds "gpu_hash" and "gpu_btree"):
-// the host half. It checks each batch, stages the postings of the
-// collections it owns into pinned buffers for the device, and at the end of
+// the host half. It stages each batch's term arena and the occurrences of
+// the collections it owns into pinned buffers for the device (bulk copies;
+// the device checks every occurrence), and at the end of
 // a run turns the device's term-sorted postings into the run's lists while
 // keeping df, cf and the partial-list pointers of every term (the
 // dictionary's keys stay on the device until export).
@@ -61,7 +62,6 @@ private:
         uint32_t next = kNone;
     };
 
-    void stage(const RegroupedBatch& batch, const CollectionSlice& slice);
     void add_ref(TermRecord& term, const PartialListRef& ref);
     bool owns(uint32_t collection) const { return collection < owned_.size() && owned_[collection]; }
 
@@ -74,9 +74,8 @@ private:
     std::vector<TermRecord> terms_;  // by term id
     std::vector<RefNode> refs_;
 
-    // The current run's positions (positional builds): per staged
-    // occurrence, where its tf positions start in run_positions_.
-    std::vector<uint64_t> run_position_starts_;
+    // The current run's positions (positional builds): every staged batch's
+    // positions back to back; the device returns where each posting's start.
     std::vector<uint32_t> run_positions_;
 
     double stage_seconds_ = 0;      // checking and staging batches (waits included)

@@ -43,8 +43,8 @@ void add_gpu_kind(IndexerRegistry& registry, const std::string& kind, GpuDiction
             options.algorithm = algorithm;
             if (spec.staging_occurrences != 0) {
                 options.staging_occurrences = spec.staging_occurrences;
-                // Room for the keys of that many average terms, and one long one.
-                options.staging_key_bytes = std::max<size_t>(16 * spec.staging_occurrences, 255);
+                // Room for the terms of that many occurrences (it grows for bigger batches).
+                options.staging_term_bytes = 16 * spec.staging_occurrences;
             }
             return std::make_unique<IndexerAdapter<GpuIndexer>>(spec.indexer_id, spec.owned, spec.positional,
                                                                 options);

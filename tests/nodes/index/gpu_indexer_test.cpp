@@ -38,7 +38,7 @@ struct Variant {
     const char* label;
     GpuDictionaryAlgorithm algorithm;
     size_t staging_occurrences;  // tiny: many chunks per batch, growth on the way
-    size_t staging_key_bytes;
+    size_t staging_term_bytes;
 };
 
 const Variant kVariants[] = {
@@ -52,7 +52,7 @@ GpuTermIndexerOptions options_for(const Variant& variant) {
     GpuTermIndexerOptions options;
     options.algorithm = variant.algorithm;
     options.staging_occurrences = variant.staging_occurrences;
-    options.staging_key_bytes = variant.staging_key_bytes;
+    options.staging_term_bytes = variant.staging_term_bytes;
     return options;
 }
 
@@ -157,10 +157,37 @@ TEST_CASE("gpu indexer: bad input is an error, not a crash") {
         indexer.index(regroup(parse(0, 100, {{"apple"}})));
         CHECK_THROWS_WITH_AS(indexer.index(regroup(parse(1, 50, {{"apple"}}))), doctest::Contains("batch 1"), Error);
     }
+    // Occurrences are checked on the device: the error comes at the next
+    // synchronization (here the end of the run), naming batch and docid.
     SUBCASE("a term outside its collection") {
-        RegroupedBatch batch = regroup(parse(0, 0, {{"apple"}}));
+        RegroupedBatch batch = regroup(parse(7, 40, {{"apple"}}));
         batch.terms = "pearl";
-        CHECK_THROWS_WITH_AS(indexer.index(batch), doctest::Contains("does not belong"), Error);
+        const auto index_and_close = [&] {
+            indexer.index(batch);
+            indexer.end_run(0, 1, true);
+        };
+        CHECK_THROWS_WITH_AS(index_and_close(), doctest::Contains("batch 7: docid 40: term 'pearl' does not belong"),
+                             Error);
+    }
+    SUBCASE("term bytes past the arena, tf 0, a document outside the batch") {
+        for (int damage = 0; damage < 3; ++damage) {
+            CAPTURE(damage);
+            GpuIndexer fresh(0, std::vector<bool>(kCollections, true), false, GpuTermIndexerOptions{});
+            RegroupedBatch batch = regroup(parse(0, 0, {{"apple", "pear"}}));
+            if (damage == 0) batch.occurrences[0].term_offset = 3;
+            if (damage == 1) batch.occurrences[0].tf = 0;
+            if (damage == 2) batch.occurrences[0].local_docid = 5;
+            const auto index_and_close = [&] {
+                fresh.index(batch);
+                fresh.end_run(0, 1, true);
+            };
+            CHECK_THROWS_AS(index_and_close(), Error);
+        }
+    }
+    SUBCASE("slice past the occurrences") {
+        RegroupedBatch batch = regroup(parse(0, 0, {{"apple"}}));
+        batch.slices[0].end = 5;
+        CHECK_THROWS_AS(indexer.index(batch), Error);
     }
     SUBCASE("runs that do not increase") {
         indexer.end_run(2, 1, false);
