@@ -31,17 +31,22 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer > /dev/null; 
 fi
 
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
-# COLLECTIONS and CONFIGS narrow a run down (e.g. CONFIGS=bench/configs/gpu-15-0-1.json COLLECTIONS=real).
+# COLLECTIONS and CONFIGS narrow a run down (e.g. CONFIGS=bench/configs/gpu-15-0-1.json COLLECTIONS=real);
+# SETTINGS are --set overrides for every run (default: 48 tokens, 8 decoders,
+# so that reading and decoding do not hide the indexers: docs/PERFORMANCE.md).
+read -r -a settings <<< "${SETTINGS:-memory.tokens=48 decompress.count=8}"
+set_args=()
+for setting in "${settings[@]}"; do set_args+=(--set "$setting"); done
 collections=${COLLECTIONS:-real synth}
 [ -d /tmp/real ] || python3 bench/gen_collection.py --kind realistic --size-mb "$realistic_mb" --files 32 --jobs 16 --out /tmp/real > /tmp/gen.log 2>&1 || { tail /tmp/gen.log; exit 1; }
 case "$collections" in *synth*)
   [ -d /tmp/synth ] || python3 bench/gen_collection.py --kind synthetic --size-mb "$synthetic_mb" --files 32 --jobs 16 --out /tmp/synth > /tmp/gen2.log 2>&1 || { tail /tmp/gen2.log; exit 1; } ;;
 esac
 du -sh /tmp/real /tmp/synth 2> /dev/null
-configs=${CONFIGS:-bench/configs/cpu-14-2.json,bench/configs/cpu-12-4.json,bench/configs/cpu-15-1.json,bench/configs/gpu-12-2-1.json,bench/configs/gpu-14-1-1.json,bench/configs/gpu-15-0-1.json,bench/configs/gpu-btree-14-1-1.json,bench/configs/gpu-btree-15-0-1.json}
+configs=${CONFIGS:-bench/configs/cpu-14-2.json,bench/configs/cpu-12-4.json,bench/configs/cpu-10-6.json,bench/configs/cpu-15-1.json,bench/configs/gpu-12-2-1.json,bench/configs/gpu-14-1-1.json,bench/configs/gpu-15-0-1.json,bench/configs/gpu-btree-14-1-1.json,bench/configs/gpu-btree-15-0-1.json}
 for coll in $collections; do
   python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/$coll \
-    --configs "$configs" --json "$out/bench-$coll.json" --timeout 240 > "$out/bench-$coll.txt" 2>&1
+    --configs "$configs" --repeat "${REPEAT:-2}" "${set_args[@]}" --json "$out/bench-$coll.json" --timeout 240 > "$out/bench-$coll.txt" 2>&1
   echo "== $coll"; tail -11 "$out/bench-$coll.txt"
 done
 for coll in $collections; do echo "== $coll per indexer"; python3 bench/indexer_table.py "$out/bench-$coll.json"; done

@@ -7,6 +7,9 @@
 #include <string_view>
 #include <utility>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include "invidx/error.hpp"
 #include "nodes/index/batch_checks.hpp"
 
@@ -140,78 +143,89 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
     out.positional = positional_;
     out.end_of_input = end_of_input;
 
-    // Postings come sorted by term id, each term's in arrival (docid) order:
-    // one sequential pass finds each term's stretch, and the stretch is
-    // copied in bulk unless a document repeats (an input that was not merged
-    // per document), which is then merged posting by posting.
+    // Postings come sorted by term id, each term's in arrival (docid) order.
+    // One sequential pass finds each term's stretch; the stretches become
+    // lists in parallel (bulk copies, unless a document repeats: an input
+    // that was not merged per document, merged posting by posting), so a
+    // run's end does not hold up the batches queued behind it.
     const auto lists_start = std::chrono::steady_clock::now();
     const uint32_t* ids = sorted.term_ids;
     const uint32_t* docids = sorted.docids;
     const uint32_t* tfs = sorted.tfs;
-    bool merged_repeat = false;
-    uint32_t previous_id = kNone;
-    for (size_t begin = 0; begin < sorted.count;) {
-        const uint32_t id = ids[begin];
-        ensure(id < terms_.size(),
-               "device returned term id " + std::to_string(id) + " of " + std::to_string(terms_.size()),
-               index_context());
-        ensure(previous_id == kNone || id > previous_id, "device postings are not sorted by term", index_context());
-        previous_id = id;
-        size_t end = begin + 1;
-        uint64_t cf = tfs[begin];
-        bool repeats = false;
-        for (; end < sorted.count && ids[end] == id; ++end) {
-            cf += tfs[end];
-            if (docids[end] <= docids[end - 1]) {
-                ensure(docids[end] == docids[end - 1],
-                       "device postings of term id " + std::to_string(id) + " are out of docid order: docid " +
-                           std::to_string(docids[end]) + " after " + std::to_string(docids[end - 1]),
-                       index_context());
-                repeats = true;
-            }
+    std::vector<size_t> starts;
+    for (size_t p = 0; p < sorted.count; ++p) {
+        if (p == 0 || ids[p] != ids[p - 1]) {
+            ensure(p == 0 || ids[p] > ids[p - 1], "device postings are not sorted by term", index_context());
+            ensure(ids[p] < terms_.size(),
+                   "device returned term id " + std::to_string(ids[p]) + " of " + std::to_string(terms_.size()),
+                   index_context());
+            starts.push_back(p);
         }
-        const auto slot = static_cast<uint32_t>(out.lists.size());
-        TermRunList& list = out.lists.emplace_back();
-        list.slot = slot;
-        if (!repeats) {
-            list.docids.assign(docids + begin, docids + end);
-            list.tfs.assign(tfs + begin, tfs + end);
-        } else {
-            merged_repeat = true;
-            for (size_t p = begin; p < end; ++p) {
-                if (!list.docids.empty() && list.docids.back() == docids[p]) {
-                    list.tfs.back() += tfs[p];
-                } else {
-                    list.docids.push_back(docids[p]);
-                    list.tfs.push_back(tfs[p]);
+    }
+    starts.push_back(sorted.count);
+    const size_t list_count = starts.size() - 1;
+    out.lists.resize(list_count);
+    std::vector<uint64_t> list_cf(list_count);
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<size_t>(0, list_count, 256), [&](const auto& range) {
+        for (size_t slot = range.begin(); slot != range.end(); ++slot) {
+            const size_t begin = starts[slot];
+            const size_t end = starts[slot + 1];
+            TermRunList& list = out.lists[slot];
+            list.slot = static_cast<uint32_t>(slot);
+            uint64_t cf = tfs[begin];
+            bool repeats = false;
+            for (size_t p = begin + 1; p < end; ++p) {
+                cf += tfs[p];
+                if (docids[p] <= docids[p - 1]) {
+                    ensure(docids[p] == docids[p - 1],
+                           "device postings of term id " + std::to_string(ids[p]) + " are out of docid order: docid " +
+                               std::to_string(docids[p]) + " after " + std::to_string(docids[p - 1]),
+                           index_context());
+                    repeats = true;
+                }
+            }
+            list_cf[slot] = cf;
+            if (!repeats) {
+                list.docids.assign(docids + begin, docids + end);
+                list.tfs.assign(tfs + begin, tfs + end);
+            } else {
+                for (size_t p = begin; p < end; ++p) {
+                    if (!list.docids.empty() && list.docids.back() == docids[p]) {
+                        list.tfs.back() += tfs[p];
+                    } else {
+                        list.docids.push_back(docids[p]);
+                        list.tfs.push_back(tfs[p]);
+                    }
+                }
+            }
+            if (positional_) {
+                for (size_t p = begin; p < end; ++p) {
+                    const uint64_t first = sorted.position_starts[p];
+                    ensure(first + tfs[p] <= run_positions_.size(), "positions run past the run's positions",
+                           index_context());
+                    list.positions.insert(list.positions.end(),
+                                          run_positions_.begin() + static_cast<std::ptrdiff_t>(first),
+                                          run_positions_.begin() + static_cast<std::ptrdiff_t>(first + tfs[p]));
+                }
+                // Merged repeats may have put one document's positions out of order.
+                if (repeats) {
+                    auto first = list.positions.begin();
+                    for (const uint32_t tf : list.tfs) {
+                        std::sort(first, first + tf);
+                        first += tf;
+                    }
                 }
             }
         }
-        if (positional_) {
-            for (size_t p = begin; p < end; ++p) {
-                const uint64_t first = sorted.position_starts[p];
-                ensure(first + tfs[p] <= run_positions_.size(), "positions run past the run's positions",
-                       index_context());
-                list.positions.insert(list.positions.end(), run_positions_.begin() + static_cast<std::ptrdiff_t>(first),
-                                      run_positions_.begin() + static_cast<std::ptrdiff_t>(first + tfs[p]));
-            }
-        }
-        TermRecord& record = terms_[id];
+    });
+    for (size_t slot = 0; slot < list_count; ++slot) {
+        TermRecord& record = terms_[ids[starts[slot]]];
+        const TermRunList& list = out.lists[slot];
         record.df += static_cast<uint32_t>(list.docids.size());
-        record.cf += cf;
-        stats_.tokens += cf;
+        record.cf += list_cf[slot];
+        stats_.tokens += list_cf[slot];
         stats_.postings += list.docids.size();
-        add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
-        begin = end;
-    }
-    if (positional_ && merged_repeat) {
-        for (TermRunList& run_list : out.lists) {
-            auto first = run_list.positions.begin();
-            for (const uint32_t tf : run_list.tfs) {
-                std::sort(first, first + tf);
-                first += tf;
-            }
-        }
+        add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = static_cast<uint32_t>(slot)});
     }
     lists_seconds_ += seconds_since(lists_start);
 

@@ -24,7 +24,7 @@ TEST_CASE("PorterStemmer: known outputs of the Porter algorithm") {
     CHECK(stem("caf\xC3\xA9s") == "caf\xC3\xA9");
 }
 
-TEST_CASE("PorterStemmer: 'none' is the identity; unknown names are errors") {
+TEST_CASE("PorterStemmer: 'none' is the identity, unknown names are errors") {
     invidx::PorterStemmer none("none");
     CHECK(none.identity());
     CHECK(none.stem("running") == "running");

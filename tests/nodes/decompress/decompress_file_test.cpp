@@ -102,7 +102,7 @@ TEST_CASE("every member of a multi-member gzip is decoded") {
     CHECK(entries[0].bytes == "first member\n" + second);
 }
 
-TEST_CASE("tar members are entries in archive order; directories and links are skipped") {
+TEST_CASE("tar members are entries in archive order, directories and links skipped") {
     TempDir dir;
     const std::string big = testing::sample_text(3000, 3);
     const std::vector<testing::Member> members = {

@@ -118,7 +118,7 @@ TEST_CASE("a highly compressed file streams through a bounded channel without de
     CHECK(got.back().entry_end);
 }
 
-TEST_CASE("a decoder error is thrown from push; the file's remaining blocks are ignored") {
+TEST_CASE("a decoder error is thrown from push and the file's remaining blocks are ignored") {
     TempDir dir;
     const std::string text = testing::sample_text(50000, 12);
     std::string corrupt = testing::compress(text, ARCHIVE_FILTER_GZIP);

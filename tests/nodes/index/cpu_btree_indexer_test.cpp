@@ -28,7 +28,7 @@ TEST_CASE("cpu indexer: one indexer owning everything matches a std::map index")
     check_indexers(indexers, owner_of, false, 11);
 }
 
-TEST_CASE("cpu indexer: three indexers split the collections; positional lists") {
+TEST_CASE("cpu indexer: three indexers split the collections, with positional lists") {
     std::vector<uint32_t> owner_of(kCollections);
     for (uint32_t c = 0; c < kCollections; ++c) owner_of[c] = (c * 7 + c / 5) % 3;
     std::vector<CpuBtreeIndexer> indexers;

@@ -96,7 +96,7 @@ TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index")
     }
 }
 
-TEST_CASE("gpu indexer: three indexers split the collections; positional lists") {
+TEST_CASE("gpu indexer: three indexers split the collections, with positional lists") {
     SKIP_WITHOUT_GPU();
     for (const Variant& variant : kVariants) {
         CAPTURE(std::string(variant.label));

@@ -24,7 +24,7 @@ std::string error_of(const std::string& input, invidx::ErrorContext* context = n
 
 }  // namespace
 
-TEST_CASE("jsonl: one object per line, id and contents; blank lines skipped but counted") {
+TEST_CASE("jsonl: one object per line, id and contents, blank lines skipped but counted") {
     const std::string line0 = R"({"id": "doc-a", "contents": "Alpha <b>text</b>", "extra": [1, 2]})";
     const std::string line3 = R"({"contents": "caf\u00e9 \"q\"", "id": 42})";
     const std::string line4 = "{\"id\": -7, \"contents\": \"\"}\r";

@@ -36,7 +36,7 @@ TEST_CASE("trec: DOC blocks named by their trimmed DOCNO, text after </DOCNO>") 
     CHECK(same_records_at_every_split("trec", input));
 }
 
-TEST_CASE("trec: a DOC may hold no text; empty entries hold no DOC") {
+TEST_CASE("trec: a DOC may hold no text, empty entries hold no DOC") {
     CHECK(frame_whole("trec", "<DOC><DOCNO>x</DOCNO></DOC>") == std::vector<Record>{{"x", "", true, 0, 0}});
     CHECK(frame_whole("trec", "").empty());
     CHECK(frame_whole("trec", " \r\n\t").empty());
