@@ -18,6 +18,7 @@ Searcher::Searcher(const IndexReader& index, Bm25Parameters parameters)
     oneapi::tbb::parallel_for(uint64_t{0}, index.num_documents(), [&](uint64_t docid) {
         norms_[docid] = bm25_.length_norm(index_.document(static_cast<uint32_t>(docid)).length);
     });
+    if (QueryPostings::present(index_)) query_postings_.emplace(index_);
 }
 
 SearchResult Searcher::search(std::string_view text, const SearchOptions& options) const {
@@ -32,6 +33,10 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     // No term left (stop words only), or AND with a term no document has.
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
 
+    // Block maxima hold the exact tf part for the parameters they were made with.
+    const bool block_maxima = query_postings_ && query_postings_->parameters().k1 == bm25_.parameters().k1 &&
+                              query_postings_->parameters().b == bm25_.parameters().b;
+
     // Each present term's list, decoded once; lists in query order.
     std::vector<vbyte::DecodedList> decoded;
     decoded.reserve(result.terms.terms.size());
@@ -39,10 +44,18 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     lists.reserve(result.terms.terms.size());
     for (const auto& term : result.terms.terms) {
         if (!term.index) continue;  // OR: contributes nothing
-        decoded.push_back(index_.postings(*term.index));
+        std::optional<QueryList> blocks;
+        if (query_postings_) {
+            blocks = query_postings_->list(*term.index);
+            decoded.push_back(blocks->decode());
+        } else {
+            decoded.push_back(index_.postings(*term.index));
+        }
         const auto& postings = decoded.back();
         ScoredList list{.docids = postings.docids, .tfs = postings.tfs, .idf = bm25_.idf(term.df), .max_score = 0.0};
-        if (!conjunctive && !options.exhaustive) {
+        if (!conjunctive && !options.exhaustive && block_maxima) {
+            list.max_score = list.idf * blocks->max_tf_part();  // the same maximum, read instead of computed
+        } else if (!conjunctive && !options.exhaustive) {
             // The bound MaxScore needs, exact for this list (not an estimate).
             double best = 0.0;
             for (size_t i = 0; i < postings.docids.size(); ++i) best = std::max(best, bm25_.tf_part(postings.tfs[i], norms_[postings.docids[i]]));

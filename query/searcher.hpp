@@ -1,8 +1,11 @@
 // Ranked retrieval over an IndexReader (SPEC §7): analyzes a query, loads
-// its terms' lists once, and runs daat_and (AND) or maxscore_or (OR).
+// its terms' lists once, and runs daat_and (AND) or maxscore_or (OR). Lists
+// come from the query-ready layout (query.post) when the index has one, from
+// the run files otherwise; the results are the same.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +17,7 @@
 #include "query/query_terms.hpp"
 #include "query/topk.hpp"
 #include "store/index_reader.hpp"
+#include "store/query_postings.hpp"
 
 namespace invidx {
 
@@ -39,6 +43,8 @@ public:
     const IndexReader& index() const { return index_; }
     const Bm25& bm25() const { return bm25_; }
     std::span<const double> length_norms() const { return norms_; }
+    // The query-ready layout, when the index has one.
+    const QueryPostings* query_postings() const { return query_postings_ ? &*query_postings_ : nullptr; }
 
     // One query; `analyzer` must use the index's analysis settings (one per thread).
     SearchResult search(std::string_view text, const SearchOptions& options, Analyzer& analyzer) const;
@@ -51,6 +57,7 @@ private:
     const IndexReader& index_;
     Bm25 bm25_;
     std::vector<double> norms_;  // by docid
+    std::optional<QueryPostings> query_postings_;
 };
 
 }  // namespace invidx

@@ -16,12 +16,15 @@ inline constexpr std::string_view kManifestFile = "manifest.json";
 inline constexpr std::string_view kDictionaryFile = "dictionary.bin";
 inline constexpr std::string_view kDocumentsFile = "documents.bin";
 inline constexpr std::string_view kReportFile = "report.json";
+// Optional: the query-ready layout (`invidx merge --layout query`).
+inline constexpr std::string_view kQueryPostingsFile = "query.post";
 inline constexpr std::string_view kRunsDirectory = "runs";
 
 // 8-byte magics: the first bytes of each binary file.
 inline constexpr std::string_view kRunMagic = "INVIDXPO";
 inline constexpr std::string_view kDictionaryMagic = "INVIDXDI";
 inline constexpr std::string_view kDocumentsMagic = "INVIDXDO";
+inline constexpr std::string_view kQueryPostingsMagic = "INVIDXQP";
 inline constexpr uint32_t kFileVersion = 1;
 
 // Fixed record sizes of the tables, in bytes.
@@ -30,6 +33,9 @@ inline constexpr uint64_t kPartDescriptorBytes = 32;   // indexer, lists, table 
 inline constexpr uint64_t kListEntryBytes = 20;        // offset, byte length, postings
 inline constexpr uint64_t kDocumentsFooterBytes = 20;  // count, table offset, crc32
 inline constexpr uint32_t kRunFlagPositional = 1;
+inline constexpr uint64_t kQueryBlockEntryBytes = 20;  // last docid, docid bytes, tf bytes, block maximum
+inline constexpr uint64_t kQueryFooterBytes = 20;      // term count, table offset, crc32
+inline constexpr uint32_t kQueryBlockPostings = 128;
 
 // "runs/run-000007.post": relative to the index directory.
 inline std::string run_file_name(uint32_t run) {

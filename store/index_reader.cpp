@@ -51,6 +51,12 @@ IndexReader::IndexReader(const fs::path& directory) : directory_(directory), man
 
 std::string IndexReader::display(std::string_view relative) const { return (directory_ / relative).string(); }
 
+std::optional<std::string_view> IndexReader::file_bytes(std::string_view relative) const {
+    const auto found = files_.find(relative);
+    if (found == files_.end()) return std::nullopt;
+    return found->second.bytes();
+}
+
 const MappedFile& IndexReader::verified_file(std::string_view relative) const {
     const auto found = files_.find(relative);
     if (found == files_.end()) {

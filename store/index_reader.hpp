@@ -72,6 +72,11 @@ public:
     std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
 
     const std::vector<InputFile>& files() const { return manifest_.inputs; }
+    // The bytes of a file the manifest lists (size and CRC-32 checked), or
+    // nullopt; for optional files such as query.post.
+    std::optional<std::string_view> file_bytes(std::string_view relative) const;
+    // "<dir>/<relative>": how errors name a file of this index.
+    std::string display(std::string_view relative) const;
     const std::optional<nlohmann::json>& report() const { return report_; }
 
 private:
@@ -93,7 +98,6 @@ private:
         std::vector<PartialListRef> lists;
     };
 
-    std::string display(std::string_view relative) const;
     const MappedFile& verified_file(std::string_view relative) const;
     void open_dictionary();
     void open_documents();

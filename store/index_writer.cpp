@@ -222,6 +222,17 @@ void IndexWriter::write_report(const nlohmann::json& report) {
     report_written_ = true;
 }
 
+void IndexWriter::write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write) {
+    ensure(!published_, "index already published");
+    ensure(std::none_of(written_files_.begin(), written_files_.end(),
+                        [&](const ManifestFile& file) { return file.path == relative_path; }),
+           relative_path + " written twice");
+    BinaryWriter out(temp_dir_ / relative_path);
+    write(out);
+    out.finish_with_crc();
+    record_file(relative_path, out);
+}
+
 // Layout (docs/FORMAT.md, "documents.bin"): header, records in docid order,
 // the offsets table copied from the scratch file, a footer, CRC-32.
 void IndexWriter::finish_documents() {

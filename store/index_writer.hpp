@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -36,6 +37,9 @@ public:
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
     void write_report(const nlohmann::json& report);
+    // Any other binary file (query.post): `write` fills it, then its CRC-32
+    // is appended and it is listed in the manifest like the others.
+    void write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write);
     // Writes manifest.json, syncs, and renames the directory to final_dir
     // (replacing an existing invidx index or an empty directory only).
     void publish();

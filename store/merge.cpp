@@ -4,12 +4,16 @@
 #include <vector>
 
 #include "nodes/compress/vbyte.hpp"
+#include "store/codecs/registry.hpp"
+#include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
+#include "store/query_postings_writer.hpp"
 
 namespace invidx {
 
-void merge_runs(const std::filesystem::path& index_dir) {
+void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& options) {
+    const codecs::Codec* query_codec = options.query_codec ? &codecs::find_codec(*options.query_codec) : nullptr;
     std::optional<IndexWriter> writer;
     {
         const IndexReader old_index(index_dir);
@@ -54,6 +58,11 @@ void merge_runs(const std::filesystem::path& index_dir) {
         writer->append_documents(batch);
         writer->write_dictionary(std::move(terms));
         if (old_index.report()) writer->write_report(*old_index.report());
+        if (query_codec) {
+            // From the old index: the same postings, documents and lengths.
+            writer->write_binary_file(std::string(layout::kQueryPostingsFile),
+                                      [&](BinaryWriter& out) { write_query_postings(old_index, *query_codec, out); });
+        }
     }
     // The old index is closed before it is replaced.
     writer->publish();

@@ -3,14 +3,24 @@
 // reads one contiguous list per term. The result is a new index with one
 // run file, written beside the old one and renamed over it atomically
 // (IndexWriter's publish protocol); its content and CIFF export are unchanged.
+// With a query codec the new index also holds the query-ready layout.
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace invidx {
 
+struct MergeOptions {
+    // Also write query.post, the query-ready layout (store/query_postings_writer.hpp),
+    // with this codec (store/codecs/registry.hpp); none: the merged run only.
+    std::optional<std::string> query_codec;
+};
+
 // Holds the merged run's compressed lists in memory while it writes them
-// (about the size of the index's run files).
-void merge_runs(const std::filesystem::path& index_dir);
+// (about the size of the index's run files). An unknown codec is an
+// invidx::Error listing the known ones, before anything is written.
+void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& options = {});
 
 }  // namespace invidx

@@ -1,6 +1,6 @@
 // invidx: look inside a built index, search it, export it, merge its runs.
 //   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | search IDX QUERY... |
-//   export-ciff IDX FILE | merge IDX
+//   export-ciff IDX FILE | merge IDX [--layout standard|query] [--codec NAME]
 // Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error.
 #include <algorithm>
 #include <charconv>
@@ -21,6 +21,7 @@
 #include "nodes/analyze/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
+#include "store/codecs/registry.hpp"
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
 
@@ -114,12 +115,17 @@ constexpr Command kCommands[] = {
      "  $ invidx export-ciff idx idx.ciff\n"
      "  wrote idx.ciff: 5 postings lists, 3 doc records\n",
      2, 2},
-    {"merge", "invidx merge IDX",
+    {"merge", "invidx merge IDX [--layout standard|query] [--codec NAME]",
      "Combines each term's partial lists (one per run) into one list, rewriting the\n"
      "index with a single run file; the new index replaces the old one atomically.\n"
-     "Content and CIFF export are unchanged.",
+     "Content and CIFF export are unchanged. --layout query also writes query.post,\n"
+     "the query-ready layout that search reads: one list per term in blocks of 128\n"
+     "postings with per-block last docid and BM25 maximum, docids and tfs encoded\n"
+     "apart by --codec (docs/FORMAT.md).",
      "  $ invidx merge idx\n"
-     "  merged 4 runs into 1 in idx\n",
+     "  merged 4 runs into 1 in idx\n"
+     "  $ invidx merge idx --layout query --codec pfor\n"
+     "  merged 1 runs into 1 in idx; query layout with codec pfor\n",
      1, 1},
 };
 
@@ -143,6 +149,10 @@ std::string command_help(const Command& command) {
         << kCommonOptions;
     if (command.name == "export-ciff") out << "  --description TEXT   the CIFF Header's description\n";
     if (command.name == "search") out << kSearchOptions;
+    if (command.name == "merge") {
+        out << "  --layout standard|query  query: also the query-ready layout (default standard)\n"
+            << "  --codec NAME         its codec: " << codecs::codec_names() << " (default bp128)\n";
+    }
     out << "\nExample:\n" << command.example << "\n" << kExitCodes;
     return out.str();
 }
@@ -154,6 +164,9 @@ struct Options {
     bool trec = false;
     bool help = false;
     std::optional<std::string> description;
+    // merge
+    std::string layout = "standard";
+    std::optional<std::string> codec;
     // search
     size_t k = 10;
     QueryMode mode = QueryMode::kOr;
@@ -232,11 +245,24 @@ Options parse(int argc, char** argv) {
         } else if (auto description = value_of("--description")) {
             if (options.command->name != "export-ciff") throw UsageError("--description is an option of export-ciff only");
             options.description = *description;
+        } else if (auto layout = value_of("--layout")) {
+            if (options.command->name != "merge") throw UsageError("--layout is an option of merge only");
+            if (*layout != "standard" && *layout != "query") throw UsageError("--layout must be standard or query, not '" + *layout + "'");
+            options.layout = *layout;
+        } else if (auto codec = value_of("--codec")) {
+            if (options.command->name != "merge") throw UsageError("--codec is an option of merge only");
+            try {
+                (void)codecs::find_codec(*codec);
+            } catch (const Error& error) {
+                throw UsageError("--codec: " + error.message());
+            }
+            options.codec = *codec;
         } else if (options.command->name == "search" && parse_search_option(word, value_of, options)) {
         } else {
             throw UsageError("unknown option '" + word + "' for " + std::string(options.command->name));
         }
     }
+    if (options.codec && options.layout != "query") throw UsageError("--codec needs --layout query");
     if (!options.help && (options.args.size() < options.command->min_args || options.args.size() > options.command->max_args)) {
         throw UsageError("usage: " + std::string(options.command->synopsis));
     }
@@ -385,12 +411,18 @@ int run_export(const Options& options) {
 int run_merge(const Options& options) {
     const std::string& dir = options.args[0];
     const size_t runs_before = IndexReader(dir).manifest().runs.size();
-    merge_runs(dir);
+    MergeOptions merge;
+    if (options.layout == "query") merge.query_codec = options.codec.value_or("bp128");
+    merge_runs(dir, merge);
     const size_t runs_after = IndexReader(dir).manifest().runs.size();
     if (options.json) {
-        print_json({{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}});
+        json out = {{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}, {"layout", options.layout}};
+        if (merge.query_codec) out["codec"] = *merge.query_codec;
+        print_json(out);
     } else {
-        std::cout << "merged " << runs_before << " runs into " << runs_after << " in " << dir << "\n";
+        std::cout << "merged " << runs_before << " runs into " << runs_after << " in " << dir;
+        if (merge.query_codec) std::cout << "; query layout with codec " << *merge.query_codec;
+        std::cout << "\n";
     }
     return kOk;
 }

@@ -4,17 +4,6 @@
 
 namespace invidx::vbyte {
 
-uint64_t get(std::string_view in, size_t& pos) {
-    uint64_t value = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (pos >= in.size()) throw Error("variable-byte list ends inside an integer");
-        const auto byte = static_cast<uint8_t>(in[pos++]);
-        value |= static_cast<uint64_t>(byte & 127) << shift;
-        if (byte & 128) return value;
-    }
-    throw Error("variable-byte integer longer than 64 bits");
-}
-
 void encode_list(const TermRunList& list, bool positional, std::string& out) {
     uint32_t previous_docid = 0;
     size_t position_index = 0;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "invidx/error.hpp"
 #include "nodes/messages.hpp"
 
 namespace invidx::vbyte {
@@ -23,7 +24,17 @@ inline void put(std::string& out, uint64_t value) {
 }
 
 // Reads one integer at `pos`, advancing it. Throws invidx::Error past the end.
-uint64_t get(std::string_view in, size_t& pos);
+// Inline: it is the inner loop of every list decode (and of the vbyte codec).
+inline uint64_t get(std::string_view in, size_t& pos) {
+    uint64_t value = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (pos >= in.size()) throw Error("variable-byte list ends inside an integer");
+        const auto byte = static_cast<uint8_t>(in[pos++]);
+        value |= static_cast<uint64_t>(byte & 127) << shift;
+        if (byte & 128) return value;
+    }
+    throw Error("variable-byte integer longer than 64 bits");
+}
 
 struct DecodedList {
     std::vector<uint32_t> docids;

@@ -155,6 +155,31 @@ TEST_CASE("invidx merge leaves one run and the same CIFF") {
     CHECK(run_invidx(dir, "export-ciff " + quoted(dir / "idx") + " -").out == before);
 }
 
+TEST_CASE("invidx merge --layout query adds the query layout and search answers the same") {
+    TempDir dir;
+    write_small_index(dir / "idx", false);
+    const std::string idx = quoted(dir / "idx");
+    const auto before = run_invidx(dir, "search " + idx + " apples zebras running --format json");
+    REQUIRE(before.exit_code == 0);
+    CHECK(run_invidx(dir, "merge " + idx + " --codec pfor").exit_code == 2);  // --codec needs --layout query
+    CHECK(run_invidx(dir, "merge --layout columns " + idx).exit_code == 2);
+    CHECK(run_invidx(dir, "stats --layout query " + idx).exit_code == 2);
+    const auto bad_codec = run_invidx(dir, "merge " + idx + " --layout query --codec zip");
+    CHECK(bad_codec.exit_code == 2);
+    CHECK(bad_codec.err.find("unknown codec 'zip'; known: vbyte, pfor, rice, bp128") != std::string::npos);
+
+    const auto merged = run_invidx(dir, "merge " + idx + " --layout query --codec rice");
+    CHECK(merged.exit_code == 0);
+    CHECK(merged.out == "merged 2 runs into 1 in " + (dir / "idx").string() + "; query layout with codec rice\n");
+    CHECK(fs::exists(dir / "idx" / "query.post"));
+    CHECK(run_invidx(dir, "search " + idx + " apples zebras running --format json").out == before.out);
+
+    const auto json = nlohmann::json::parse(run_invidx(dir, "merge --format json --layout query " + idx).out);
+    CHECK(json["layout"] == "query");
+    CHECK(json["codec"] == "bp128");  // the default
+    CHECK(run_invidx(dir, "search " + idx + " apples zebras running --format json").out == before.out);
+}
+
 TEST_CASE("invidx usage errors exit 2, damaged indexes exit 3") {
     TempDir dir;
     write_small_index(dir / "idx", false);

@@ -1,0 +1,269 @@
+// invidx_codec_bench: what each integer codec (store/codecs/) would cost on a
+// real index (issue #5): every term's docid list and tf list, encoded as the
+// query-ready layout (query.post) stores them, in blocks of 128 postings (docids as
+// gap − 1 from the previous docid, tfs as tf − 1: store/codecs/docid_gaps.hpp).
+// Per codec it prints the space (bits per docid, bits per tf; block skip data
+// not counted) and, on one thread, the speeds:
+//   decode     docid-gap and tf values decoded per second (into a 128-value
+//              buffer that stays in L1, as a query decodes block by block)
+//   +docids    docid blocks decoded and turned into docids (prefix sum)
+//   encode     values encoded per second
+// Each speed is the median of --repeat repetitions; a repetition runs whole
+// passes over every list until at least 0.2 s have gone by. Every codec's
+// output is decoded and compared with the input once, untimed, first.
+// A second PForDelta row gives each list one b (Ding et al. 2009, §6.2)
+// instead of one per block. --min-df N keeps only the lists of at least N
+// postings: the long lists that queries spend their time in.
+//
+//   invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N]
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "store/codecs/docid_gaps.hpp"
+#include "store/codecs/registry.hpp"
+#include "store/index_reader.hpp"
+
+namespace {
+
+using namespace invidx;
+using codecs::Codec;
+
+constexpr size_t kBlockPostings = 128;
+constexpr double kMinRepetitionSeconds = 0.2;
+
+// A range of values encoded as one unit: a block of a list, or a whole list.
+struct Unit {
+    size_t start = 0;
+    size_t count = 0;
+    uint32_t next_docid = 0;  // previous docid + 1: where the prefix sum starts
+};
+
+struct Collection {
+    std::vector<uint32_t> docid_values;  // every list's docids as gap − 1, lists back to back
+    std::vector<uint32_t> tf_values;     // tf − 1
+    std::vector<Unit> blocks;            // blocks of 128 postings (the last of a list shorter)
+    std::vector<Unit> lists;             // one unit per term
+    size_t longest_list = 0;
+    uint64_t postings() const { return docid_values.size(); }
+};
+
+Collection load(const IndexReader& index, uint64_t min_df) {
+    Collection out;
+    out.docid_values.reserve(index.num_postings());
+    out.tf_values.reserve(index.num_postings());
+    for (uint64_t term = 0; term < index.term_count(); ++term) {
+        if (index.term(term).df < min_df) continue;
+        const auto list = index.postings(term);
+        const size_t start = out.docid_values.size();
+        out.docid_values.resize(start + list.docids.size());
+        codecs::docids_to_gaps(list.docids, 0, out.docid_values.data() + start);
+        for (const uint32_t tf : list.tfs) out.tf_values.push_back(tf - 1);
+        out.lists.push_back({start, list.docids.size(), 0});
+        out.longest_list = std::max(out.longest_list, list.docids.size());
+        for (size_t at = 0; at < list.docids.size(); at += kBlockPostings) {
+            out.blocks.push_back({start + at, std::min(kBlockPostings, list.docids.size() - at),
+                                  at == 0 ? 0 : list.docids[at - 1] + 1});
+        }
+    }
+    return out;
+}
+
+struct Encoded {
+    std::string bytes;
+    std::vector<size_t> ends;  // byte end of each unit
+};
+
+void encode_units(const Codec& codec, const std::vector<uint32_t>& values, const std::vector<Unit>& units,
+                  Encoded& out) {
+    out.bytes.clear();
+    out.ends.clear();
+    for (const Unit& unit : units) {
+        codec.encode(std::span(values).subspan(unit.start, unit.count), out.bytes);
+        out.ends.push_back(out.bytes.size());
+    }
+}
+
+// Decodes every unit into `buffer`; with_docids adds the prefix sum. Returns
+// a checksum so that nothing can be left out.
+uint64_t decode_units(const Codec& codec, const Encoded& encoded, const std::vector<Unit>& units,
+                      std::vector<uint32_t>& buffer, bool with_docids) {
+    uint64_t checksum = 0;
+    size_t begin = 0;
+    const std::string_view bytes = encoded.bytes;
+    for (size_t u = 0; u < units.size(); ++u) {
+        const std::span<uint32_t> out(buffer.data(), units[u].count);
+        codec.decode(bytes.substr(begin, encoded.ends[u] - begin), out);
+        if (with_docids) codecs::gaps_to_docids(out, units[u].next_docid);
+        checksum += out.back();
+        begin = encoded.ends[u];
+    }
+    return checksum;
+}
+
+bool decodes_back(const Codec& codec, const Encoded& encoded, const std::vector<Unit>& units,
+                  const std::vector<uint32_t>& values, std::vector<uint32_t>& buffer) {
+    size_t begin = 0;
+    for (size_t u = 0; u < units.size(); ++u) {
+        const std::span<uint32_t> out(buffer.data(), units[u].count);
+        codec.decode(std::string_view(encoded.bytes).substr(begin, encoded.ends[u] - begin), out);
+        if (!std::equal(out.begin(), out.end(), values.begin() + static_cast<std::ptrdiff_t>(units[u].start))) return false;
+        begin = encoded.ends[u];
+    }
+    return true;
+}
+
+// Seconds per call of `pass`: median of `repeat` repetitions of enough passes
+// to last kMinRepetitionSeconds.
+template <class Pass>
+double seconds_per_pass(unsigned repeat, Pass&& pass) {
+    using Clock = std::chrono::steady_clock;
+    auto time = [&](unsigned passes) {
+        const auto start = Clock::now();
+        for (unsigned p = 0; p < passes; ++p) pass();
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    const double once = std::max(time(1), 1e-7);
+    const auto passes = static_cast<unsigned>(std::max(1.0, std::ceil(kMinRepetitionSeconds / once)));
+    std::vector<double> per_pass;
+    for (unsigned r = 0; r < repeat; ++r) per_pass.push_back(time(passes) / passes);
+    std::sort(per_pass.begin(), per_pass.end());
+    return per_pass[per_pass.size() / 2];
+}
+
+struct Row {
+    std::string codec;
+    std::string unit;
+    double bits_per_docid = 0;
+    double bits_per_tf = 0;
+    double decode_million_per_s = 0;
+    double docids_million_per_s = 0;
+    double encode_million_per_s = 0;
+};
+
+uint64_t g_sink = 0;  // keeps the decode results alive
+
+Row measure(const Codec& codec, const Collection& collection, const std::vector<Unit>& units, std::string unit_name,
+            unsigned repeat) {
+    Row row{std::string(codec.name), std::move(unit_name)};
+    std::vector<uint32_t> buffer(std::max(kBlockPostings, collection.longest_list));
+    Encoded docids, tfs;
+    encode_units(codec, collection.docid_values, units, docids);
+    encode_units(codec, collection.tf_values, units, tfs);
+    if (!decodes_back(codec, docids, units, collection.docid_values, buffer) ||
+        !decodes_back(codec, tfs, units, collection.tf_values, buffer)) {
+        throw Error("codec '" + std::string(codec.name) + "' does not decode what it encoded");
+    }
+    const double postings = static_cast<double>(collection.postings());
+    row.bits_per_docid = 8.0 * static_cast<double>(docids.bytes.size()) / postings;
+    row.bits_per_tf = 8.0 * static_cast<double>(tfs.bytes.size()) / postings;
+
+    const double decode_s = seconds_per_pass(repeat, [&] {
+        g_sink += decode_units(codec, docids, units, buffer, false);
+        g_sink += decode_units(codec, tfs, units, buffer, false);
+    });
+    const double docids_s = seconds_per_pass(repeat, [&] { g_sink += decode_units(codec, docids, units, buffer, true); });
+    Encoded scratch_docids, scratch_tfs;
+    const double encode_s = seconds_per_pass(repeat, [&] {
+        encode_units(codec, collection.docid_values, units, scratch_docids);
+        encode_units(codec, collection.tf_values, units, scratch_tfs);
+        g_sink += scratch_docids.bytes.size() + scratch_tfs.bytes.size();
+    });
+    row.decode_million_per_s = 2 * postings / decode_s / 1e6;
+    row.docids_million_per_s = postings / docids_s / 1e6;
+    row.encode_million_per_s = 2 * postings / encode_s / 1e6;
+    return row;
+}
+
+[[noreturn]] void usage(const char* why) {
+    if (why) std::cerr << "invidx_codec_bench: " << why << "\n";
+    std::cerr << "usage: invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N]\n"
+                 "codecs: "
+              << codecs::codec_names()
+              << "\nexample: invidx_codec_bench index --repeat 5\n";
+    std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string directory;
+    unsigned repeat = 5;
+    uint64_t min_df = 0;
+    std::vector<const Codec*> chosen;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (arg == "--repeat") {
+                if (i + 1 >= argc) usage("missing value");
+                const long value = std::strtol(argv[++i], nullptr, 10);
+                if (value < 1) usage("--repeat must be at least 1");
+                repeat = static_cast<unsigned>(value);
+            } else if (arg == "--min-df") {
+                if (i + 1 >= argc) usage("missing value");
+                min_df = std::strtoull(argv[++i], nullptr, 10);
+            } else if (arg == "--codec") {
+                if (i + 1 >= argc) usage("missing value");
+                chosen.push_back(&codecs::find_codec(argv[++i]));
+            } else if (arg == "--help" || arg == "-h" || !directory.empty() || arg.starts_with("--")) {
+                usage(arg == "--help" || arg == "-h" ? nullptr : ("unexpected argument " + arg).c_str());
+            } else {
+                directory = arg;
+            }
+        }
+        if (directory.empty()) usage("no index");
+        if (chosen.empty()) {
+            for (const Codec& codec : codecs::all_codecs()) chosen.push_back(&codec);
+        }
+
+        const IndexReader index(directory);
+        const auto load_start = std::chrono::steady_clock::now();
+        const Collection collection = load(index, min_df);
+        const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+        if (collection.postings() == 0) throw Error("no postings in lists of at least --min-df");
+        size_t long_lists = 0;
+        uint64_t postings_in_long_lists = 0;
+        for (const Unit& list : collection.lists) {
+            if (list.count < kBlockPostings) continue;
+            ++long_lists;
+            postings_in_long_lists += list.count;
+        }
+        std::printf("index %s: %llu documents; %zu lists%s, %llu postings (%.1f%% in the %zu lists of >= 128), "
+                    "%zu blocks; loaded in %.2f s\n",
+                    directory.c_str(), static_cast<unsigned long long>(index.num_documents()), collection.lists.size(),
+                    min_df > 0 ? (" of df >= " + std::to_string(min_df)).c_str() : "",
+                    static_cast<unsigned long long>(collection.postings()),
+                    100.0 * static_cast<double>(postings_in_long_lists) / static_cast<double>(collection.postings()),
+                    long_lists, collection.blocks.size(), load_s);
+        std::printf("one thread, median of %u repetitions (each >= %.1f s); M = 10^6\n", repeat, kMinRepetitionSeconds);
+
+        std::vector<Row> rows;
+        for (const Codec* codec : chosen) {
+            rows.push_back(measure(*codec, collection, collection.blocks, "block", repeat));
+            if (codec->name == "pfor") rows.push_back(measure(*codec, collection, collection.lists, "list", repeat));
+        }
+
+        std::printf("\n| codec | per | bits/docid | bits/tf | decode M int/s | +docids M/s | encode M int/s |\n");
+        std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+        for (const Row& row : rows) {
+            std::printf("| %s | %s | %.2f | %.2f | %.0f | %.0f | %.0f |\n", row.codec.c_str(), row.unit.c_str(),
+                        row.bits_per_docid, row.bits_per_tf, row.decode_million_per_s, row.docids_million_per_s,
+                        row.encode_million_per_s);
+        }
+        if (g_sink == 42) std::printf(" ");  // the sink must look used
+        return 0;
+    } catch (const std::exception& error) {
+        std::cerr << "invidx_codec_bench: " << error.what() << "\n";
+        return 1;
+    }
+}

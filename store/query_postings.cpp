@@ -1,0 +1,169 @@
+#include "store/query_postings.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "invidx/error.hpp"
+#include "store/binary_io.hpp"
+#include "store/codecs/docid_gaps.hpp"
+#include "store/codecs/registry.hpp"
+#include "store/index_layout.hpp"
+
+namespace invidx {
+
+bool QueryPostings::present(const IndexReader& index) {
+    return index.file_bytes(layout::kQueryPostingsFile).has_value();
+}
+
+QueryPostings::QueryPostings(const IndexReader& index)
+    : index_(index), name_(index.display(layout::kQueryPostingsFile)) {
+    const auto file = index.file_bytes(layout::kQueryPostingsFile);
+    if (!file) {
+        throw FormatError(index.display(layout::kManifestFile),
+                          "key '/files' does not list query.post: the index has no query layout "
+                          "(invidx merge --layout query makes one)");
+    }
+    check_trailing_crc(name_, *file);
+    bytes_ = file->substr(0, file->size() - 4);
+    BinaryReader in(name_, bytes_);
+    in.expect_header(layout::kQueryPostingsMagic, layout::kFileVersion);
+    if (in.u32("block_postings") != layout::kQueryBlockPostings) {
+        in.fail("block_postings", "must be " + std::to_string(layout::kQueryBlockPostings));
+    }
+    parameters_.k1 = std::bit_cast<double>(in.u64("k1"));
+    parameters_.b = std::bit_cast<double>(in.u64("b"));
+    if (!std::isfinite(parameters_.k1) || parameters_.k1 < 0.0 || !std::isfinite(parameters_.b) || parameters_.b < 0.0 ||
+        parameters_.b > 1.0) {
+        in.fail("k1", "BM25 parameters out of range");
+    }
+    const std::string codec_name(in.string("codec"));
+    try {
+        codec_ = &codecs::find_codec(codec_name);
+    } catch (const Error& error) {
+        in.fail("codec", error.message());
+    }
+    lists_start_ = in.position();
+
+    if (in.size() < lists_start_ + layout::kQueryFooterBytes - 4) in.fail("term_count", "file too short for its footer");
+    in.seek(in.size() - 16, "term_count");
+    const uint64_t terms = in.u64("term_count");
+    table_offset_ = in.u64("table_offset");
+    if (terms != index.term_count()) {
+        in.fail("term_count", std::to_string(terms) + " terms but the dictionary has " + std::to_string(index.term_count()));
+    }
+    if (table_offset_ < lists_start_ || table_offset_ > in.size() - 16 ||
+        (in.size() - 16 - table_offset_) % 8 != 0 || (in.size() - 16 - table_offset_) / 8 != terms + 1) {
+        in.fail("table_offset", "the list offsets table does not fit between the lists and the footer");
+    }
+}
+
+QueryList QueryPostings::list(uint64_t term) const {
+    ensure(term < index_.term_count(), "term number " + std::to_string(term) + " out of range");
+    const auto info = index_.term(term);
+    QueryList list;
+    list.owner_ = this;
+    list.term_ = std::string(info.term);
+    list.df_ = info.df;
+    list.cf_ = info.cf;
+
+    const std::string where = "list of term '" + list.term_ + "'";
+    BinaryReader table(name_, bytes_, table_offset_ + 8 * term);
+    const uint64_t begin = table.u64("list_offsets");
+    const uint64_t end = table.u64("list_offsets");
+    if (begin < lists_start_ || begin > end || end > table_offset_) {
+        table.fail("list_offsets", where + " lies outside the lists");
+    }
+    const uint64_t block_count = (info.df + layout::kQueryBlockPostings - 1) / layout::kQueryBlockPostings;
+    if (block_count > (end - begin) / layout::kQueryBlockEntryBytes) {
+        table.fail("list_offsets", where + ": " + std::to_string(block_count) + " block entries do not fit in " +
+                                       std::to_string(end - begin) + " bytes");
+    }
+    BinaryReader in(name_, bytes_.substr(0, end), begin);
+    uint64_t data = begin + block_count * layout::kQueryBlockEntryBytes;
+    list.blocks_.resize(block_count);
+    uint32_t next_docid = 0;
+    for (uint64_t k = 0; k < block_count; ++k) {
+        QueryBlock& block = list.blocks_[k];
+        block.last_docid = in.u32("last_docid");
+        const uint32_t docid_bytes = in.u32("docid_bytes");
+        const uint32_t tf_bytes = in.u32("tf_bytes");
+        block.max_tf_part = std::bit_cast<double>(in.u64("max_tf_part"));
+        block.next_docid = next_docid;
+        block.postings = static_cast<uint32_t>(
+            k + 1 < block_count ? layout::kQueryBlockPostings : info.df - k * layout::kQueryBlockPostings);
+        if (block.last_docid >= index_.num_documents() || block.last_docid < uint64_t{next_docid} + block.postings - 1) {
+            in.fail("last_docid", where + ", block " + std::to_string(k) + ": docid " + std::to_string(block.last_docid) +
+                                      " cannot end this block");
+        }
+        if (!std::isfinite(block.max_tf_part) || block.max_tf_part < 0.0) {
+            in.fail("max_tf_part", where + ", block " + std::to_string(k) + ": not a score");
+        }
+        if (uint64_t{docid_bytes} + tf_bytes > end - data) {
+            in.fail("docid_bytes", where + ", block " + std::to_string(k) + ": the block's bytes run past the list");
+        }
+        block.docid_bytes = bytes_.substr(data, docid_bytes);
+        block.tf_bytes = bytes_.substr(data + docid_bytes, tf_bytes);
+        data += uint64_t{docid_bytes} + tf_bytes;
+        list.max_tf_part_ = std::max(list.max_tf_part_, block.max_tf_part);
+        next_docid = block.last_docid + 1;
+    }
+    if (data != end) in.fail("docid_bytes", where + ": the blocks' bytes do not add up to the list's");
+    return list;
+}
+
+void QueryList::fail(size_t block, const std::string& problem) const {
+    throw FormatError(owner_->file_name(), "list of term '" + term_ + "', block " + std::to_string(block) + ": " + problem);
+}
+
+void QueryList::decode_docids(size_t k, std::span<uint32_t> out) const {
+    const QueryBlock& block = blocks_[k];
+    ensure(out.size() == block.postings, "decode_docids: the buffer must hold the block's postings");
+    try {
+        owner_->codec().decode(block.docid_bytes, out);
+    } catch (const FormatError& error) {
+        fail(k, "docids: " + error.message());
+    }
+    // The gaps must lead exactly to the block's last docid, without wrapping.
+    uint64_t span = out.size();
+    for (const uint32_t value : out) span += value;
+    if (span != uint64_t{block.last_docid} - block.next_docid + 1) fail(k, "docids do not end at the block's last docid");
+    codecs::gaps_to_docids(out, block.next_docid);
+}
+
+void QueryList::decode_tfs(size_t k, std::span<uint32_t> out) const {
+    const QueryBlock& block = blocks_[k];
+    ensure(out.size() == block.postings, "decode_tfs: the buffer must hold the block's postings");
+    try {
+        owner_->codec().decode(block.tf_bytes, out);
+    } catch (const FormatError& error) {
+        fail(k, "tfs: " + error.message());
+    }
+    for (uint32_t& tf : out) tf += 1;
+}
+
+vbyte::DecodedList QueryList::decode() const {
+    vbyte::DecodedList out;
+    out.docids.resize(df_);
+    out.tfs.resize(df_);
+    size_t start = 0;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+        const size_t n = blocks_[k].postings;
+        decode_docids(k, std::span(out.docids).subspan(start, n));
+        decode_tfs(k, std::span(out.tfs).subspan(start, n));
+        start += n;
+    }
+    uint64_t cf = 0;
+    bool zero_tf = false;  // a stored tf − 1 of 2^32 − 1
+    for (const uint32_t tf : out.tfs) {
+        zero_tf |= tf == 0;
+        cf += tf;
+    }
+    if (zero_tf || cf != cf_) {
+        throw FormatError(owner_->file_name(), "list of term '" + term_ + "': tfs add up to " + std::to_string(cf) +
+                                                   " but the dictionary's cf is " + std::to_string(cf_));
+    }
+    return out;
+}
+
+}  // namespace invidx

@@ -1,0 +1,83 @@
+// Reads query.post, the query-ready layout (docs/FORMAT.md, "query.post";
+// written by store/query_postings_writer.hpp). A term's list is a table of
+// blocks of 128 postings: each block's last docid and largest BM25
+// term-frequency part can be looked at without decoding anything, and its
+// docids and tfs are decoded separately, block by block, by the index's codec.
+// Every field is checked when a list is opened, every block when it is
+// decoded: damage is a FormatError naming query.post, the term and the block.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nodes/compress/vbyte.hpp"
+#include "query/bm25.hpp"
+#include "store/codecs/codec.hpp"
+#include "store/index_reader.hpp"
+
+namespace invidx {
+
+struct QueryBlock {
+    uint32_t last_docid = 0;
+    uint32_t next_docid = 0;   // previous block's last docid + 1 (0 for the first): where the gaps start
+    uint32_t postings = 0;     // 128, the last block of a list 1..128
+    double max_tf_part = 0.0;  // largest tf·(k1+1)/(tf + norm) of the block's postings
+    std::string_view docid_bytes;
+    std::string_view tf_bytes;
+};
+
+class QueryPostings;
+
+class QueryList {
+public:
+    std::span<const QueryBlock> blocks() const { return blocks_; }
+    uint64_t df() const { return df_; }
+    double max_tf_part() const { return max_tf_part_; }  // over the whole list
+
+    // Block k's docids (increasing, checked against its last docid) or tfs;
+    // out.size() must be blocks()[k].postings.
+    void decode_docids(size_t k, std::span<uint32_t> out) const;
+    void decode_tfs(size_t k, std::span<uint32_t> out) const;
+    // The whole list, checked against the dictionary's df and cf.
+    vbyte::DecodedList decode() const;
+
+private:
+    friend class QueryPostings;
+    [[noreturn]] void fail(size_t block, const std::string& problem) const;
+
+    const QueryPostings* owner_ = nullptr;
+    std::string term_;
+    uint64_t df_ = 0;
+    uint64_t cf_ = 0;
+    double max_tf_part_ = 0.0;
+    std::vector<QueryBlock> blocks_;
+};
+
+class QueryPostings {
+public:
+    // True when the index has a query.post (invidx merge --layout query).
+    static bool present(const IndexReader& index);
+    // Checks the header and footer; a missing or damaged file is a FormatError.
+    explicit QueryPostings(const IndexReader& index);
+
+    const codecs::Codec& codec() const { return *codec_; }
+    // The BM25 parameters the block maxima were computed with.
+    const Bm25Parameters& parameters() const { return parameters_; }
+    const std::string& file_name() const { return name_; }
+
+    QueryList list(uint64_t term) const;
+
+private:
+    const IndexReader& index_;
+    std::string name_;       // "<dir>/query.post", for errors
+    std::string_view bytes_;  // without the trailing CRC-32
+    const codecs::Codec* codec_ = nullptr;
+    Bm25Parameters parameters_;
+    uint64_t lists_start_ = 0;
+    uint64_t table_offset_ = 0;
+};
+
+}  // namespace invidx
