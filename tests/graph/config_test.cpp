@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "invidx/config.hpp"
 #include "invidx/error.hpp"
 
@@ -110,4 +112,18 @@ TEST_CASE("node options reject keys nobody read") {
     const auto zero = PipelineConfig::from_json(j);
     invidx::NodeOptions zero_options(zero.nodes[1]);
     CHECK_THROWS_AS(zero_options.count(5, 1), ConfigError);
+}
+
+TEST_CASE("every shipped pipeline description (configs/, bench/configs/) parses") {
+    size_t seen = 0;
+    for (const char* folder : {"configs", "bench/configs"}) {
+        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(INVIDX_SOURCE_DIR) / folder)) {
+            if (entry.path().extension() != ".json") continue;
+            CAPTURE(entry.path().string());
+            const auto config = invidx::PipelineConfig::from_file(entry.path());
+            CHECK_FALSE(config.nodes.empty());
+            ++seen;
+        }
+    }
+    CHECK(seen >= 20);
 }
