@@ -27,4 +27,9 @@ struct GpuInventory {
 
 GpuInventory list_gpus();
 
+// Creates the CUDA context of a GPU (a few hundred milliseconds on a large
+// one) so that a later user finds it ready; the index node runs it on a
+// thread while the sampler reads. Errors are left to that later user.
+void warm_up_gpu(int ordinal);
+
 }  // namespace invidx

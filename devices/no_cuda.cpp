@@ -14,6 +14,8 @@ GpuInventory list_gpus() {
     return inventory;
 }
 
+void warm_up_gpu(int) {}
+
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {
     throw std::runtime_error("invidx was built without CUDA: GPU indexers are not available");
 }

@@ -29,4 +29,8 @@ GpuInventory list_gpus() {
     return inventory;
 }
 
+void warm_up_gpu(int ordinal) {
+    if (cudaSetDevice(ordinal) == cudaSuccess) cudaFree(nullptr);  // forces the context into being
+}
+
 }  // namespace invidx

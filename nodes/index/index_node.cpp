@@ -7,6 +7,7 @@
 #endif
 #include <thread>
 
+#include "devices/gpu_devices.hpp"
 #include "graph/async_worker.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
@@ -282,6 +283,21 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
         probe.pointer = entry.pointer;
         indexer_registry().validate(probe);
     }
+
+    // GPU contexts take a while to create: make them while the sampler reads.
+    std::vector<std::thread> warm_ups;
+    for (const auto& entry : entries) {
+        if (entry.device.rfind("gpu:", 0) == 0) {
+            const int ordinal = std::stoi(entry.device.substr(4));  // validated above
+            warm_ups.emplace_back([ordinal] { warm_up_gpu(ordinal); });
+        }
+    }
+    struct JoinAll {
+        std::vector<std::thread>& threads;
+        ~JoinAll() {
+            for (auto& thread : threads) thread.join();
+        }
+    } join_warm_ups{warm_ups};
 
     if (!state.assignment) {
         const auto start = std::chrono::steady_clock::now();
