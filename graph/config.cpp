@@ -145,6 +145,15 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
     reader.reject_unknown();
 }
 
+}  // namespace
+
+uint32_t default_token_count() {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::max(16u, 3 * cores);
+}
+
+namespace {
+
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("tokens")) memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));

@@ -20,10 +20,15 @@ struct InputConfig {
     std::string format = "auto";  // "auto" (from the name), "warc", "trec", "jsonl", "text"
 };
 
+// The default token count: 3 per core, at least 16. Sized from the machine:
+// on 16 cores 48 tokens keep the decoders and parsers fed where 16 left the
+// read node waiting (docs/PERFORMANCE.md, 2026-11-23).
+uint32_t default_token_count();
+
 // Memory is bounded by tokens: at most `tokens` read blocks (and everything
 // derived from them) are in flight at once (DEVELOPERS.md).
 struct MemoryConfig {
-    uint32_t tokens = 16;
+    uint32_t tokens = default_token_count();
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
     uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "invidx/config.hpp"
 #include "invidx/error.hpp"
@@ -36,7 +38,7 @@ TEST_CASE("defaults are the SPEC's analysis and a bounded memory budget") {
     CHECK_FALSE(config.analysis.html_text);
     CHECK_FALSE(config.analysis.positions);
     CHECK(config.output == "index");
-    CHECK(config.memory.tokens == 16);
+    CHECK(config.memory.tokens == std::max(16u, 3 * std::max(1u, std::thread::hardware_concurrency())));
     REQUIRE(config.nodes.size() == 3);
     CHECK(config.nodes[1].name == "parse");
     CHECK(config.nodes[1].pointer == "/nodes/1");
