@@ -1,9 +1,13 @@
 #include "nodes/decompress/gzip_stream.hpp"
 
 #include <zlib.h>
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+#include <libdeflate.h>
+#endif
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <limits>
 
 #include "invidx/error.hpp"
@@ -79,6 +83,10 @@ bool needs_libarchive(std::string_view text) {
     return looks_like_tar(text);
 }
 
+// The most text a member may decode to for libdeflate to take it whole;
+// bigger members (a whole-file gzip) stream through zlib.
+constexpr size_t kMemberTextBytes = size_t{1} << 20;
+
 uInt chunk_size(size_t n) { return static_cast<uInt>(std::min<size_t>(n, std::numeric_limits<uInt>::max())); }
 
 }  // namespace
@@ -127,9 +135,21 @@ GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes)
     inflateGetHeader(zlib_, header_);
     members_ = 1;
     start_block(0);
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+    // INVIDX_GZIP_DECODER=zlib turns libdeflate off, for side-by-side
+    // measurements (bench/README.md).
+    static const bool zlib_only = [] {
+        const char* choice = std::getenv("INVIDX_GZIP_DECODER");
+        return choice != nullptr && std::string_view(choice) == "zlib";
+    }();
+    if (!zlib_only) whole_members_ = libdeflate_alloc_decompressor();  // null: zlib does it all
+#endif
 }
 
 GzipStream::~GzipStream() {
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+    if (whole_members_) libdeflate_free_decompressor(whole_members_);
+#endif
     inflateEnd(zlib_);
     delete zlib_;
     delete header_;
@@ -163,6 +183,38 @@ void GzipStream::emit_current(bool entry_end, const Emit& emit) {
     if (!entry_end) start_block(next_offset);
 }
 
+void GzipStream::append_text(const char* text, size_t size, const Emit& emit) {
+    while (size > 0) {
+        // More text follows, so a full block is not the entry's last.
+        if (filled_ == text_block_bytes_) emit_current(false, emit);
+        if (filled_ == current_.bytes.size())
+            current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
+        const size_t take = std::min(size, current_.bytes.size() - filled_);
+        std::copy(text, text + take, current_.bytes.data() + filled_);
+        filled_ += take;
+        text += take;
+        size -= take;
+    }
+}
+
+bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& used, const Emit& emit) {
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+    if (member_text_.size() < kMemberTextBytes) member_text_.resize(kMemberTextBytes);
+    size_t produced = 0;
+    const libdeflate_result result = libdeflate_gzip_decompress_ex(
+        whole_members_, input, size, member_text_.data(), member_text_.size(), &used, &produced);
+    if (result != LIBDEFLATE_SUCCESS) return false;  // cut by the block's end, too big, or damaged
+    append_text(member_text_.data(), produced, emit);
+    return true;
+#else
+    (void)input;
+    (void)size;
+    (void)used;
+    (void)emit;
+    return false;
+#endif
+}
+
 void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) {
     if (finished_) fail("gzip data fed after the end of the file");
     const char* next = compressed.data();
@@ -190,6 +242,17 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
             member_offset_ = compressed_offset_;
             state_ = State::member;
         }
+        if (at_member_start_ && whole_members_ != nullptr) {
+            size_t used = 0;
+            if (decode_whole_member(next, left, used, emit)) {
+                next += used;
+                left -= used;
+                compressed_offset_ += used;
+                state_ = State::between_members;
+                continue;
+            }
+        }
+        at_member_start_ = false;
         // A full block goes out once more text shows it is not the entry's
         // last: inflate one byte to find out.
         char spill = 0;
@@ -217,6 +280,7 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
         }
         if (status == Z_STREAM_END) {
             state_ = State::between_members;
+            at_member_start_ = true;
         } else if (status == Z_DATA_ERROR && members_ > 1 && header_->done != 1) {
             // zlib sets done to 1 once a member's header is read, -1 when the
             // bytes are no gzip header at all: trailing garbage, not damage.

@@ -1,4 +1,5 @@
-// Push-based gzip decoding with zlib, for the common case of plain gzip files
+// Push-based gzip decoding with zlib (and libdeflate for whole small members,
+// when invidx is built with it), for the common case of plain gzip files
 // (per-record-gzip WARC as in Common Crawl, whole-file gzip). It runs on the
 // caller's thread, so a decompress worker needs no decoder thread for these
 // files, and it checks every member's CRC-32 and ISIZE trailer (RFC 1952
@@ -18,6 +19,7 @@
 
 struct z_stream_s;
 struct gz_header_s;
+struct libdeflate_decompressor;
 
 namespace invidx {
 
@@ -64,11 +66,20 @@ private:
     [[noreturn]] void fail(const std::string& what);
     void start_block(uint64_t entry_offset);
     void emit_current(bool entry_end, const Emit& emit);
+    // libdeflate, when built with it: a member that lies whole in `input`
+    // and decodes to at most kMemberTextBytes is decoded in one call (CRC-32
+    // and ISIZE checked). False leaves the member to zlib, which streams it
+    // across feeds and names whatever is wrong with it.
+    bool decode_whole_member(const char* input, size_t size, size_t& used, const Emit& emit);
+    void append_text(const char* text, size_t size, const Emit& emit);
 
     InputFile file_;
     const size_t text_block_bytes_;
     struct z_stream_s* zlib_ = nullptr;
     struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
+    struct libdeflate_decompressor* whole_members_ = nullptr;  // null without libdeflate
+    std::string member_text_;        // one member's text from libdeflate
+    bool at_member_start_ = true;    // zlib has not started on the current member
     State state_ = State::member;
     uint64_t members_ = 0;           // started so far
     uint64_t compressed_offset_ = 0; // of the next byte fed
