@@ -92,19 +92,6 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
     }
 }
 
-void CpuBtreeIndexer::add_ref(TermRecord& term, const PartialListRef& ref) {
-    ensure(refs_.size() < kNone, "indexer " + std::to_string(indexer_id_) +
-                                     " has more than 2^32-1 partial lists", index_context());
-    const auto node = static_cast<uint32_t>(refs_.size());
-    refs_.push_back(RefNode{ref, kNone});
-    if (term.last_ref == kNone) {
-        term.first_ref = node;
-    } else {
-        refs_[term.last_ref].next = node;
-    }
-    term.last_ref = node;
-}
-
 RunPostings CpuBtreeIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_of_input) {
     ensure(!any_run_ended_ || run > last_run_,
            "indexer " + std::to_string(indexer_id_) + ": run " + std::to_string(run) +
@@ -164,7 +151,7 @@ RunPostings CpuBtreeIndexer::end_run(uint32_t run, uint32_t indexer_count, bool 
 
     for (uint32_t slot = 0; slot < run_terms_.size(); ++slot) {
         TermRecord& term = terms_[run_terms_[slot]];
-        add_ref(term, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot});
+        refs_.append(term.refs, PartialListRef{.run = run, .indexer = indexer_id_, .slot = slot}, indexer_id_);
         term.run_slot = kNone;
     }
 
@@ -192,9 +179,7 @@ std::vector<DictionaryTerm> CpuBtreeIndexer::export_terms() const {
             term.collection = collection;
             term.df = record.df;
             term.cf = record.cf;
-            for (uint32_t ref = record.first_ref; ref != kNone; ref = refs_[ref].next) {
-                term.lists.push_back(refs_[ref].ref);
-            }
+            term.lists = refs_.list(record.refs);
             out.push_back(std::move(term));
         });
     }
@@ -208,7 +193,7 @@ CpuBtreeIndexer::Stats CpuBtreeIndexer::stats() const {
 }
 
 size_t CpuBtreeIndexer::memory_bytes() const {
-    size_t bytes = terms_.capacity() * sizeof(TermRecord) + refs_.capacity() * sizeof(RefNode) +
+    size_t bytes = terms_.capacity() * sizeof(TermRecord) + refs_.memory_bytes() +
                    run_postings_.capacity() * sizeof(RunPosting) +
                    (run_positions_.capacity() + run_terms_.capacity()) * sizeof(uint32_t) +
                    dictionaries_.capacity() * sizeof(dictionaries_[0]);

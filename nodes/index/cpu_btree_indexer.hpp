@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nodes/index/btree_dictionary.hpp"
+#include "nodes/index/partial_list_refs.hpp"
 #include "nodes/messages.hpp"
 
 namespace invidx {
@@ -65,8 +66,7 @@ private:
         uint32_t df = 0;
         uint32_t last_docid = 0;     // last posting's docid (valid when df > 0)
         uint32_t run_slot = kNone;   // slot in the current run, kNone if untouched
-        uint32_t first_ref = kNone;  // chain in refs_, in run order
-        uint32_t last_ref = kNone;
+        PartialListRefs::Chain refs;  // its partial lists, in run order
     };
 
     // One posting of the current run, in arrival order. Its positions follow
@@ -77,13 +77,7 @@ private:
         uint32_t tf;
     };
 
-    struct RefNode {
-        PartialListRef ref;
-        uint32_t next = kNone;
-    };
-
     void index_slice(const RegroupedBatch& batch, const CollectionSlice& slice);
-    void add_ref(TermRecord& term, const PartialListRef& ref);
 
     uint32_t indexer_id_;
     std::vector<bool> owned_;
@@ -91,7 +85,7 @@ private:
 
     std::vector<std::unique_ptr<BTreeDictionary>> dictionaries_;  // per collection, made on first use
     std::vector<TermRecord> terms_;
-    std::vector<RefNode> refs_;
+    PartialListRefs refs_;
 
     // The current run: postings in arrival order, their positions, and the
     // terms touched (slot -> term id, first-touch order).

@@ -113,19 +113,6 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
     stage_seconds_ += seconds_since(start);
 }
 
-void GpuIndexer::add_ref(TermRecord& term, const PartialListRef& ref) {
-    ensure(refs_.size() < kNone,
-           "indexer " + std::to_string(indexer_id_) + " has more than 2^32-1 partial lists", index_context());
-    const auto node = static_cast<uint32_t>(refs_.size());
-    refs_.push_back(RefNode{ref, kNone});
-    if (term.last_ref == kNone) {
-        term.first_ref = node;
-    } else {
-        refs_[term.last_ref].next = node;
-    }
-    term.last_ref = node;
-}
-
 RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_of_input) {
     ensure(!any_run_ended_ || run > last_run_,
            "indexer " + std::to_string(indexer_id_) + ": run " + std::to_string(run) + " ends after run " +
@@ -225,7 +212,8 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
         record.cf += list_cf[slot];
         stats_.tokens += list_cf[slot];
         stats_.postings += list.docids.size();
-        add_ref(record, PartialListRef{.run = run, .indexer = indexer_id_, .slot = static_cast<uint32_t>(slot)});
+        const PartialListRef ref{.run = run, .indexer = indexer_id_, .slot = static_cast<uint32_t>(slot)};
+        refs_.append(record.refs, ref, indexer_id_);
     }
     lists_seconds_ += seconds_since(lists_start);
 
@@ -252,7 +240,7 @@ std::vector<DictionaryTerm> GpuIndexer::export_terms() const {
         term.term.append(prefix).append(keys.key_bytes.data() + keys.key_offsets[id], keys.key_lengths[id]);
         term.df = record.df;
         term.cf = record.cf;
-        for (uint32_t ref = record.first_ref; ref != kNone; ref = refs_[ref].next) term.lists.push_back(refs_[ref].ref);
+        term.lists = refs_.list(record.refs);
         out.push_back(std::move(term));
     }
     return out;
@@ -267,7 +255,7 @@ GpuIndexer::Stats GpuIndexer::stats() const {
 }
 
 size_t GpuIndexer::memory_bytes() const {
-    return terms_.capacity() * sizeof(TermRecord) + refs_.capacity() * sizeof(RefNode) +
+    return terms_.capacity() * sizeof(TermRecord) + refs_.memory_bytes() +
            run_positions_.capacity() * sizeof(uint32_t);
 }
 

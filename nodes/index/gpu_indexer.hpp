@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "devices/gpu_term_indexer.hpp"
+#include "nodes/index/partial_list_refs.hpp"
 #include "nodes/messages.hpp"
 
 namespace invidx {
@@ -54,15 +55,8 @@ private:
     struct TermRecord {
         uint64_t cf = 0;
         uint32_t df = 0;
-        uint32_t first_ref = kNone;
-        uint32_t last_ref = kNone;
+        PartialListRefs::Chain refs;  // its partial lists, in run order
     };
-    struct RefNode {
-        PartialListRef ref;
-        uint32_t next = kNone;
-    };
-
-    void add_ref(TermRecord& term, const PartialListRef& ref);
     bool owns(uint32_t collection) const { return collection < owned_.size() && owned_[collection]; }
 
     uint32_t indexer_id_;
@@ -72,7 +66,7 @@ private:
     std::unique_ptr<GpuTermIndexer> device_;
 
     std::vector<TermRecord> terms_;  // by term id
-    std::vector<RefNode> refs_;
+    PartialListRefs refs_;
 
     // The current run's positions (positional builds): every staged batch's
     // positions back to back; the device returns where each posting's start.
