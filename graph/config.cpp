@@ -171,10 +171,10 @@ void read_sampler(const json& value, const std::string& pointer, SamplerConfig& 
     if (const json* v = reader.find("enabled")) sampler.enabled = read_bool(*v, reader.at("enabled"));
     if (const json* v = reader.find("bytes_per_file")) sampler.bytes_per_file = read_unsigned(*v, reader.at("bytes_per_file"));
     if (const json* v = reader.find("max_bytes")) sampler.max_bytes = read_unsigned(*v, reader.at("max_bytes"));
-    if (const json* v = reader.find("popular_token_fraction")) {
+    if (const json* v = reader.find("popular_token_fraction"); v && !(v->is_string() && *v == "auto")) {
         sampler.popular_token_fraction = read_number(*v, reader.at("popular_token_fraction"));
-        if (sampler.popular_token_fraction < 0 || sampler.popular_token_fraction > 1)
-            throw ConfigError(reader.at("popular_token_fraction"), "must be between 0 and 1");
+        if (*sampler.popular_token_fraction < 0 || *sampler.popular_token_fraction > 1)
+            throw ConfigError(reader.at("popular_token_fraction"), "must be \"auto\" or between 0 and 1");
     }
     if (const json* v = reader.find("max_popular")) sampler.max_popular = static_cast<uint32_t>(read_unsigned(*v, reader.at("max_popular")));
     reader.reject_unknown();

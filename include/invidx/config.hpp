@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,10 @@ struct SamplerConfig {
     bool enabled = true;
     uint64_t bytes_per_file = 1ull << 20;     // decompressed bytes sampled from each file's start
     uint64_t max_bytes = 64ull << 20;         // total sample cap
-    double popular_token_fraction = 0.5;      // popular collections cover this share of tokens
+    // Popular collections cover this share of sampled tokens; unset ("auto"):
+    // 0.5, or with CPU and GPU indexers together the CPU indexers' share of
+    // the indexing capacity (nodes/index/index_node.cpp).
+    std::optional<double> popular_token_fraction;
     uint32_t max_popular = 256;
 };
 

@@ -222,6 +222,20 @@ private:
     std::vector<std::unique_ptr<AsyncWorker>> workers_;
 };
 
+// "auto": the popular collections go to the CPU indexers, so give them the
+// CPU indexers' share of the indexing capacity, counting a GPU indexer as
+// kGpuIndexerWeight CPU ones (measured: a gpu_hash indexer takes 8-14 times
+// the tokens per second of a cpu_btree indexer, docs/PERFORMANCE.md). CPU or
+// GPU indexers alone: 0.5, where the fraction only labels collections.
+constexpr double kGpuIndexerWeight = 8;
+
+double automatic_popular_fraction(const std::vector<bool>& on_gpu) {
+    const auto gpus = static_cast<double>(std::count(on_gpu.begin(), on_gpu.end(), true));
+    const double cpus = static_cast<double>(on_gpu.size()) - gpus;
+    if (gpus == 0 || cpus == 0) return 0.5;
+    return cpus / (cpus + kGpuIndexerWeight * gpus);
+}
+
 std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
     const nlohmann::json& list = options.raw("indexers");
     const std::string at = options.pointer("indexers");
@@ -301,6 +315,7 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
 
     if (!state.assignment) {
         const auto start = std::chrono::steady_clock::now();
+        double popular_fraction = 0.5;
         CollectionSample sample;
         if (state.config.sampler.enabled) {
             try {
@@ -313,8 +328,8 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
         }
         std::vector<bool> on_gpu;
         for (const auto& entry : entries) on_gpu.insert(on_gpu.end(), entry.count, entry.device != "cpu");
-        state.assignment = assign_collections(sample.tokens, on_gpu, state.config.sampler.popular_token_fraction,
-                                              state.config.sampler.max_popular);
+        popular_fraction = state.config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
+        state.assignment = assign_collections(sample.tokens, on_gpu, popular_fraction, state.config.sampler.max_popular);
         const auto popular = static_cast<uint64_t>(
             std::count(state.assignment->popular.begin(), state.assignment->popular.end(), true));
         state.add_stage_seconds("sampling", seconds_since(start));
@@ -323,7 +338,8 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
                                              {"bytes", sample.bytes},
                                              {"documents", sample.documents},
                                              {"popular_collections", popular},
-                                             {"popular_token_fraction", state.config.sampler.popular_token_fraction},
+                                             {"popular_token_fraction", popular_fraction},
+                                             {"popular_token_fraction_auto", !state.config.sampler.popular_token_fraction},
                                              {"max_popular", state.config.sampler.max_popular},
                                              {"expected_tokens_per_indexer", state.assignment->expected_tokens_per_indexer}});
     }

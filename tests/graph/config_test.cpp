@@ -129,3 +129,15 @@ TEST_CASE("every shipped pipeline description (configs/, bench/configs/) parses"
     }
     CHECK(seen >= 20);
 }
+
+TEST_CASE("sampler.popular_token_fraction is \"auto\" unless a share is given") {
+    nlohmann::json j = {{"input", "x"}, {"nodes", {{{"kind", "read"}}}}};
+    CHECK_FALSE(invidx::PipelineConfig::from_json(j).sampler.popular_token_fraction.has_value());
+    j["sampler"] = {{"popular_token_fraction", "auto"}};
+    CHECK_FALSE(invidx::PipelineConfig::from_json(j).sampler.popular_token_fraction.has_value());
+    j["sampler"] = {{"popular_token_fraction", 0.3}};
+    CHECK(invidx::PipelineConfig::from_json(j).sampler.popular_token_fraction == 0.3);
+    j["sampler"] = {{"popular_token_fraction", 1.5}};
+    CHECK_THROWS_WITH_AS(invidx::PipelineConfig::from_json(j), doctest::Contains("/sampler/popular_token_fraction"),
+                         invidx::ConfigError);
+}

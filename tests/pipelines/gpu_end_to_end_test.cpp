@@ -69,6 +69,11 @@ TEST_CASE("gpu pipelines: CPU-only and CPU+GPU builds export the same CIFF") {
         } else {
             CHECK(ciff == first_ciff);
         }
+        if (c.label == "1 CPU + 1 gpu_hash") {
+            // "auto": the CPU indexer's share of the capacity, a GPU indexer counting 8.
+            CHECK(report.json.at("sampler").at("popular_token_fraction").get<double>() == doctest::Approx(1.0 / 9));
+            CHECK(report.json.at("sampler").at("popular_token_fraction_auto") == true);
+        }
         // Table V per indexer, and device memory for the GPU ones.
         for (const auto& indexer : report.json.at("indexers")) {
             CHECK(indexer.contains("tokens"));
