@@ -3,16 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "query/pruning.hpp"
+
 namespace invidx {
-namespace {
-
-// A document whose score is at most `bound` can still enter only if the
-// bound, widened past any rounding of the sums, beats the threshold.
-constexpr double kBoundSlack = 1.0 + 1e-10;
-
-bool may_enter(double bound, double threshold) { return bound * kBoundSlack > threshold; }
-
-}  // namespace
 
 std::vector<ScoredDocument> maxscore_or(std::span<const ScoredList> lists, std::span<const double> norms,
                                         const Bm25& bm25, size_t k, QueryStats* stats) {

@@ -11,6 +11,8 @@
 #include <limits>
 #include <span>
 
+#include "query/scoring_cursor.hpp"
+
 namespace invidx {
 
 inline constexpr uint32_t kNoDocument = std::numeric_limits<uint32_t>::max();
@@ -27,6 +29,9 @@ public:
     explicit PostingCursor(const ScoredList& list) : list_(&list) {}
 
     const ScoredList& list() const { return *list_; }
+    double idf() const { return list_->idf; }
+    double max_score() const { return list_->max_score; }
+    size_t size() const { return list_->docids.size(); }
     bool at_end() const { return position_ >= list_->docids.size(); }
     uint32_t docid() const { return at_end() ? kNoDocument : list_->docids[position_]; }
     uint32_t tf() const { return list_->tfs[position_]; }
@@ -58,5 +63,7 @@ private:
     const ScoredList* list_;
     size_t position_ = 0;
 };
+
+static_assert(ScoringCursor<PostingCursor>);
 
 }  // namespace invidx

@@ -6,6 +6,9 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "query/block_cursor.hpp"
+#include "query/block_max_maxscore.hpp"
+#include "query/block_max_wand.hpp"
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
 #include "query/maxscore_or.hpp"
@@ -34,28 +37,26 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
 
     // Block maxima hold the exact tf part for the parameters they were made with.
-    const bool block_maxima = query_postings_ && query_postings_->parameters().k1 == bm25_.parameters().k1 &&
-                              query_postings_->parameters().b == bm25_.parameters().b;
+    const QueryPostings* layout = options.use_query_layout && query_postings_ ? &*query_postings_ : nullptr;
+    const bool block_maxima = layout && layout->parameters().k1 == bm25_.parameters().k1 &&
+                              layout->parameters().b == bm25_.parameters().b;
+    if (layout && !options.exhaustive && (conjunctive || block_maxima)) {
+        search_blocks(*layout, options, result);
+        return result;
+    }
 
-    // Each present term's list, decoded once; lists in query order.
+    // The run files' path: each present term's list decoded whole, once; lists in query order.
     std::vector<vbyte::DecodedList> decoded;
     decoded.reserve(result.terms.terms.size());
     std::vector<ScoredList> lists;
     lists.reserve(result.terms.terms.size());
     for (const auto& term : result.terms.terms) {
         if (!term.index) continue;  // OR: contributes nothing
-        std::optional<QueryList> blocks;
-        if (query_postings_) {
-            blocks = query_postings_->list(*term.index);
-            decoded.push_back(blocks->decode());
-        } else {
-            decoded.push_back(index_.postings(*term.index));
-        }
+        // On the query layout here: exhaustive OR, or block maxima made with other k1, b.
+        decoded.push_back(layout ? layout->list(*term.index).decode() : index_.postings(*term.index));
         const auto& postings = decoded.back();
         ScoredList list{.docids = postings.docids, .tfs = postings.tfs, .idf = bm25_.idf(term.df), .max_score = 0.0};
-        if (!conjunctive && !options.exhaustive && block_maxima) {
-            list.max_score = list.idf * blocks->max_tf_part();  // the same maximum, read instead of computed
-        } else if (!conjunctive && !options.exhaustive) {
+        if (!conjunctive && !options.exhaustive) {
             // The bound MaxScore needs, exact for this list (not an estimate).
             double best = 0.0;
             for (size_t i = 0; i < postings.docids.size(); ++i) best = std::max(best, bm25_.tf_part(postings.tfs[i], norms_[postings.docids[i]]));
@@ -71,6 +72,29 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
         result.hits = maxscore_or(lists, norms_, bm25_, options.k, &result.stats);
     }
     return result;
+}
+
+void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {
+    // Skip entries and block maxima are read as the cursors go; a block is
+    // decoded only when a cursor stops in it (query/block_cursor.hpp). OR:
+    // block-max MaxScore; Block-Max WAND on request (slower on the benchmark
+    // collections, docs/PERFORMANCE.md "Query latency").
+    std::vector<QueryList> lists;
+    lists.reserve(result.terms.terms.size());  // the cursors point into it
+    std::vector<BlockCursor> cursors;
+    cursors.reserve(result.terms.terms.size());
+    for (const auto& term : result.terms.terms) {
+        if (!term.index) continue;  // OR: contributes nothing
+        lists.push_back(layout.list(*term.index));
+        cursors.emplace_back(lists.back(), bm25_.idf(term.df));
+    }
+    if (options.mode == QueryMode::kAnd) {
+        result.hits = daat_and(std::span<BlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
+    } else if (options.block_max_wand) {
+        result.hits = block_max_wand(cursors, norms_, bm25_, options.k, &result.stats);
+    } else {
+        result.hits = block_max_maxscore(cursors, norms_, bm25_, options.k, &result.stats);
+    }
 }
 
 std::vector<SearchResult> Searcher::search_all(std::span<const std::string> texts, const SearchOptions& options) const {

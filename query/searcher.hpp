@@ -1,7 +1,9 @@
-// Ranked retrieval over an IndexReader (SPEC §7): analyzes a query, loads
-// its terms' lists once, and runs daat_and (AND) or maxscore_or (OR). Lists
-// come from the query-ready layout (query.post) when the index has one, from
-// the run files otherwise; the results are the same.
+// Ranked retrieval over an IndexReader (SPEC §7): analyzes a query and runs
+// it over its terms' lists. On the query-ready layout (query.post), when the
+// index has one, lists are read block by block through BlockCursors: AND by
+// daat_and with block skipping, OR by block-max MaxScore (or Block-Max
+// WAND). On the run files each list is decoded whole: AND by daat_and, OR by
+// MaxScore. The results are the same either way: exactly the exhaustive top k.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,12 @@ struct SearchOptions {
     size_t k = 10;
     QueryMode mode = QueryMode::kOr;
     bool exhaustive = false;  // OR without dynamic pruning (the reference MaxScore equals)
+    // false: read the run files even when the index has query.post (tests and
+    // benchmarks compare the two paths on one index).
+    bool use_query_layout = true;
+    // OR on the query layout: Block-Max WAND instead of block-max MaxScore
+    // (the same results; for comparisons).
+    bool block_max_wand = false;
 };
 
 struct SearchResult {
@@ -54,6 +62,9 @@ public:
     std::vector<SearchResult> search_all(std::span<const std::string> texts, const SearchOptions& options) const;
 
 private:
+    // The query layout's path: BlockCursors, daat_and, block_max_maxscore or block_max_wand.
+    void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
+
     const IndexReader& index_;
     Bm25 bm25_;
     std::vector<double> norms_;  // by docid

@@ -68,7 +68,8 @@ const MappedFile& IndexReader::verified_file(std::string_view relative) const {
 
 void IndexReader::open_dictionary() {
     dictionary_ = &verified_file(layout::kDictionaryFile);
-    const std::string name = display(layout::kDictionaryFile);
+    dictionary_name_ = display(layout::kDictionaryFile);
+    const std::string& name = dictionary_name_;
     const auto bytes = dictionary_->bytes();
     check_trailing_crc(name, bytes);
     BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
@@ -98,9 +99,8 @@ void IndexReader::open_dictionary() {
 }
 
 IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
-    const std::string name = display(layout::kDictionaryFile);
     const auto bytes = dictionary_->bytes();
-    BinaryReader in(name, bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
+    BinaryReader in(dictionary_name_, bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
     const uint64_t offset = in.u64("term_offsets[" + std::to_string(i) + "]");
     in.seek(offset, "term_offsets[" + std::to_string(i) + "]");
     TermRecord record;
@@ -121,7 +121,18 @@ IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
 
 std::string_view IndexReader::term_bytes(uint64_t i) const {
     const auto bytes = dictionary_->bytes();
-    BinaryReader in(display(layout::kDictionaryFile), bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
+    const std::string_view data = bytes.substr(0, bytes.size() - 4);
+    // find_term calls this log2(T) times per query term: read in place, and
+    // build the error context (file name, field) only if a bound fails.
+    const uint64_t entry = 24 + 8 * i;
+    if (entry <= data.size() && data.size() - entry >= 8) {
+        const uint64_t offset = load_u64(data.data() + entry);
+        if (offset <= data.size() && data.size() - offset >= 4) {
+            const uint32_t length = load_u32(data.data() + offset);
+            if (length <= data.size() - offset - 4) return data.substr(offset + 4, length);
+        }
+    }
+    BinaryReader in(display(layout::kDictionaryFile), data, entry);
     in.seek(in.u64("term_offsets"), "term_offsets");
     return in.string("term");
 }

@@ -112,6 +112,7 @@ private:
     std::optional<nlohmann::json> report_;
 
     const MappedFile* dictionary_ = nullptr;
+    std::string dictionary_name_;  // display(dictionary.bin), made once: queries read terms often
     uint64_t term_count_ = 0;
     const MappedFile* documents_ = nullptr;
     uint64_t documents_table_offset_ = 0;

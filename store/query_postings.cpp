@@ -67,40 +67,45 @@ QueryList QueryPostings::list(uint64_t term) const {
     list.df_ = info.df;
     list.cf_ = info.cf;
 
-    const std::string where = "list of term '" + list.term_ + "'";
-    BinaryReader table(name_, bytes_, table_offset_ + 8 * term);
-    const uint64_t begin = table.u64("list_offsets");
-    const uint64_t end = table.u64("list_offsets");
+    // The error context is built only when a check fails: a query opens a
+    // list per term, and the checks themselves cost a few compares per block.
+    const auto where = [&] { return "list of term '" + list.term_ + "'"; };
+    const uint64_t table = table_offset_ + 8 * term;  // inside the file: the footer was checked
+    const uint64_t begin = load_u64(bytes_.data() + table);
+    const uint64_t end = load_u64(bytes_.data() + table + 8);
     if (begin < lists_start_ || begin > end || end > table_offset_) {
-        table.fail("list_offsets", where + " lies outside the lists");
+        BinaryReader(name_, bytes_, table + 16).fail("list_offsets", where() + " lies outside the lists");
     }
     const uint64_t block_count = (info.df + layout::kQueryBlockPostings - 1) / layout::kQueryBlockPostings;
     if (block_count > (end - begin) / layout::kQueryBlockEntryBytes) {
-        table.fail("list_offsets", where + ": " + std::to_string(block_count) + " block entries do not fit in " +
-                                       std::to_string(end - begin) + " bytes");
+        BinaryReader(name_, bytes_, table + 16)
+            .fail("list_offsets", where() + ": " + std::to_string(block_count) + " block entries do not fit in " +
+                                      std::to_string(end - begin) + " bytes");
     }
-    BinaryReader in(name_, bytes_.substr(0, end), begin);
+    // Fields of block k's entry, read in place (the entries fit: checked above).
+    const auto fail_entry = [&](uint64_t k, uint64_t field_offset, std::string_view field, const std::string& problem) {
+        BinaryReader(name_, bytes_.substr(0, end), begin + k * layout::kQueryBlockEntryBytes + field_offset)
+            .fail(field, where() + ", block " + std::to_string(k) + ": " + problem);
+    };
     uint64_t data = begin + block_count * layout::kQueryBlockEntryBytes;
     list.blocks_.resize(block_count);
     uint32_t next_docid = 0;
     for (uint64_t k = 0; k < block_count; ++k) {
+        const char* entry = bytes_.data() + begin + k * layout::kQueryBlockEntryBytes;
         QueryBlock& block = list.blocks_[k];
-        block.last_docid = in.u32("last_docid");
-        const uint32_t docid_bytes = in.u32("docid_bytes");
-        const uint32_t tf_bytes = in.u32("tf_bytes");
-        block.max_tf_part = std::bit_cast<double>(in.u64("max_tf_part"));
+        block.last_docid = load_u32(entry);
+        const uint32_t docid_bytes = load_u32(entry + 4);
+        const uint32_t tf_bytes = load_u32(entry + 8);
+        block.max_tf_part = std::bit_cast<double>(load_u64(entry + 12));
         block.next_docid = next_docid;
         block.postings = static_cast<uint32_t>(
             k + 1 < block_count ? layout::kQueryBlockPostings : info.df - k * layout::kQueryBlockPostings);
         if (block.last_docid >= index_.num_documents() || block.last_docid < uint64_t{next_docid} + block.postings - 1) {
-            in.fail("last_docid", where + ", block " + std::to_string(k) + ": docid " + std::to_string(block.last_docid) +
-                                      " cannot end this block");
+            fail_entry(k, 4, "last_docid", "docid " + std::to_string(block.last_docid) + " cannot end this block");
         }
-        if (!std::isfinite(block.max_tf_part) || block.max_tf_part < 0.0) {
-            in.fail("max_tf_part", where + ", block " + std::to_string(k) + ": not a score");
-        }
+        if (!std::isfinite(block.max_tf_part) || block.max_tf_part < 0.0) fail_entry(k, 20, "max_tf_part", "not a score");
         if (uint64_t{docid_bytes} + tf_bytes > end - data) {
-            in.fail("docid_bytes", where + ", block " + std::to_string(k) + ": the block's bytes run past the list");
+            fail_entry(k, 8, "docid_bytes", "the block's bytes run past the list");
         }
         block.docid_bytes = bytes_.substr(data, docid_bytes);
         block.tf_bytes = bytes_.substr(data + docid_bytes, tf_bytes);
@@ -108,7 +113,9 @@ QueryList QueryPostings::list(uint64_t term) const {
         list.max_tf_part_ = std::max(list.max_tf_part_, block.max_tf_part);
         next_docid = block.last_docid + 1;
     }
-    if (data != end) in.fail("docid_bytes", where + ": the blocks' bytes do not add up to the list's");
+    if (data != end) {
+        BinaryReader(name_, bytes_.substr(0, end), data).fail("docid_bytes", where() + ": the blocks' bytes do not add up to the list's");
+    }
     return list;
 }
 

@@ -102,7 +102,9 @@ constexpr Command kCommands[] = {
      "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
      "way documents were (duplicate terms count once). OR ranks every document\n"
      "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
-     "term. Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
+     "term. On the query layout (merge --layout query) blocks are skipped and\n"
+     "pruned by their block maxima; the results are the same.\n"
+     "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
      "The qid of a command-line query is 1. See docs/QUERY.md.",
      "  $ invidx search idx zebras apples --k 2\n"
      "  1  7      1.758825  2\n"

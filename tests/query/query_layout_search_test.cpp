@@ -1,7 +1,7 @@
 // Search on the query-ready layout (query.post) must give exactly what it
 // gives on the run files, with every codec: same docids, same scores bit for
-// bit, same order, in AND, OR (MaxScore, whose list bounds now come from the
-// block maxima) and exhaustive OR.
+// bit, same order, in AND (block cursors), OR (block-max MaxScore there,
+// MaxScore on the run files) and exhaustive OR.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -1,0 +1,251 @@
+// invidx_query_bench: query latency on one thread (issue #5), the two paths
+// of `invidx search` on one index side by side:
+//   run files     each query term's list decoded whole from the (merged) run
+//                 file; AND by daat_and, OR by MaxScore
+//   query layout  query.post through BlockCursors: AND with block skipping,
+//                 OR with block-max MaxScore (docs/QUERY.md); for OR, a third
+//                 row with Block-Max WAND ("query layout, BMW")
+// The index must have query.post (invidx merge IDX --layout query).
+//
+// Queries are drawn from the index's own vocabulary (terms that analyze to
+// themselves), 1 to 5 distinct terms each, every term from one of three
+// document-frequency bands chosen at random: frequent (df >= N/10), medium
+// (N/100 <= df < N/10), rare (2 <= df < N/100). Each query runs once untimed
+// per path, then --repeat times; a query's latency is the median of its
+// repetitions (analysis, list lookup, evaluation); the table gives the mean
+// and the 99th percentile over the queries. Every path must return the same
+// hits, or the program fails.
+//
+//   invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE]
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/global_control.h>
+
+#include "invidx/error.hpp"
+#include "nodes/analyze/analyzer.hpp"
+#include "query/searcher.hpp"
+#include "store/index_reader.hpp"
+#include "store/query_postings.hpp"
+
+namespace {
+
+using namespace invidx;
+
+struct Bands {
+    std::vector<std::string> frequent, medium, rare;
+};
+
+Bands vocabulary_bands(const IndexReader& index) {
+    Bands bands;
+    Analyzer analyzer(index.analysis());
+    const uint64_t documents = index.num_documents();
+    for (uint64_t t = 0; t < index.term_count(); ++t) {
+        const auto info = index.term(t);
+        if (info.df < 2) continue;
+        const std::string term(info.term);
+        // A stem may stem again ("gener" is not "generate"'s only form): keep the terms a query reaches.
+        const auto analyzed = analyzer.analyze_query(term);
+        if (analyzed.size() != 1 || analyzed[0] != term) continue;
+        if (info.df * 10 >= documents) {
+            bands.frequent.push_back(term);
+        } else if (info.df * 100 >= documents) {
+            bands.medium.push_back(term);
+        } else {
+            bands.rare.push_back(term);
+        }
+    }
+    return bands;
+}
+
+std::vector<std::string> make_queries(const Bands& bands, size_t count, uint32_t seed) {
+    std::mt19937 random(seed);
+    const std::vector<const std::vector<std::string>*> pools = {&bands.frequent, &bands.medium, &bands.rare};
+    std::vector<std::string> queries;
+    while (queries.size() < count) {
+        const size_t length = 1 + random() % 5;
+        std::vector<std::string> terms;
+        for (int attempt = 0; terms.size() < length && attempt < 50; ++attempt) {
+            const auto& pool = *pools[random() % pools.size()];
+            if (pool.empty()) continue;
+            const std::string& term = pool[random() % pool.size()];
+            if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.push_back(term);
+        }
+        std::string text;
+        for (const auto& term : terms) text += (text.empty() ? "" : " ") + term;
+        queries.push_back(text);
+    }
+    return queries;
+}
+
+struct Row {
+    std::string mode;
+    size_t k = 0;
+    std::string path;
+    double mean_ms = 0.0;
+    double p99_ms = 0.0;
+    double results = 0.0;         // per query
+    double scored = 0.0;          // documents fully scored per query
+    double blocks_decoded = -1.0;  // share of the lists' blocks whose docids were decoded (query layout)
+};
+
+Row measure(const Searcher& searcher, const std::vector<std::string>& queries, const SearchOptions& options,
+            unsigned repeat, std::vector<std::vector<ScoredDocument>>& hits) {
+    Analyzer analyzer(searcher.index().analysis());
+    QueryStats stats;
+    size_t results = 0;
+    hits.assign(queries.size(), {});
+    for (size_t q = 0; q < queries.size(); ++q) {  // untimed: warms the page cache and the allocator
+        auto result = searcher.search(queries[q], options, analyzer);
+        stats += result.stats;
+        results += result.hits.size();
+        hits[q] = std::move(result.hits);
+    }
+    std::vector<double> latencies_ms(queries.size());
+    std::vector<std::vector<double>> runs(queries.size());
+    for (unsigned r = 0; r < repeat; ++r) {
+        for (size_t q = 0; q < queries.size(); ++q) {
+            const auto start = std::chrono::steady_clock::now();
+            const auto result = searcher.search(queries[q], options, analyzer);
+            const auto stop = std::chrono::steady_clock::now();
+            if (result.hits.size() != hits[q].size()) throw Error("a query's results changed between repetitions");
+            runs[q].push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+        }
+    }
+    for (size_t q = 0; q < queries.size(); ++q) {
+        auto& times = runs[q];
+        std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+        latencies_ms[q] = times[times.size() / 2];
+    }
+    Row row;
+    row.mode = options.mode == QueryMode::kAnd ? "AND" : "OR";
+    row.k = options.k;
+    row.path = !options.use_query_layout ? "run files" : options.block_max_wand ? "query layout, BMW" : "query layout";
+    double sum = 0.0;
+    for (const double ms : latencies_ms) sum += ms;
+    const auto n = static_cast<double>(queries.size());
+    row.mean_ms = sum / n;
+    std::sort(latencies_ms.begin(), latencies_ms.end());
+    // p99: the smallest latency at least 99% of the queries do not exceed.
+    const size_t rank = static_cast<size_t>(std::ceil(0.99 * n));
+    row.p99_ms = latencies_ms[std::clamp<size_t>(rank, 1, latencies_ms.size()) - 1];
+    row.results = static_cast<double>(results) / n;
+    row.scored = static_cast<double>(stats.documents_scored) / n;
+    if (options.use_query_layout && stats.blocks > 0) {
+        row.blocks_decoded = static_cast<double>(stats.docid_blocks_decoded) / static_cast<double>(stats.blocks);
+    }
+    return row;
+}
+
+[[noreturn]] void usage(const char* why) {
+    if (why) std::cerr << "invidx_query_bench: " << why << "\n";
+    std::cerr << "usage: invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE]\n"
+                 "  IDX must have the query layout: invidx merge IDX --layout query [--codec NAME]\n"
+                 "example: invidx_query_bench /tmp/idx --queries 200 --k 10 --k 1000\n";
+    std::exit(why ? 2 : 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string directory;
+    size_t query_count = 200;
+    uint32_t seed = 1;
+    unsigned repeat = 5;
+    std::vector<size_t> depths;
+    std::string write_queries;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            const auto value = [&]() -> std::string {
+                if (i + 1 >= argc) usage(("missing value after " + arg).c_str());
+                return argv[++i];
+            };
+            if (arg == "--queries") {
+                query_count = std::strtoull(value().c_str(), nullptr, 10);
+                if (query_count < 1) usage("--queries must be at least 1");
+            } else if (arg == "--seed") {
+                seed = static_cast<uint32_t>(std::strtoul(value().c_str(), nullptr, 10));
+            } else if (arg == "--repeat") {
+                const long r = std::strtol(value().c_str(), nullptr, 10);
+                if (r < 1) usage("--repeat must be at least 1");
+                repeat = static_cast<unsigned>(r);
+            } else if (arg == "--k") {
+                const auto k = std::strtoull(value().c_str(), nullptr, 10);
+                if (k < 1) usage("--k must be at least 1");
+                depths.push_back(k);
+            } else if (arg == "--write-queries") {
+                write_queries = value();
+            } else if (arg == "--help" || arg == "-h" || !directory.empty() || arg.starts_with("--")) {
+                usage(arg == "--help" || arg == "-h" ? nullptr : ("unexpected argument " + arg).c_str());
+            } else {
+                directory = arg;
+            }
+        }
+        if (directory.empty()) usage("no index");
+        if (depths.empty()) depths = {10, 1000};
+
+        const IndexReader index(directory);
+        const Searcher searcher(index);  // reads the length norms on every thread
+        if (searcher.query_postings() == nullptr) {
+            throw Error(directory + " has no query layout: run invidx merge " + directory + " --layout query");
+        }
+        // From here on one thread: latency, not throughput.
+        const oneapi::tbb::global_control one_thread(oneapi::tbb::global_control::max_allowed_parallelism, 1);
+
+        const Bands bands = vocabulary_bands(index);
+        const auto queries = make_queries(bands, query_count, seed);
+        if (!write_queries.empty()) {
+            std::ofstream out(write_queries);
+            for (size_t q = 0; q < queries.size(); ++q) out << q + 1 << '\t' << queries[q] << '\n';
+            if (!out) throw Error("cannot write " + write_queries);
+        }
+        size_t terms = 0;
+        for (const auto& query : queries) terms += static_cast<size_t>(std::count(query.begin(), query.end(), ' ')) + 1;
+        std::printf("index %s: %llu documents, %llu terms, %llu postings, query.post codec %s\n", directory.c_str(),
+                    static_cast<unsigned long long>(index.num_documents()), static_cast<unsigned long long>(index.term_count()),
+                    static_cast<unsigned long long>(index.num_postings()),
+                    std::string(searcher.query_postings()->codec().name).c_str());
+        std::printf("queries: %zu (seed %u), %.2f terms each; bands: %zu frequent (df >= N/10), %zu medium, %zu rare (df >= 2)\n",
+                    queries.size(), seed, static_cast<double>(terms) / static_cast<double>(queries.size()),
+                    bands.frequent.size(), bands.medium.size(), bands.rare.size());
+        std::printf("one thread; latency per query = median of %u runs; mean and p99 over the queries\n", repeat);
+
+        std::vector<Row> rows;
+        for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+            for (const size_t k : depths) {
+                std::vector<std::vector<ScoredDocument>> by_run_files, by_layout;
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = false}, repeat, by_run_files));
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = true}, repeat, by_layout));
+                if (by_run_files != by_layout) throw Error("the two paths returned different results");
+                if (mode == QueryMode::kOr) {
+                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .block_max_wand = true}, repeat, by_layout));
+                    if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
+                }
+            }
+        }
+
+        std::printf("\n| mode | k | path | mean ms | p99 ms | results/query | scored/query | blocks decoded |\n");
+        std::printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+        for (const Row& row : rows) {
+            char blocks[32] = "-";
+            if (row.blocks_decoded >= 0.0) std::snprintf(blocks, sizeof blocks, "%.1f%%", 100.0 * row.blocks_decoded);
+            std::printf("| %s | %zu | %s | %.3f | %.3f | %.1f | %.0f | %s |\n", row.mode.c_str(), row.k, row.path.c_str(),
+                        row.mean_ms, row.p99_ms, row.results, row.scored, blocks);
+        }
+        return 0;
+    } catch (const std::exception& error) {
+        std::cerr << "invidx_query_bench: " << error.what() << "\n";
+        return 1;
+    }
+}
