@@ -5,8 +5,9 @@
 //   read        the files' bytes, 4 MiB at a time (from the page cache: one
 //               untimed pass reads them first)
 //   libarchive  + decompress_file (libarchive), the general decoder
-//   zlib        + GzipStream for plain gzip (gzip_direct), libarchive for the
-//               rest: what the pipeline's decompress node does
+//   zlib        + GzipStream for plain gzip (gzip_direct: whole members by
+//               libdeflate when built with it, zlib for the others),
+//               libarchive for other files: what the decompress node does
 //   frame       + make_framer (SPEC §1)
 //   tokenize    + strip_html (for HTML records) + tokenize (SPEC §2-3)
 //   analyze     + stop words, Porter stem, per-document term table: the
@@ -61,7 +62,7 @@ struct StageInfo {
 constexpr StageInfo kStages[] = {
     {Stage::read, "read", "read the files"},
     {Stage::libarchive, "libarchive", "+ decompress (libarchive)"},
-    {Stage::zlib, "zlib", "+ decompress (zlib for gzip)"},
+    {Stage::zlib, "zlib", "+ decompress (GzipStream: libdeflate/zlib)"},
     {Stage::frame, "frame", "+ frame records"},
     {Stage::tokenize, "tokenize", "+ HTML strip + tokenize"},
     {Stage::analyze, "analyze", "+ stopwords + stem (Analyzer)"},
