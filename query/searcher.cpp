@@ -12,7 +12,10 @@
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
 #include "query/maxscore_or.hpp"
+#include "query/phrase_query.hpp"
+#include "query/phrase_search.hpp"
 #include "query/posting_cursor.hpp"
+#include "query/query_error.hpp"
 
 namespace invidx {
 
@@ -31,10 +34,22 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
 
 SearchResult Searcher::search(std::string_view text, const SearchOptions& options, Analyzer& analyzer) const {
     SearchResult result;
+    // '"' separates tokens, so the whole text gives every term, phrase words included.
     result.terms = query_terms(analyzer, index_, text);
+    const auto phrases = query_phrases(analyzer, text);
+    if (!phrases.empty() && !index_.positional()) {
+        throw QueryError("phrase \"" + phrases.front().text + "\" needs positions, but index " +
+                         index_.directory().string() +
+                         " was built without them; rebuild it with positions: invidx-run PIPELINE.json --set positions=true");
+    }
     const bool conjunctive = options.mode == QueryMode::kAnd;
     // No term left (stop words only), or AND with a term no document has.
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
+    if (!phrases.empty()) {
+        // Positions live in the run files only, whatever the layout.
+        result.hits = phrase_search(index_, result.terms, phrases, conjunctive, bm25_, norms_, options.k, &result.stats);
+        return result;
+    }
 
     // Block maxima hold the exact tf part for the parameters they were made with.
     const QueryPostings* layout = options.use_query_layout && query_postings_ ? &*query_postings_ : nullptr;

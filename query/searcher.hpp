@@ -4,6 +4,8 @@
 // daat_and with block skipping, OR by block-max MaxScore (or Block-Max
 // WAND). On the run files each list is decoded whole: AND by daat_and, OR by
 // MaxScore. The results are the same either way: exactly the exhaustive top k.
+// A query with a phrase ("new york") reads the run files' positions instead
+// (query/phrase_search.hpp); its QueryError says why it cannot run.
 #pragma once
 
 #include <cstddef>

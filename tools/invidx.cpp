@@ -19,6 +19,7 @@
 
 #include "invidx/error.hpp"
 #include "nodes/analyze/analyzer.hpp"
+#include "query/query_error.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/codecs/registry.hpp"
@@ -51,7 +52,7 @@ constexpr std::string_view kExitCodes =
     "Exit codes:\n"
     "  0  success\n"
     "  1  not found (term or document)\n"
-    "  2  usage error\n"
+    "  2  usage error (search: also a bad quote, or a phrase on an index without positions)\n"
     "  3  bad or damaged index, or any other error\n";
 
 constexpr std::string_view kCommonOptions =
@@ -104,11 +105,16 @@ constexpr Command kCommands[] = {
      "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
      "term. On the query layout (merge --layout query) blocks are skipped and\n"
      "pruned by their block maxima; the results are the same.\n"
+     "A double-quoted part is a phrase (\"new york\"): its words at consecutive\n"
+     "positions, a stop word leaving a one-token gap. Documents must hold every\n"
+     "phrase, in both modes; they are scored by BM25 over all the words. Phrases\n"
+     "need an index built with positions (invidx-run ... --set positions=true).\n"
      "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
      "The qid of a command-line query is 1. See docs/QUERY.md.",
      "  $ invidx search idx zebras apples --k 2\n"
      "  1  7      1.758825  2\n"
      "  2  doc-a  0.626986  0\n"
+     "  $ invidx search idx '\"new york\" times' --mode and\n"
      "  $ invidx search idx --queries topics.tsv --format trec --run-tag bm25 --k 1000 > run.txt\n",
      1, SIZE_MAX},
     {"export-ciff", "invidx export-ciff IDX FILE [--description TEXT]",
@@ -546,6 +552,10 @@ int main(int argc, char** argv) {
         std::cerr << "invidx: " << error.what() << "\n(run 'invidx --help' for usage)\n";
         return kUsage;
     } catch (const Unsupported& error) {
+        std::cerr << "invidx: " << error.what() << "\n";
+        return kUsage;
+    } catch (const invidx::QueryError& error) {
+        // The query must change (a quote) or the index be rebuilt (positions).
         std::cerr << "invidx: " << error.what() << "\n";
         return kUsage;
     } catch (const NotFound& error) {
