@@ -3,25 +3,28 @@
 # invidx_codec_bench on it, which prints bits per docid and per tf and the
 # single-thread decode and encode speeds of every codec, table last.
 #
-#   bench/codec_bench.sh [--build DIR] [--repeat R] [--kind realistic|synthetic --size-mb N]
+#   bench/codec_bench.sh [--build DIR] [--repeat R] [--kind realistic|synthetic --size-mb N] [--gpu]
 #
 # Without --size-mb the index is the bundled sample collection (143 pages:
 # short lists, few full blocks); with it, a collection of N MB made by
 # bench/gen_collection.py (kind realistic by default). Index and collection
-# live in a temporary directory that is removed at the end.
+# live in a temporary directory that is removed at the end. --gpu adds the
+# GPU decoding of bp128 blocks (needs a CUDA build and device).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
 repeat=5
 kind=realistic
 size_mb=0
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --kind) kind=$2; shift 2 ;;
     --size-mb) size_mb=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --gpu) extra+=(--gpu); shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "codec_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -43,4 +46,4 @@ fi
 
 echo "machine: $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(date -u +%F)"
 echo "collection: $collection"
-"$build/invidx_codec_bench" "$work/index" --repeat "$repeat"
+"$build/invidx_codec_bench" "$work/index" --repeat "$repeat" "${extra[@]}"

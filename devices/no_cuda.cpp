@@ -3,6 +3,7 @@
 // configuration time, never a silent fallback to the CPU.
 #include <stdexcept>
 
+#include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_term_indexer.hpp"
 
@@ -15,6 +16,11 @@ GpuInventory list_gpus() {
 }
 
 void warm_up_gpu(int) {}
+
+GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>&, const std::vector<uint32_t>&, bool,
+                                 unsigned) {
+    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+}
 
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {
     throw std::runtime_error("invidx was built without CUDA: GPU indexers are not available");

@@ -1,0 +1,125 @@
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include <cub/block/block_scan.cuh>
+
+#include "devices/cuda/cuda_check.hpp"
+#include "devices/cuda/device_array.hpp"
+#include "devices/gpu_codecs.hpp"
+
+namespace invidx {
+namespace {
+
+using cuda::check;
+
+constexpr int kGroupValues = 128;
+
+// Four bytes at any address, little-endian (the group's words start one
+// byte after its bit-width byte, so they are not aligned).
+__device__ uint32_t load_word(const unsigned char* at) {
+    return static_cast<uint32_t>(at[0]) | (static_cast<uint32_t>(at[1]) << 8) |
+           (static_cast<uint32_t>(at[2]) << 16) | (static_cast<uint32_t>(at[3]) << 24);
+}
+
+// One block per group, thread i decodes value i: lane i % 4, field i / 4 of
+// that lane's b-bit fields, which may straddle two of the lane's words.
+template <bool kDocids>
+__global__ void __launch_bounds__(kGroupValues)
+    decode_bp128(const unsigned char* bytes, const uint64_t* group_offsets, const uint32_t* first_docids,
+                 unsigned long long* checksum) {
+    using Scan = cub::BlockScan<uint32_t, kGroupValues>;
+    __shared__ typename Scan::TempStorage scan_storage;
+    const unsigned i = threadIdx.x;
+    const unsigned char* group = bytes + group_offsets[blockIdx.x];
+    const uint32_t b = group[0];
+    const unsigned char* words = group + 1;
+    const unsigned lane = i & 3;
+    const uint32_t bit = (i >> 2) * b;
+    const uint32_t word = bit >> 5;
+    const uint32_t shift = bit & 31;
+    uint64_t field = load_word(words + 4 * (4 * word + lane)) >> shift;
+    if (shift + b > 32) field |= static_cast<uint64_t>(load_word(words + 4 * (4 * (word + 1) + lane))) << (32 - shift);
+    uint32_t value = b == 32 ? static_cast<uint32_t>(field) : static_cast<uint32_t>(field & ((1ull << b) - 1));
+    if constexpr (kDocids) {
+        uint32_t steps = 0;  // gaps are stored minus one
+        Scan(scan_storage).InclusiveSum(value + 1, steps);
+        value = first_docids[blockIdx.x] + steps - 1;
+    }
+    if (i == kGroupValues - 1) atomicAdd(checksum, static_cast<unsigned long long>(value));
+}
+
+}  // namespace
+
+GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uint64_t>& group_offsets,
+                                 const std::vector<uint32_t>& first_docids, bool docids, unsigned repetitions) {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (count == 0) throw std::runtime_error("no CUDA device");
+    check(cudaSetDevice(0), "cudaSetDevice");
+    cudaDeviceProp properties{};
+    check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+    GpuDecodeResult out;
+    out.device = properties.name;
+    const size_t groups = group_offsets.size();
+    out.integers = groups * kGroupValues;
+    if (groups == 0) return out;
+
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    cuda::MemoryCounter memory;
+    cuda::DeviceArray<unsigned char> device_bytes(memory);
+    cuda::DeviceArray<uint64_t> device_offsets(memory);
+    cuda::DeviceArray<uint32_t> device_first(memory);
+    cuda::DeviceArray<unsigned long long> device_checksum(memory);
+    device_bytes.reserve(bytes.size() + 64, 0, stream);  // slack: a 0-bit group still reads 16 bytes
+    device_offsets.reserve(groups, 0, stream);
+    device_first.reserve(groups, 0, stream);
+    device_checksum.reserve(1, 0, stream);
+    check(cudaMemsetAsync(device_bytes.data(), 0, bytes.size() + 64, stream), "cudaMemsetAsync");
+    check(cudaMemcpyAsync(device_bytes.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, stream), "H2D");
+    check(cudaMemcpyAsync(device_offsets.data(), group_offsets.data(), groups * sizeof(uint64_t),
+                          cudaMemcpyHostToDevice, stream),
+          "H2D");
+    if (docids) {
+        check(cudaMemcpyAsync(device_first.data(), first_docids.data(), groups * sizeof(uint32_t),
+                              cudaMemcpyHostToDevice, stream),
+              "H2D");
+    }
+    cudaEvent_t start = nullptr, stop = nullptr;
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+    std::vector<double> seconds;
+    for (unsigned r = 0; r <= repetitions; ++r) {  // the first pass warms up
+        check(cudaMemsetAsync(device_checksum.data(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
+        check(cudaEventRecord(start, stream), "cudaEventRecord");
+        if (docids) {
+            decode_bp128<true><<<static_cast<unsigned>(groups), kGroupValues, 0, stream>>>(
+                device_bytes.data(), device_offsets.data(), device_first.data(), device_checksum.data());
+        } else {
+            decode_bp128<false><<<static_cast<unsigned>(groups), kGroupValues, 0, stream>>>(
+                device_bytes.data(), device_offsets.data(), device_first.data(), device_checksum.data());
+        }
+        cuda::check_launch("decode_bp128");
+        check(cudaEventRecord(stop, stream), "cudaEventRecord");
+        check(cudaEventSynchronize(stop), "decode_bp128");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+        if (r > 0) seconds.push_back(ms * 1e-3);
+    }
+    unsigned long long checksum = 0;
+    check(cudaMemcpy(&checksum, device_checksum.data(), sizeof checksum, cudaMemcpyDeviceToHost), "D2H");
+    out.checksum = checksum;
+    std::sort(seconds.begin(), seconds.end());
+    out.seconds = seconds.empty() ? 0 : seconds[seconds.size() / 2];
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    device_bytes.release();
+    device_offsets.release();
+    device_first.release();
+    device_checksum.release();
+    cudaStreamDestroy(stream);
+    return out;
+}
+
+}  // namespace invidx
