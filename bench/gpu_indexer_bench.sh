@@ -11,12 +11,7 @@ realistic_mb=${1:-2000}
 synthetic_mb=${2:-1000}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-start=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cmake.log 2>&1 || { tail -30 /tmp/cmake.log; exit 1; }
-cmake --build build-gpu -j16 -- -k 0 > /tmp/build.log 2>&1 || { grep -B2 -A3 "error" /tmp/build.log | head -80; exit 1; }
-echo "build seconds: $(( $(date +%s) - start ))"
+source bench/gpu_machine_build.sh
 ./build-gpu/invidx-run --list-kinds | tail -4
 ctest --test-dir build-gpu -j8 > "$out/ctest.log" 2>&1; echo "ctest rc=$?"; grep -E "tests passed|tests failed|Failed|\*\*\*" "$out/ctest.log" | head -20
 ./build-gpu/invidx_tests -tc='*gpu*' -s > "$out/gpu-tests.log" 2>&1; echo "gpu doctest rc=$?"; tail -3 "$out/gpu-tests.log"

@@ -7,12 +7,7 @@ set -uo pipefail
 size_mb=${1:-2000}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-start=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cmake.log 2>&1 || { tail -30 /tmp/cmake.log; exit 1; }
-cmake --build build-gpu -j16 -- -k 0 > /tmp/build.log 2>&1 || { grep -B2 -A3 "error:" /tmp/build.log | head -80; exit 1; }
-echo "build seconds: $(( $(date +%s) - start ))"
+source bench/gpu_machine_build.sh
 ./build-gpu/invidx-run --list-kinds | tail -3
 ctest --test-dir build-gpu -j16 > "$out/ctest.log" 2>&1; echo "ctest rc=$?"; grep -E "tests passed|tests failed" "$out/ctest.log"
 python3 bench/gen_collection.py --kind realistic --size-mb "$size_mb" --files 32 --jobs 16 --out /tmp/coll > /tmp/gen.log 2>&1 || { tail /tmp/gen.log; exit 1; }

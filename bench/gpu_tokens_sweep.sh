@@ -4,9 +4,7 @@
 # prints one table per setting. Usage: OUT=dir bench/gpu_tokens_sweep.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DINVIDX_BUILD_TESTS=OFF > /tmp/cmake.log 2>&1 || { tail -30 /tmp/cmake.log; exit 1; }
-cmake --build build-gpu -j16 > /tmp/build.log 2>&1 || { grep -A3 "error:" /tmp/build.log | head -40; exit 1; }
+BUILD_TARGETS=invidx-run source bench/gpu_machine_build.sh
 python3 bench/gen_collection.py --kind realistic --size-mb 2000 --files 32 --jobs 16 --out /tmp/coll > /tmp/gen.log 2>&1 || exit 1
 for setting in "memory.tokens=16 decompress.count=4" "memory.tokens=48 decompress.count=4" "memory.tokens=48 decompress.count=6" "memory.tokens=96 decompress.count=6"; do
   sets=""; for s in $setting; do sets="$sets --set $s"; done

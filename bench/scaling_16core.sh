@@ -6,11 +6,7 @@ set -uo pipefail
 size_mb=${1:-2000}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-[ -x build-gpu/invidx-run ] || {
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/cmake.log 2>&1 &&
-  cmake --build build-gpu -j16 --target invidx-run > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
-}
+BUILD_TARGETS=invidx-run source bench/gpu_machine_build.sh
 [ -d /tmp/real ] || python3 bench/gen_collection.py --kind realistic --size-mb "$size_mb" --files 32 --jobs 16 --out /tmp/real > /tmp/gen.log 2>&1
 configs=""
 for c in 1-1 2-1 4-2 6-2 8-4 10-6 12-4 14-2; do configs="$configs${configs:+,}bench/configs/cpu-$c.json"; done
