@@ -13,7 +13,8 @@
 # Defaults: realistic, 300 MB, bp128, 200 queries, 5 runs each, k 10 and 1000.
 # The collection and index live in a temporary directory removed at the end,
 # unless --keep DIR (then they stay in DIR, with the queries in queries.tsv,
-# and a second run with the same DIR reuses them).
+# and a second run with the same DIR reuses them). --gpu adds the GPU path
+# (lists cached on the device; needs a CUDA build and device).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -24,6 +25,7 @@ queries=200
 repeat=5
 depths=()
 keep=
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -34,7 +36,8 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --k) depths+=(--k "$2"); shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --gpu) extra+=(--gpu); shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "query_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -59,4 +62,4 @@ fi
 echo "machine: $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(date -u +%F)"
 echo "collection: gen_collection.py --kind $kind --size-mb $size_mb --files 8; merge --layout query --codec $codec"
 "$build/invidx_query_bench" "$work/index" --queries "$queries" --repeat "$repeat" "${depths[@]}" \
-  --write-queries "$work/queries.tsv"
+  --write-queries "$work/queries.tsv" "${extra[@]}"

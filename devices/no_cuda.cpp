@@ -5,6 +5,7 @@
 
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_query.hpp"
 #include "devices/gpu_term_indexer.hpp"
 
 namespace invidx {
@@ -20,6 +21,10 @@ void warm_up_gpu(int) {}
 GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>&, const std::vector<uint32_t>&, bool,
                                  unsigned) {
     throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+}
+
+std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
+    throw std::runtime_error("invidx was built without CUDA: no GPU query processing");
 }
 
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {

@@ -45,6 +45,11 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     const bool conjunctive = options.mode == QueryMode::kAnd;
     // No term left (stop words only), or AND with a term no document has.
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
+    if (options.gpu) {
+        if (!phrases.empty()) throw QueryError("phrase queries run on the CPU only: use --device cpu");
+        search_gpu(options, result);
+        return result;
+    }
     if (!phrases.empty()) {
         // Positions live in the run files only, whatever the layout.
         result.hits = phrase_search(index_, result.terms, phrases, conjunctive, bm25_, norms_, options.k, &result.stats);
@@ -87,6 +92,36 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
         result.hits = maxscore_or(lists, norms_, bm25_, options.k, &result.stats);
     }
     return result;
+}
+
+void Searcher::search_gpu(const SearchOptions& options, SearchResult& result) const {
+    const QueryPostings* layout = options.use_query_layout && query_postings_ ? &*query_postings_ : nullptr;
+    std::vector<GpuQueryTerm> terms;
+    for (const auto& term : result.terms.terms) {
+        if (!term.index) continue;  // OR: contributes nothing
+        const uint64_t index = *term.index;
+        terms.push_back(GpuQueryTerm{index, bm25_.idf(term.df), [this, layout, index](auto& docids, auto& tfs) {
+                                         vbyte::DecodedList list =
+                                             layout ? layout->list(index).decode() : index_.postings(index);
+                                         docids = std::move(list.docids);
+                                         tfs = std::move(list.tfs);
+                                     }});
+    }
+    std::vector<std::pair<uint32_t, double>> top;
+    {
+        std::lock_guard lock(gpu_mutex_);
+        try {
+            if (!gpu_) gpu_ = create_gpu_query_processor(0, norms_, bm25_.parameters().k1, options.gpu_cache_bytes);
+            top = gpu_->top_k(terms, options.mode == QueryMode::kAnd, options.k);
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& error) {
+            throw QueryError(std::string("GPU query processing failed: ") + error.what());
+        }
+    }
+    result.hits.reserve(top.size());
+    for (const auto& [docid, score] : top) result.hits.push_back(ScoredDocument{docid, score});
+    result.stats.documents_scored += top.size();
 }
 
 void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {

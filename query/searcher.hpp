@@ -9,12 +9,15 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "devices/gpu_query.hpp"
 #include "nodes/analyze/analyzer.hpp"
 #include "query/bm25.hpp"
 #include "query/query_stats.hpp"
@@ -37,6 +40,11 @@ struct SearchOptions {
     // OR on the query layout: Block-Max WAND instead of block-max MaxScore
     // (the same results; for comparisons).
     bool block_max_wand = false;
+    // Run on GPU 0 (devices/gpu_query.hpp): exhaustive BM25 accumulation on
+    // the device, lists kept there in an LRU cache of gpu_cache_bytes. The
+    // same hits and scores as the CPU, bit for bit. Phrases stay on the CPU.
+    bool gpu = false;
+    size_t gpu_cache_bytes = size_t{1} << 30;
 };
 
 struct SearchResult {
@@ -66,11 +74,16 @@ public:
 private:
     // The query layout's path: BlockCursors, daat_and, block_max_maxscore or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
+    void search_gpu(const SearchOptions& options, SearchResult& result) const;
 
     const IndexReader& index_;
     Bm25 bm25_;
     std::vector<double> norms_;  // by docid
     std::optional<QueryPostings> query_postings_;
+    // Made on the first GPU query; one device queue, so GPU queries of
+    // search_all take turns.
+    mutable std::mutex gpu_mutex_;
+    mutable std::unique_ptr<GpuQueryProcessor> gpu_;
 };
 
 }  // namespace invidx

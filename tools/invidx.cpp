@@ -66,7 +66,8 @@ constexpr std::string_view kSearchOptions =
     "  --queries FILE       run the queries of FILE, one 'qid<TAB>text' a line\n"
     "                       (blank lines skipped), in parallel; output in file order\n"
     "  --run-tag TAG        last column of --format trec (default invidx)\n"
-    "  --device cpu|gpu|auto  where queries run (default cpu; auto = cpu for now)\n";
+    "  --device cpu|gpu|auto  where queries run (default cpu; gpu: GPU 0, same results,\n"
+    "                       phrases excepted; auto = cpu until the scheduler exists)\n";
 
 struct Command {
     std::string_view name;
@@ -459,7 +460,6 @@ std::vector<Query> read_queries(const std::string& file) {
 }
 
 int run_search(const Options& options) {
-    if (options.device == "gpu") throw Unsupported("GPU query processing is not implemented yet (issue #5)");
     std::vector<Query> queries;
     if (options.queries_file) {
         if (options.args.size() > 1) throw UsageError("give QUERY words or --queries FILE, not both");
@@ -476,7 +476,9 @@ int run_search(const Options& options) {
     std::vector<std::string> texts;
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
-    const auto results = searcher.search_all(texts, {.k = options.k, .mode = options.mode, .exhaustive = false});
+    SearchOptions search_options{.k = options.k, .mode = options.mode, .exhaustive = false};
+    search_options.gpu = options.device == "gpu";
+    const auto results = searcher.search_all(texts, search_options);
 
     if (options.json) {
         json out = json::array();

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "devices/gpu_devices.hpp"
 #include "query/searcher.hpp"
 #include "support/collections.hpp"
 #include "support/run_tool.hpp"
@@ -91,9 +92,17 @@ TEST_CASE("invidx search: errors and exit codes") {
     TempDir dir;
     const auto idx = quoted(build_small_index(dir));
     const auto gpu = run_invidx(dir, "search " + idx + " apples --device gpu");
-    CHECK(gpu.exit_code == 2);
-    CHECK(gpu.err.find("GPU query processing is not implemented yet (issue #5)") != std::string::npos);
     const auto cpu = run_invidx(dir, "search " + idx + " apples --device cpu");
+    if (invidx::list_gpus().devices.empty()) {
+        // No silent CPU fallback: a clear error.
+        CHECK(gpu.exit_code == 2);
+        CHECK(gpu.err.find("GPU query processing failed") != std::string::npos);
+    } else {
+        CHECK(gpu.exit_code == 0);
+        CHECK(gpu.out == cpu.out);
+    }
+    const auto gpu_phrase = run_invidx(dir, "search " + idx + " '\"red apples\"' --device gpu");
+    CHECK(gpu_phrase.exit_code == 2);
     const auto automatic = run_invidx(dir, "search " + idx + " apples --device auto");
     CHECK(automatic.exit_code == 0);
     CHECK(automatic.out == cpu.out);
