@@ -15,6 +15,7 @@
 #include "query/exhaustive_or.hpp"
 #include "query/maxscore_or.hpp"
 #include "query/posting_cursor.hpp"
+#include "query/long_lists.hpp"
 #include "query/searcher.hpp"
 #include "query/topk.hpp"
 #include "support/collections.hpp"
@@ -26,42 +27,10 @@ using namespace invidx::testing;
 
 namespace {
 
-// The reference: analyze, drop duplicates, score every document from the postings.
+// The reference (query/long_lists.hpp): every matching document scored from
+// the postings with SPEC §7 written out, cut to k.
 std::vector<ScoredDocument> brute_force(const IndexReader& index, std::string_view query, QueryMode mode, size_t k) {
-    Analyzer analyzer(index.analysis());
-    std::vector<std::string> terms;
-    for (auto& term : analyzer.analyze_query(query)) {
-        if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.push_back(term);
-    }
-    const double k1 = 0.9, b = 0.4;
-    const auto documents = static_cast<double>(index.num_documents());
-    const double avgdl = index.average_length();
-    std::vector<double> scores(index.num_documents(), 0.0);
-    std::vector<size_t> matched(index.num_documents(), 0);
-    size_t present = 0;
-    for (const auto& term : terms) {
-        const auto i = index.find_term(term);
-        if (!i) continue;
-        ++present;
-        const auto df = static_cast<double>(index.term(*i).df);
-        const double idf = std::log(1.0 + (documents - df + 0.5) / (df + 0.5));
-        const auto list = index.postings(*i);
-        for (size_t p = 0; p < list.docids.size(); ++p) {
-            const uint32_t d = list.docids[p];
-            const double tf = list.tfs[p];
-            const double dl = index.document(d).length;
-            scores[d] += idf * (tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)));
-            ++matched[d];
-        }
-    }
-    std::vector<ScoredDocument> all;
-    if (mode == QueryMode::kAnd && present < terms.size()) return all;
-    for (uint32_t d = 0; d < scores.size(); ++d) {
-        if (mode == QueryMode::kAnd ? (present > 0 && matched[d] == present) : matched[d] > 0) all.push_back({d, scores[d]});
-    }
-    std::sort(all.begin(), all.end(), [](const ScoredDocument& x, const ScoredDocument& y) {
-        return x.score != y.score ? x.score > y.score : x.docid < y.docid;
-    });
+    auto all = exhaustive_ranking(index, query, mode);
     if (all.size() > k) all.resize(k);
     return all;
 }
