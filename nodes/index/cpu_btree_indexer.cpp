@@ -173,14 +173,7 @@ std::vector<DictionaryTerm> CpuBtreeIndexer::export_terms() const {
         const std::string prefix = collection_prefix(collection);
         dictionary->for_each_in_order([&](std::string_view key, uint32_t id) {
             const TermRecord& record = terms_[id];
-            DictionaryTerm term;
-            term.term.reserve(prefix.size() + key.size());
-            term.term.append(prefix).append(key);
-            term.collection = collection;
-            term.df = record.df;
-            term.cf = record.cf;
-            term.lists = refs_.list(record.refs);
-            out.push_back(std::move(term));
+            out.push_back(refs_.exported_term(prefix, key, collection, record.df, record.cf, record.refs));
         });
     }
     return out;

@@ -233,15 +233,10 @@ std::vector<DictionaryTerm> GpuIndexer::export_terms() const {
     out.reserve(terms_.size());
     for (size_t id = 0; id < terms_.size(); ++id) {
         const TermRecord& record = terms_[id];
-        DictionaryTerm term;
-        term.collection = keys.collections[id];
-        const std::string prefix = collection_prefix(term.collection);
-        term.term.reserve(prefix.size() + keys.key_lengths[id]);
-        term.term.append(prefix).append(keys.key_bytes.data() + keys.key_offsets[id], keys.key_lengths[id]);
-        term.df = record.df;
-        term.cf = record.cf;
-        term.lists = refs_.list(record.refs);
-        out.push_back(std::move(term));
+        const uint32_t collection = keys.collections[id];
+        const std::string_view key(keys.key_bytes.data() + keys.key_offsets[id], keys.key_lengths[id]);
+        out.push_back(refs_.exported_term(collection_prefix(collection), key, collection, record.df, record.cf,
+                                          record.refs));
     }
     return out;
 }

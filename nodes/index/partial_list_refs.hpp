@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "invidx/error.hpp"
@@ -43,6 +44,20 @@ public:
     }
 
     size_t memory_bytes() const { return nodes_.capacity() * sizeof(Node); }
+
+    // A term as the indexers export it: the collection's prefix put back in
+    // front of the stored key, and the chain's pointers.
+    DictionaryTerm exported_term(std::string_view prefix, std::string_view key, uint32_t collection, uint64_t df,
+                                 uint64_t cf, const Chain& chain) const {
+        DictionaryTerm term;
+        term.term.reserve(prefix.size() + key.size());
+        term.term.append(prefix).append(key);
+        term.collection = collection;
+        term.df = df;
+        term.cf = cf;
+        term.lists = list(chain);
+        return term;
+    }
 
 private:
     struct Node {
