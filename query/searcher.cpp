@@ -33,7 +33,19 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
 }
 
 SearchResult Searcher::search(std::string_view text, const SearchOptions& options, Analyzer& analyzer) const {
+    if (options.mode == QueryMode::kAndOr) {
+        SearchOptions conjunctive = options;
+        conjunctive.mode = QueryMode::kAnd;
+        SearchResult first = search(text, conjunctive, analyzer);
+        if (first.hits.size() >= options.k) return first;
+        SearchOptions disjunctive = options;
+        disjunctive.mode = QueryMode::kOr;
+        SearchResult second = search(text, disjunctive, analyzer);
+        second.stats += first.stats;
+        return second;
+    }
     SearchResult result;
+    result.answered_as = options.mode;
     // '"' separates tokens, so the whole text gives every term, phrase words included.
     result.terms = query_terms(analyzer, index_, text);
     const auto phrases = query_phrases(analyzer, text);

@@ -28,7 +28,10 @@
 
 namespace invidx {
 
-enum class QueryMode { kAnd, kOr };
+// kAndOr: AND first; when it finds fewer than k documents, the OR top k
+// instead (Ding et al. §8.3: an AND with enough results ranks as well as
+// the OR and costs far less).
+enum class QueryMode { kAnd, kOr, kAndOr };
 
 struct SearchOptions {
     size_t k = 10;
@@ -50,7 +53,8 @@ struct SearchOptions {
 struct SearchResult {
     QueryTerms terms;
     std::vector<ScoredDocument> hits;  // best first
-    QueryStats stats;
+    QueryStats stats;  // kAndOr: both evaluations' together
+    QueryMode answered_as = QueryMode::kOr;  // kAnd or kOr: the evaluation whose hits these are
 };
 
 class Searcher {

@@ -62,7 +62,8 @@ constexpr std::string_view kCommonOptions =
 
 constexpr std::string_view kSearchOptions =
     "  --k N                number of results per query (default 10)\n"
-    "  --mode and|or        AND: documents with every term; OR: with any (default or)\n"
+    "  --mode and|or|and-or AND: documents with every term; OR: with any (default or);\n"
+    "                       and-or: AND, then OR when AND finds fewer than k\n"
     "  --queries FILE       run the queries of FILE, one 'qid<TAB>text' a line\n"
     "                       (blank lines skipped), in parallel; output in file order\n"
     "  --run-tag TAG        last column of --format trec (default invidx)\n"
@@ -100,11 +101,12 @@ constexpr Command kCommands[] = {
      "  docid: 0\n  name: clueweb09-en0000-00-00000\n  length: 412\n"
      "  file: data/en0000/00.warc.gz\n  source_offset: 0\n",
      2, 2},
-    {"search", "invidx search IDX QUERY... [--k N] [--mode and|or] [--queries FILE] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
+    {"search", "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
      "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
      "way documents were (duplicate terms count once). OR ranks every document\n"
      "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
-     "term. On the query layout (merge --layout query) blocks are skipped and\n"
+     "term; and-or answers with AND when it finds k documents, else with OR.\n"
+     "On the query layout (merge --layout query) blocks are skipped and\n"
      "pruned by their block maxima; the results are the same.\n"
      "A double-quoted part is a phrase (\"new york\"): its words at consecutive\n"
      "positions, a stop word leaving a one-token gap. Documents must hold every\n"
@@ -195,8 +197,15 @@ bool parse_search_option(const std::string& word, ValueOf& value_of, Options& op
         }
         options.k = static_cast<size_t>(number);
     } else if (auto mode = value_of("--mode")) {
-        if (*mode != "and" && *mode != "or") throw UsageError("--mode must be and or or, not '" + *mode + "'");
-        options.mode = *mode == "and" ? QueryMode::kAnd : QueryMode::kOr;
+        if (*mode == "and") {
+            options.mode = QueryMode::kAnd;
+        } else if (*mode == "or") {
+            options.mode = QueryMode::kOr;
+        } else if (*mode == "and-or") {
+            options.mode = QueryMode::kAndOr;
+        } else {
+            throw UsageError("--mode must be and, or or and-or, not '" + *mode + "'");
+        }
     } else if (auto file = value_of("--queries")) {
         options.queries_file = *file;
     } else if (auto tag = value_of("--run-tag")) {
@@ -488,7 +497,10 @@ int run_search(const Options& options) {
             for (const auto& hit : results[q].hits) {
                 hits.push_back({{"rank", rank++}, {"docid", hit.docid}, {"name", index.document(hit.docid).name}, {"score", hit.score}});
             }
-            out.push_back({{"qid", queries[q].qid}, {"results", std::move(hits)}});
+            json entry = {{"qid", queries[q].qid}, {"results", std::move(hits)}};
+            // and-or: which evaluation answered (or: AND found fewer than k).
+            if (options.mode == QueryMode::kAndOr) entry["answered_as"] = results[q].answered_as == QueryMode::kAnd ? "and" : "or";
+            out.push_back(std::move(entry));
         }
         print_json(out);
         return kOk;

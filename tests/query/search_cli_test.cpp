@@ -51,6 +51,12 @@ TEST_CASE("invidx search: text output is --help's example") {
     // AND: only document 7 has both.
     CHECK(run_invidx(dir, "search " + idx + " zebras apples --mode and").out == "1  7  1.758825  2\n");
     CHECK(run_invidx(dir, "search " + idx + " the").out == "no results\n");
+    // and-or: AND when it finds k documents, else the OR ranking.
+    CHECK(run_invidx(dir, "search " + idx + " zebras apples --mode and-or --k 1").out == "1  7  1.758825  2\n");
+    CHECK(run_invidx(dir, "search " + idx + " zebras apples --mode and-or --k 2").out ==
+          "1  7      1.758825  2\n2  doc-a  0.626986  0\n");
+    const auto json_out = run_invidx(dir, "search " + idx + " zebras apples --mode and-or --k 2 --format json");
+    CHECK(json_out.out.find("\"answered_as\": \"or\"") != std::string::npos);
 }
 
 TEST_CASE("invidx search: trec lines, json, and a --queries file in input order") {

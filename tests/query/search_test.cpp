@@ -204,3 +204,34 @@ TEST_CASE("search_all runs queries in parallel, results in input order") {
     REQUIRE(results.size() == queries.size());
     for (size_t q = 0; q < queries.size(); ++q) CHECK(results[q].hits == searcher.search(queries[q], {.k = 10}).hits);
 }
+
+TEST_CASE("and-or mode: the AND hits when AND finds k documents, else the OR top k") {
+    TempDir dir;
+    std::mt19937 random(17);
+    const auto words = random_words(random, 400);
+    const IndexReader index(build_text_index(dir, skewed_documents(random, words, 500, 3.0)));
+    const Searcher searcher(index);
+    Analyzer analyzer(index.analysis());
+    size_t answered_by_and = 0, answered_by_or = 0;
+    for (int q = 0; q < 120; ++q) {
+        const std::string query = random_query(random, words);
+        for (const size_t k : {size_t{1}, size_t{10}, size_t{1000}}) {
+            CAPTURE(query);
+            CAPTURE(k);
+            const auto conjunctive = searcher.search(query, {.k = k, .mode = QueryMode::kAnd}, analyzer);
+            const auto both = searcher.search(query, {.k = k, .mode = QueryMode::kAndOr}, analyzer);
+            if (conjunctive.hits.size() >= k) {
+                CHECK(both.answered_as == QueryMode::kAnd);
+                CHECK(both.hits == conjunctive.hits);
+                ++answered_by_and;
+            } else {
+                CHECK(both.answered_as == QueryMode::kOr);
+                check_same_ranking(both.hits, brute_force(index, query, QueryMode::kOr, k));
+                ++answered_by_or;
+            }
+        }
+    }
+    // Both branches ran, or this test proves nothing.
+    CHECK(answered_by_and > 10);
+    CHECK(answered_by_or > 10);
+}
