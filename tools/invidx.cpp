@@ -20,6 +20,7 @@
 #include "invidx/error.hpp"
 #include "nodes/analyze/analyzer.hpp"
 #include "query/query_error.hpp"
+#include "query/query_file.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/codecs/registry.hpp"
@@ -65,7 +66,9 @@ constexpr std::string_view kSearchOptions =
     "  --mode and|or|and-or AND: documents with every term; OR: with any (default or);\n"
     "                       and-or: AND, then OR when AND finds fewer than k\n"
     "  --queries FILE       run the queries of FILE, one 'qid<TAB>text' a line\n"
-    "                       (blank lines skipped), in parallel; output in file order\n"
+    "                       (blank lines skipped), or TREC topics (<top>...</top>, or\n"
+    "                       Web Track <topic number=...>), in parallel; file order\n"
+    "  --topic-field title|description  what a topic's query is (default title)\n"
     "  --run-tag TAG        last column of --format trec (default invidx)\n"
     "  --device cpu|gpu|auto  where queries run (default cpu; gpu: GPU 0, same results,\n"
     "                       phrases excepted; auto = cpu until the scheduler exists)\n";
@@ -101,7 +104,7 @@ constexpr Command kCommands[] = {
      "  docid: 0\n  name: clueweb09-en0000-00-00000\n  length: 412\n"
      "  file: data/en0000/00.warc.gz\n  source_offset: 0\n",
      2, 2},
-    {"search", "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
+    {"search", "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
      "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
      "way documents were (duplicate terms count once). OR ranks every document\n"
      "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
@@ -184,6 +187,7 @@ struct Options {
     std::optional<std::string> queries_file;
     std::string run_tag = "invidx";
     std::string device = "cpu";
+    TopicField topic_field = TopicField::kTitle;
 };
 
 // The search flags; false if `word` is none of them.
@@ -208,6 +212,9 @@ bool parse_search_option(const std::string& word, ValueOf& value_of, Options& op
         }
     } else if (auto file = value_of("--queries")) {
         options.queries_file = *file;
+    } else if (auto field = value_of("--topic-field")) {
+        if (*field != "title" && *field != "description") throw UsageError("--topic-field must be title or description, not '" + *field + "'");
+        options.topic_field = *field == "title" ? TopicField::kTitle : TopicField::kDescription;
     } else if (auto tag = value_of("--run-tag")) {
         if (tag->empty() || tag->find_first_of(" \t\n") != std::string::npos) throw UsageError("--run-tag must be one word, not '" + *tag + "'");
         options.run_tag = *tag;
@@ -445,34 +452,11 @@ int run_merge(const Options& options) {
     return kOk;
 }
 
-struct Query {
-    std::string qid;
-    std::string text;
-};
-
-// --queries FILE: "qid<TAB>text" lines; blank lines skipped.
-std::vector<Query> read_queries(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UsageError("cannot open the queries file '" + file + "'");
-    std::vector<Query> queries;
-    std::string line;
-    for (uint64_t number = 1; std::getline(in, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos) continue;
-        const size_t tab = line.find('\t');
-        if (tab == std::string::npos || tab == 0) {
-            throw UsageError(file + ": line " + std::to_string(number) + ": expected 'qid<TAB>query text'");
-        }
-        queries.push_back({line.substr(0, tab), line.substr(tab + 1)});
-    }
-    return queries;
-}
-
 int run_search(const Options& options) {
-    std::vector<Query> queries;
+    std::vector<QueryLine> queries;
     if (options.queries_file) {
         if (options.args.size() > 1) throw UsageError("give QUERY words or --queries FILE, not both");
-        queries = read_queries(*options.queries_file);
+        queries = read_query_file(*options.queries_file, options.topic_field);
     } else {
         if (options.args.size() < 2) throw UsageError("usage: " + std::string(options.command->synopsis));
         std::string text;

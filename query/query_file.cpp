@@ -1,0 +1,210 @@
+#include "query/query_file.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+#include "query/query_error.hpp"
+
+namespace invidx {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Case-insensitive: topic files of different years spell tags differently.
+size_t find_folded(std::string_view text, std::string_view what, size_t from, size_t until) {
+    until = std::min(until, text.size());
+    if (what.size() > until) return std::string_view::npos;
+    for (size_t at = from; at + what.size() <= until; ++at) {
+        size_t i = 0;
+        while (i < what.size() && lower(text[at + i]) == what[i]) ++i;
+        if (i == what.size()) return at;
+    }
+    return std::string_view::npos;
+}
+
+bool starts_with_folded(std::string_view text, std::string_view prefix) {
+    return text.size() >= prefix.size() && find_folded(text, prefix, 0, prefix.size()) == 0;
+}
+
+// Whitespace runs become one space; none at either end.
+std::string folded_whitespace(std::string_view text) {
+    std::string out;
+    bool pending_space = false;
+    for (const char c : text) {
+        if (is_space(c)) {
+            pending_space = !out.empty();
+            continue;
+        }
+        if (pending_space) out += ' ';
+        pending_space = false;
+        out += c;
+    }
+    return out;
+}
+
+// The five predefined XML entities (Web Track topics are XML).
+std::string decoded_entities(std::string_view text) {
+    static constexpr std::pair<std::string_view, char> kEntities[] = {
+        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+        bool replaced = false;
+        if (text[i] == '&') {
+            for (const auto& [entity, c] : kEntities) {
+                if (text.substr(i, entity.size()) == entity) {
+                    out += c;
+                    i += entity.size();
+                    replaced = true;
+                    break;
+                }
+            }
+        }
+        if (!replaced) out += text[i++];
+    }
+    return out;
+}
+
+class TopicReader {
+public:
+    TopicReader(std::string_view content, const std::string& name, TopicField field)
+        : content_(content), name_(name), field_(field) {}
+
+    std::vector<QueryLine> read() {
+        // Web Track files hold <topic number=...>; classic ones <top>.
+        return find_element_start("<topic", 0, content_.size()) != std::string_view::npos ? read_web_track()
+                                                                                           : read_classic();
+    }
+
+private:
+    size_t line_of(size_t offset) const {
+        return 1 + static_cast<size_t>(std::count(content_.begin(), content_.begin() + offset, '\n'));
+    }
+
+    [[noreturn]] void fail(size_t offset, const std::string& what) const {
+        throw QueryError(name_ + ": line " + std::to_string(line_of(offset)) + ": " + what);
+    }
+
+    // "<topic" followed by a space or '>' (not "<topics>").
+    size_t find_element_start(std::string_view open, size_t from, size_t until) const {
+        for (size_t at = find_folded(content_, open, from, until); at != std::string_view::npos;
+             at = find_folded(content_, open, at + 1, until)) {
+            const size_t next = at + open.size();
+            if (next < content_.size() && (is_space(content_[next]) || content_[next] == '>')) return at;
+        }
+        return std::string_view::npos;
+    }
+
+    // Classic tags are not closed: a field runs to the next tag.
+    std::string_view unclosed_field(size_t begin, size_t end, std::string_view tag) const {
+        const size_t at = find_folded(content_, tag, begin, end);
+        if (at == std::string_view::npos) return {};
+        const size_t from = at + tag.size();
+        size_t to = from;
+        while (to < end && content_[to] != '<') ++to;
+        return content_.substr(from, to - from);
+    }
+
+    std::vector<QueryLine> read_classic() {
+        std::vector<QueryLine> out;
+        const std::string_view tag = field_ == TopicField::kTitle ? "<title>" : "<desc>";
+        for (size_t at = find_folded(content_, "<top>", 0, content_.size()); at != std::string_view::npos;) {
+            const size_t end = find_folded(content_, "</top>", at, content_.size());
+            if (end == std::string_view::npos) fail(at, "<top> without </top>");
+            std::string qid = folded_whitespace(unclosed_field(at, end, "<num>"));
+            if (starts_with_folded(qid, "number:")) qid = folded_whitespace(std::string_view(qid).substr(7));
+            if (qid.empty()) fail(at, "topic without a <num>");
+            std::string text = folded_whitespace(unclosed_field(at, end, tag));
+            for (const std::string_view prefix : {"topic:", "description:"}) {
+                if (starts_with_folded(text, prefix)) text = folded_whitespace(std::string_view(text).substr(prefix.size()));
+            }
+            if (text.empty()) fail(at, "topic " + qid + " has no text in " + std::string(tag));
+            out.push_back({std::move(qid), std::move(text)});
+            at = find_folded(content_, "<top>", end, content_.size());
+        }
+        if (out.empty()) fail(0, "no <top> topics (expected TREC topics, or 'qid<TAB>query text' lines)");
+        return out;
+    }
+
+    std::string attribute(size_t begin, size_t end, std::string_view name) const {
+        const std::string key = std::string(name) + "=";
+        const size_t at = find_folded(content_, key, begin, end);
+        if (at == std::string_view::npos || at + key.size() >= end) return {};
+        const char quote = content_[at + key.size()];
+        if (quote != '"' && quote != '\'') return {};
+        const size_t from = at + key.size() + 1;
+        const size_t to = content_.find(quote, from);
+        if (to == std::string_view::npos || to > end) return {};
+        return decoded_entities(content_.substr(from, to - from));
+    }
+
+    std::vector<QueryLine> read_web_track() {
+        std::vector<QueryLine> out;
+        const std::string_view open = field_ == TopicField::kTitle ? "<query>" : "<description>";
+        const std::string_view close = field_ == TopicField::kTitle ? "</query>" : "</description>";
+        for (size_t at = find_element_start("<topic", 0, content_.size()); at != std::string_view::npos;) {
+            const size_t head_end = content_.find('>', at);
+            const size_t end = find_folded(content_, "</topic>", at, content_.size());
+            if (head_end == std::string_view::npos || end == std::string_view::npos) fail(at, "<topic> without </topic>");
+            std::string qid = folded_whitespace(attribute(at, head_end, "number"));
+            if (qid.empty()) fail(at, "<topic> without a number=\"...\" attribute");
+            const size_t field = find_folded(content_, open, head_end, end);
+            const size_t field_end = field == std::string_view::npos
+                                         ? std::string_view::npos
+                                         : find_folded(content_, close, field, end);
+            if (field_end == std::string_view::npos) fail(at, "topic " + qid + " has no " + std::string(open) + "..." + std::string(close));
+            const size_t from = field + open.size();
+            std::string text = folded_whitespace(decoded_entities(content_.substr(from, field_end - from)));
+            if (text.empty()) fail(field, "topic " + qid + " has an empty " + std::string(open));
+            out.push_back({std::move(qid), std::move(text)});
+            at = find_element_start("<topic", end, content_.size());
+        }
+        return out;
+    }
+
+    std::string_view content_;
+    const std::string& name_;
+    TopicField field_;
+};
+
+std::vector<QueryLine> parse_tab_separated(std::string_view content, const std::string& name) {
+    std::vector<QueryLine> out;
+    size_t number = 0;
+    for (size_t begin = 0; begin < content.size();) {
+        size_t end = content.find('\n', begin);
+        if (end == std::string_view::npos) end = content.size();
+        std::string_view line = content.substr(begin, end - begin);
+        begin = end + 1;
+        ++number;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+        const size_t tab = line.find('\t');
+        if (tab == std::string_view::npos || tab == 0) {
+            throw QueryError(name + ": line " + std::to_string(number) +
+                             ": expected 'qid<TAB>query text' (or TREC topics: <top> ... </top>)");
+        }
+        out.push_back({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<QueryLine> parse_query_file(std::string_view content, const std::string& name, TopicField field) {
+    if (content.substr(0, 3) == "\xEF\xBB\xBF") content.remove_prefix(3);  // a UTF-8 byte order mark
+    size_t first = 0;
+    while (first < content.size() && is_space(content[first])) ++first;
+    if (first < content.size() && content[first] == '<') return TopicReader(content, name, field).read();
+    return parse_tab_separated(content, name);
+}
+
+std::vector<QueryLine> read_query_file(const std::string& path, TopicField field) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw QueryError("cannot open the queries file '" + path + "'");
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_query_file(content, path, field);
+}
+
+}  // namespace invidx
