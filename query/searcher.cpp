@@ -22,7 +22,7 @@ namespace invidx {
 Searcher::Searcher(const IndexReader& index, Bm25Parameters parameters)
     : index_(index), bm25_(parameters, index.num_documents(), index.average_length()), norms_(index.num_documents()) {
     oneapi::tbb::parallel_for(uint64_t{0}, index.num_documents(), [&](uint64_t docid) {
-        norms_[docid] = bm25_.length_norm(index_.document(static_cast<uint32_t>(docid)).length);
+        norms_[docid] = bm25_.length_norm(index_.document_length(static_cast<uint32_t>(docid)));
     });
     if (QueryPostings::present(index_)) query_postings_.emplace(index_);
 }

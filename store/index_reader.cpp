@@ -139,7 +139,8 @@ std::string_view IndexReader::term_bytes(uint64_t i) const {
 
 void IndexReader::open_documents() {
     documents_ = &verified_file(layout::kDocumentsFile);
-    const std::string name = display(layout::kDocumentsFile);
+    documents_name_ = display(layout::kDocumentsFile);
+    const std::string& name = documents_name_;
     const auto bytes = documents_->bytes();
     check_trailing_crc(name, bytes);
     BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
@@ -302,6 +303,17 @@ DocumentInfo IndexReader::document(uint32_t docid) const {
     info.source_offset = in.u64("source_offset");
     if (info.file_ordinal < manifest_.inputs.size()) info.file_path = manifest_.inputs[info.file_ordinal].path;
     return info;
+}
+
+uint32_t IndexReader::document_length(uint32_t docid) const {
+    ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
+    const auto bytes = documents_->bytes();
+    BinaryReader table(documents_name_, bytes, documents_table_offset_ + 8 * uint64_t{docid});
+    const uint64_t offset = table.u64("document_offsets");
+    BinaryReader in(documents_name_, bytes.substr(0, documents_table_offset_));
+    in.seek(offset, "document_offsets");
+    in.string("name");
+    return in.u32("length");
 }
 
 std::optional<uint32_t> IndexReader::find_document(std::string_view name) const {

@@ -69,6 +69,8 @@ public:
     vbyte::DecodedList postings(uint64_t i) const;
 
     DocumentInfo document(uint32_t docid) const;
+    // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
+    uint32_t document_length(uint32_t docid) const;
     std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
 
     const std::vector<InputFile>& files() const { return manifest_.inputs; }
@@ -112,6 +114,7 @@ private:
     std::optional<nlohmann::json> report_;
 
     const MappedFile* dictionary_ = nullptr;
+    std::string documents_name_;   // display(documents.bin), made once: Searcher reads every length
     std::string dictionary_name_;  // display(dictionary.bin), made once: queries read terms often
     uint64_t term_count_ = 0;
     const MappedFile* documents_ = nullptr;

@@ -111,6 +111,10 @@ TEST_CASE("an index of several runs and indexers reads back exactly") {
     write_index(collection, dir / "idx", {.runs = 3, .indexers = 2, .positional = false, .report = report, .publish = true});
     const invidx::IndexReader index(dir / "idx");
     check_index_matches(index, collection, false);
+    for (uint32_t docid = 0; docid < index.num_documents(); ++docid) {
+        CHECK(index.document_length(docid) == index.document(docid).length);
+    }
+    CHECK_THROWS_AS(index.document_length(static_cast<uint32_t>(index.num_documents())), invidx::FormatError);
     REQUIRE(index.report());
     CHECK(*index.report() == report);
     CHECK(index.manifest().runs == std::vector<uint32_t>{0, 1, 2});
