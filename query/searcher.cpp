@@ -7,7 +7,6 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "query/block_cursor.hpp"
-#include "query/block_max_maxscore.hpp"
 #include "query/block_max_wand.hpp"
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
@@ -139,7 +138,7 @@ void Searcher::search_gpu(const SearchOptions& options, SearchResult& result) co
 void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {
     // Skip entries and block maxima are read as the cursors go; a block is
     // decoded only when a cursor stops in it (query/block_cursor.hpp). OR:
-    // block-max MaxScore; Block-Max WAND on request (slower on the benchmark
+    // block-max MaxScore (maxscore_or over BlockCursors); Block-Max WAND on request (slower on the benchmark
     // collections, docs/PERFORMANCE.md "Query latency").
     std::vector<QueryList> lists;
     lists.reserve(result.terms.terms.size());  // the cursors point into it
@@ -155,7 +154,7 @@ void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& o
     } else if (options.block_max_wand) {
         result.hits = block_max_wand(cursors, norms_, bm25_, options.k, &result.stats);
     } else {
-        result.hits = block_max_maxscore(cursors, norms_, bm25_, options.k, &result.stats);
+        result.hits = maxscore_or(std::span<BlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
     }
 }
 

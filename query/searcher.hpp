@@ -76,7 +76,7 @@ public:
     std::vector<SearchResult> search_all(std::span<const std::string> texts, const SearchOptions& options) const;
 
 private:
-    // The query layout's path: BlockCursors, daat_and, block_max_maxscore or block_max_wand.
+    // The query layout's path: BlockCursors, daat_and, maxscore_or (block-max) or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
     void search_gpu(const SearchOptions& options, SearchResult& result) const;
 
