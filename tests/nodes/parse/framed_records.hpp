@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "invidx/error.hpp"
 #include "nodes/analyze/analysis_settings.hpp"
 #include "nodes/parse/framer.hpp"
 
@@ -75,6 +76,19 @@ inline bool same_records_at_every_split(const std::string& format, std::string_v
         if (frame_cut(format, input, {cut}) != whole) return false;
     }
     return frame_bytewise(format, input) == whole;
+}
+
+// The message of the error framing `input` whole raises ("no error" if none),
+// and its context (file, record, offset) when asked.
+inline std::string framing_error(const std::string& format, const std::string& input,
+                                 invidx::ErrorContext* context = nullptr) {
+    try {
+        frame_whole(format, input);
+    } catch (const invidx::Error& e) {
+        if (context) *context = e.context();
+        return e.message();
+    }
+    return "no error";
 }
 
 }  // namespace invidx::testing

@@ -13,13 +13,7 @@ using invidx::testing::same_records_at_every_split;
 namespace {
 
 std::string error_of(const std::string& input, invidx::ErrorContext* context = nullptr) {
-    try {
-        frame_whole("jsonl", input);
-    } catch (const invidx::Error& e) {
-        if (context) *context = e.context();
-        return e.message();
-    }
-    return "no error";
+    return invidx::testing::framing_error("jsonl", input, context);
 }
 
 }  // namespace
