@@ -16,7 +16,12 @@
 // and the 99th percentile over the queries. Every path must return the same
 // hits, or the program fails.
 //
-//   invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE]
+// With --gpu, a GPU row per mode and k (one query at a time, lists cached on
+// the device), then a throughput table: the whole query set through
+// Searcher::search_gpu_batch in batches of B queries (--batch, default 1, 8,
+// 32 and 128), against the CPU's queries per second on one thread.
+//
+//   invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE] [--gpu [--batch B]...]
 
 #include <algorithm>
 #include <chrono>
@@ -26,8 +31,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <oneapi/tbb/global_control.h>
@@ -130,7 +138,7 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     Row row;
     row.mode = options.mode == QueryMode::kAnd ? "AND" : "OR";
     row.k = options.k;
-    row.path = options.gpu ? "GPU (lists cached on the device)"
+    row.path = options.gpu ? "GPU, one query at a time"
                : !options.use_query_layout ? "run files"
                : options.block_max_wand ? "query layout, BMW" : "query layout";
     double sum = 0.0;
@@ -149,9 +157,52 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     return row;
 }
 
+struct ThroughputRow {
+    std::string mode;
+    size_t k = 0;
+    size_t batch = 0;  // queries per search_gpu_batch call
+    double queries_per_second = 0.0;
+    double batch_ms = 0.0;  // mean time of one call
+};
+
+// The whole query set through Searcher::search_gpu_batch in batches of
+// `batch` queries (analysis included), once untimed and checked against
+// `expected`, then `repeat` times; the median pass gives the throughput.
+ThroughputRow measure_batches(const Searcher& searcher, const std::vector<std::string>& queries,
+                              const SearchOptions& options, size_t batch, unsigned repeat,
+                              const std::vector<std::vector<ScoredDocument>>& expected) {
+    const auto pass = [&](bool check) {
+        for (size_t first = 0; first < queries.size(); first += batch) {
+            const size_t count = std::min(batch, queries.size() - first);
+            const auto results = searcher.search_gpu_batch(std::span<const std::string>(queries.data() + first, count), options);
+            if (!check) continue;
+            for (size_t i = 0; i < count; ++i) {
+                if (results[i].hits != expected[first + i]) throw Error("a GPU batch returned different results");
+            }
+        }
+    };
+    pass(true);
+    std::vector<double> seconds;
+    for (unsigned r = 0; r < repeat; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        pass(false);
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    ThroughputRow row;
+    row.mode = options.mode == QueryMode::kAnd ? "AND" : "OR";
+    row.k = options.k;
+    row.batch = batch;
+    row.queries_per_second = static_cast<double>(queries.size()) / median;
+    const auto calls = static_cast<double>((queries.size() + batch - 1) / batch);
+    row.batch_ms = 1000.0 * median / calls;
+    return row;
+}
+
 [[noreturn]] void usage(const char* why) {
     if (why) std::cerr << "invidx_query_bench: " << why << "\n";
-    std::cerr << "usage: invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE] [--gpu]\n"
+    std::cerr << "usage: invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE] [--gpu [--batch B]...]\n"
                  "  IDX must have the query layout: invidx merge IDX --layout query [--codec NAME]\n"
                  "example: invidx_query_bench /tmp/idx --queries 200 --k 10 --k 1000\n";
     std::exit(why ? 2 : 0);
@@ -167,6 +218,7 @@ int main(int argc, char** argv) {
     std::vector<size_t> depths;
     std::string write_queries;
     bool gpu = false;
+    std::vector<size_t> batches;
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string arg = argv[i];
@@ -189,6 +241,10 @@ int main(int argc, char** argv) {
                 depths.push_back(k);
             } else if (arg == "--gpu") {
                 gpu = true;
+            } else if (arg == "--batch") {
+                const auto b = std::strtoull(value().c_str(), nullptr, 10);
+                if (b < 1) usage("--batch must be at least 1");
+                batches.push_back(b);
             } else if (arg == "--write-queries") {
                 write_queries = value();
             } else if (arg == "--help" || arg == "-h" || !directory.empty() || arg.starts_with("--")) {
@@ -199,6 +255,7 @@ int main(int argc, char** argv) {
         }
         if (directory.empty()) usage("no index");
         if (depths.empty()) depths = {10, 1000};
+        if (batches.empty()) batches = {1, 8, 32, 128};
 
         const IndexReader index(directory);
         const Searcher searcher(index);  // reads the length norms on every thread
@@ -206,7 +263,8 @@ int main(int argc, char** argv) {
             throw Error(directory + " has no query layout: run invidx merge " + directory + " --layout query");
         }
         // From here on one thread: latency, not throughput.
-        const oneapi::tbb::global_control one_thread(oneapi::tbb::global_control::max_allowed_parallelism, 1);
+        std::optional<oneapi::tbb::global_control> one_thread;
+        one_thread.emplace(oneapi::tbb::global_control::max_allowed_parallelism, 1);
 
         const Bands bands = vocabulary_bands(index);
         const auto queries = make_queries(bands, query_count, seed);
@@ -227,6 +285,8 @@ int main(int argc, char** argv) {
         std::printf("one thread; latency per query = median of %u runs; mean and p99 over the queries\n", repeat);
 
         std::vector<Row> rows;
+        std::vector<ThroughputRow> throughput;
+        std::vector<double> cpu_qps;  // per (mode, k): the query layout path, one thread
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             for (const size_t k : depths) {
                 std::vector<std::vector<ScoredDocument>> by_run_files, by_layout;
@@ -244,6 +304,12 @@ int main(int argc, char** argv) {
                     std::vector<std::vector<ScoredDocument>> by_gpu;
                     rows.push_back(measure(searcher, queries, on_gpu, repeat, by_gpu));
                     if (by_gpu != by_layout) throw Error("the GPU returned different results");
+                    // CPU throughput on this one thread, for the batch table.
+                    const Row& best_cpu = rows[rows.size() - (mode == QueryMode::kOr ? 3 : 2)];
+                    for (const size_t batch : batches) {
+                        throughput.push_back(measure_batches(searcher, queries, on_gpu, batch, repeat, by_layout));
+                    }
+                    cpu_qps.push_back(1000.0 / best_cpu.mean_ms);
                 }
             }
         }
@@ -255,6 +321,44 @@ int main(int argc, char** argv) {
             if (row.blocks_decoded >= 0.0) std::snprintf(blocks, sizeof blocks, "%.1f%%", 100.0 * row.blocks_decoded);
             std::printf("| %s | %zu | %s | %.3f | %.3f | %.1f | %.0f | %s |\n", row.mode.c_str(), row.k, row.path.c_str(),
                         row.mean_ms, row.p99_ms, row.results, row.scored, blocks);
+        }
+        if (!throughput.empty()) {
+            // The CPU's throughput on every core for comparison: search_all (oneTBB) on the query layout.
+            one_thread.reset();
+            std::vector<double> cpu_all_qps;
+            for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+                for (const size_t k : depths) {
+                    const SearchOptions options{.k = k, .mode = mode};
+                    (void)searcher.search_all(queries, options);
+                    std::vector<double> seconds;
+                    for (unsigned r = 0; r < repeat; ++r) {
+                        const auto start = std::chrono::steady_clock::now();
+                        (void)searcher.search_all(queries, options);
+                        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                    }
+                    std::sort(seconds.begin(), seconds.end());
+                    cpu_all_qps.push_back(static_cast<double>(queries.size()) / seconds[seconds.size() / 2]);
+                }
+            }
+            const GpuQueryStats stats = searcher.gpu_stats();
+            std::printf("\nGPU %s: list cache %.1f MB in %llu lists (%llu misses, %llu hits), %zu queries per batch at most\n",
+                        stats.device.c_str(), static_cast<double>(stats.cache_bytes) / 1e6,
+                        static_cast<unsigned long long>(stats.cache_lists), static_cast<unsigned long long>(stats.cache_misses),
+                        static_cast<unsigned long long>(stats.cache_hits), searcher.max_gpu_batch({}));
+            std::printf("throughput: the %zu queries through Searcher::search_gpu_batch in batches of B (analysis included),\n"
+                        "median of %u passes; CPU 1 thread = 1000 / the query layout's mean latency; CPU %u threads =\n"
+                        "Searcher::search_all on the query layout, median of %u passes\n\n",
+                        queries.size(), repeat, static_cast<unsigned>(std::thread::hardware_concurrency()), repeat);
+            std::printf("| mode | k | batch | GPU queries/s | ms per batch | CPU queries/s, 1 thread | GPU / CPU 1 thread | CPU queries/s, all threads | GPU / CPU all threads |\n");
+            std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (size_t i = 0; i < throughput.size(); ++i) {
+                const ThroughputRow& row = throughput[i];
+                const double cpu = cpu_qps[i / batches.size()];
+                const double cpu_all = cpu_all_qps[i / batches.size()];
+                std::printf("| %s | %zu | %zu | %.0f | %.3f | %.0f | %.1fx | %.0f | %.1fx |\n", row.mode.c_str(), row.k, row.batch,
+                            row.queries_per_second, row.batch_ms, cpu, row.queries_per_second / cpu, cpu_all,
+                            row.queries_per_second / cpu_all);
+            }
         }
         return 0;
     } catch (const std::exception& error) {

@@ -1,12 +1,26 @@
 // BM25 top-k queries on a GPU (issue #5, Ding et al. §5): the device half.
-// Lists are decoded on the host once and then kept in device memory (an LRU
-// cache of a configured size, keyed by term), so a repeated term costs no
-// transfer. A query accumulates BM25 one term at a time in query order into a
-// dense per-document array: a term's docids are distinct, so the adds need
-// no atomics and each document's sum is taken in the same order, with the
-// same IEEE operations (no fused multiply-add), as the CPU's: scores are
-// bit-identical to the CPU's and ties fall the same way. The top k comes from
-// a radix sort of (score, docid) over the documents the query touched.
+//
+// Lists stay in device memory between queries, in an LRU cache bounded in
+// bytes and keyed by term, so a repeated term costs no transfer. A bp128
+// list of the query layout is kept COMPRESSED there (its blocks' bytes, the
+// blocks' last docids) and decoded per query, one 128-thread block per block
+// of 128 postings (devices/cuda/bp128_decode.cuh); any other list is decoded
+// on the host and kept decoded. Either way a list is a sequence of blocks of
+// 128 postings, each with its last docid.
+//
+// OR: term at a time in query order into dense per-document accumulators
+// that are never cleared (a per-document stamp says whether the entry
+// belongs to the running query); the documents a query touches are its
+// candidates. AND (Ding et al.'s merge-based intersection): the shortest
+// list is decoded, and for each longer list, in order of length, only the
+// blocks whose docid range holds a remaining candidate are decoded; each
+// candidate binary-searches its block. Survivors are scored term by term in
+// query order. Sums use the host's IEEE operations in the host's order (no
+// fused multiply-add): scores are bit-identical to the CPU's, ties fall the
+// same way. The top k of each query comes from exact (query, score, docid)
+// keys: a radix select and a sort in shared memory, one block per query (a
+// CUB radix sort over the batch for very many candidates or a large k). A
+// batch costs one device-to-host copy and one synchronization.
 //
 // C++17, no CUDA headers: devices/no_cuda.cpp throws for builds without CUDA.
 #pragma once
@@ -21,28 +35,62 @@
 
 namespace invidx {
 
+// A list as the host hands it over on a cache miss: decoded, or (bp128 true)
+// as query.post's bp128 blocks, kept compressed on the device.
+struct GpuList {
+    std::vector<uint32_t> docids;  // decoded: increasing
+    std::vector<uint32_t> tfs;
+    bool bp128 = false;
+    uint64_t postings = 0;            // bp128: the list's length
+    std::string bytes;                // bp128: every block's docid group then its tf group
+    std::vector<uint32_t> docid_starts;  // bp128: per block, where its docid group starts in bytes
+    std::vector<uint32_t> tf_starts;     // bp128: per block, where its tf group starts
+    std::vector<uint32_t> last_docids;   // bp128: per block
+};
+
 struct GpuQueryTerm {
-    uint64_t term = 0;   // cache key (the term's index in the dictionary)
+    uint64_t term = 0;  // cache key (the term's index in the dictionary)
     double idf = 0.0;
-    // Fills docids (increasing) and tfs on a cache miss.
-    std::function<void(std::vector<uint32_t>& docids, std::vector<uint32_t>& tfs)> load;
+    uint64_t df = 0;  // the list's length (known before it is loaded: orders AND's lists)
+    // Fills the list on a cache miss.
+    std::function<void(GpuList& list)> load;
+};
+
+using GpuQuery = std::vector<GpuQueryTerm>;  // terms in query order, each present in the index
+
+struct GpuQueryResult {
+    std::vector<std::pair<uint32_t, double>> hits;  // (docid, score), best first, at most k
+    uint64_t blocks = 0;          // blocks of 128 postings in the query's lists
+    uint64_t blocks_decoded = 0;  // of those, decoded (AND skips blocks holding no candidate)
+    uint64_t candidates = 0;      // OR: documents touched; AND: the shortest list's length
+    uint64_t matches = 0;         // documents that passed (every list for AND), before the cut to k
 };
 
 struct GpuQueryStats {
     std::string device;
     uint64_t cache_hits = 0;
     uint64_t cache_misses = 0;
-    uint64_t cache_bytes = 0;        // lists held now
+    uint64_t cache_bytes = 0;  // lists held now
+    uint64_t cache_lists = 0;
     uint64_t postings_scored = 0;
+    uint64_t blocks_decoded = 0;
+    uint64_t batches = 0;
 };
 
 class GpuQueryProcessor {
 public:
     virtual ~GpuQueryProcessor() = default;
-    // `terms` in query order, each present in the index. conjunctive: only
-    // documents in every list. Returns (docid, score), best first, at most k.
-    virtual std::vector<std::pair<uint32_t, double>> top_k(const std::vector<GpuQueryTerm>& terms, bool conjunctive,
-                                                           size_t k) = 0;
+    // Every query of the batch, answered with few launches and one
+    // synchronization per group of queries that fits the accumulators
+    // (`max_batch`); results in the queries' order. conjunctive: only
+    // documents in every list of their query.
+    virtual std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive,
+                                                    size_t k) = 0;
+    GpuQueryResult top_k(const GpuQuery& query, bool conjunctive, size_t k) {
+        return std::move(top_k_batch({query}, conjunctive, k).front());
+    }
+    // Queries answered together at most (by the per-document accumulators' memory).
+    virtual size_t max_batch() const = 0;
     virtual GpuQueryStats stats() const = 0;
 };
 

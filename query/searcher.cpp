@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -105,34 +106,167 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     return result;
 }
 
-void Searcher::search_gpu(const SearchOptions& options, SearchResult& result) const {
+namespace {
+
+// A query.post list as bp128 blocks for the device, which decodes them per
+// query. Checked here once, on the host (the device trusts its bytes).
+GpuList bp128_blocks(const QueryList& list) {
+    (void)list.decode();  // every block's bytes, gaps, last docids, df and cf: FormatError if damaged
+    GpuList out;
+    out.bp128 = true;
+    out.postings = list.df();
+    for (const QueryBlock& block : list.blocks()) {
+        out.docid_starts.push_back(static_cast<uint32_t>(out.bytes.size()));
+        out.bytes.append(block.docid_bytes);
+        out.tf_starts.push_back(static_cast<uint32_t>(out.bytes.size()));
+        out.bytes.append(block.tf_bytes);
+        out.last_docids.push_back(block.last_docid);
+    }
+    if (out.bytes.size() >= (size_t{1} << 32)) throw Error("a list too large for the GPU query path");
+    return out;
+}
+
+void take_gpu_result(GpuQueryResult&& gpu, SearchResult& result) {
+    result.hits.reserve(gpu.hits.size());
+    for (const auto& [docid, score] : gpu.hits) result.hits.push_back(ScoredDocument{docid, score});
+    for (const auto& term : result.terms.terms) result.stats.postings += term.index ? term.df : 0;
+    result.stats.documents_considered += gpu.candidates;
+    result.stats.documents_scored += gpu.matches;
+    result.stats.blocks += gpu.blocks;
+    result.stats.docid_blocks_decoded += gpu.blocks_decoded;  // docids and tfs are decoded together
+    result.stats.tf_blocks_decoded += gpu.blocks_decoded;
+}
+
+}  // namespace
+
+GpuQuery Searcher::gpu_query(const SearchResult& result, const SearchOptions& options) const {
     const QueryPostings* layout = options.use_query_layout && query_postings_ ? &*query_postings_ : nullptr;
-    std::vector<GpuQueryTerm> terms;
+    // bp128 lists stay compressed on the device; other codecs and run files are decoded here.
+    const bool compressed = layout && layout->codec().name == "bp128";
+    GpuQuery terms;
     for (const auto& term : result.terms.terms) {
         if (!term.index) continue;  // OR: contributes nothing
         const uint64_t index = *term.index;
-        terms.push_back(GpuQueryTerm{index, bm25_.idf(term.df), [this, layout, index](auto& docids, auto& tfs) {
-                                         vbyte::DecodedList list =
+        terms.push_back(GpuQueryTerm{index, bm25_.idf(term.df), term.df, [this, layout, compressed, index](GpuList& list) {
+                                         if (compressed) {
+                                             list = bp128_blocks(layout->list(index));
+                                             return;
+                                         }
+                                         vbyte::DecodedList decoded =
                                              layout ? layout->list(index).decode() : index_.postings(index);
-                                         docids = std::move(list.docids);
-                                         tfs = std::move(list.tfs);
+                                         list.docids = std::move(decoded.docids);
+                                         list.tfs = std::move(decoded.tfs);
                                      }});
     }
-    std::vector<std::pair<uint32_t, double>> top;
+    return terms;
+}
+
+GpuQueryProcessor& Searcher::gpu_processor(const SearchOptions& options) const {
+    if (!gpu_) gpu_ = create_gpu_query_processor(0, norms_, bm25_.parameters().k1, options.gpu_cache_bytes);
+    return *gpu_;
+}
+
+void Searcher::search_gpu(const SearchOptions& options, SearchResult& result) const {
+    const GpuQuery query = gpu_query(result, options);
+    GpuQueryResult top;
     {
         std::lock_guard lock(gpu_mutex_);
         try {
-            if (!gpu_) gpu_ = create_gpu_query_processor(0, norms_, bm25_.parameters().k1, options.gpu_cache_bytes);
-            top = gpu_->top_k(terms, options.mode == QueryMode::kAnd, options.k);
+            top = gpu_processor(options).top_k(query, options.mode == QueryMode::kAnd, options.k);
         } catch (const Error&) {
             throw;
         } catch (const std::exception& error) {
             throw QueryError(std::string("GPU query processing failed: ") + error.what());
         }
     }
-    result.hits.reserve(top.size());
-    for (const auto& [docid, score] : top) result.hits.push_back(ScoredDocument{docid, score});
-    result.stats.documents_scored += top.size();
+    take_gpu_result(std::move(top), result);
+}
+
+size_t Searcher::max_gpu_batch(const SearchOptions& options) const {
+    std::lock_guard lock(gpu_mutex_);
+    try {
+        return gpu_processor(options).max_batch();
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception& error) {
+        throw QueryError(std::string("GPU query processing failed: ") + error.what());
+    }
+}
+
+GpuQueryStats Searcher::gpu_stats() const {
+    std::lock_guard lock(gpu_mutex_);
+    return gpu_ ? gpu_->stats() : GpuQueryStats{};
+}
+
+std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string> texts, const SearchOptions& options) const {
+    if (options.mode == QueryMode::kAndOr) {
+        // AND for all; OR for those AND left with fewer than k hits.
+        SearchOptions conjunctive = options;
+        conjunctive.mode = QueryMode::kAnd;
+        auto results = search_gpu_batch(texts, conjunctive);
+        std::vector<std::string> again;
+        std::vector<size_t> where;
+        for (size_t i = 0; i < results.size(); ++i) {
+            if (results[i].hits.size() < options.k) {
+                again.push_back(texts[i]);
+                where.push_back(i);
+            }
+        }
+        SearchOptions disjunctive = options;
+        disjunctive.mode = QueryMode::kOr;
+        auto second = search_gpu_batch(again, disjunctive);
+        for (size_t j = 0; j < where.size(); ++j) {
+            second[j].stats += results[where[j]].stats;
+            results[where[j]] = std::move(second[j]);
+        }
+        return results;
+    }
+    const bool conjunctive = options.mode == QueryMode::kAnd;
+    std::vector<SearchResult> results(texts.size());
+    std::vector<char> has_phrase(texts.size(), 0);
+    // Ranges of 16 queries, each with an analyzer from the spares (a small batch: one, on this thread).
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<size_t>(0, texts.size(), 16), [&](const auto& range) {
+        std::unique_ptr<Analyzer> analyzer;
+        {
+            std::lock_guard lock(spare_analyzers_mutex_);
+            if (!spare_analyzers_.empty()) {
+                analyzer = std::move(spare_analyzers_.back());
+                spare_analyzers_.pop_back();
+            }
+        }
+        if (!analyzer) analyzer = std::make_unique<Analyzer>(index_.analysis());
+        for (size_t i = range.begin(); i != range.end(); ++i) {
+            results[i].answered_as = options.mode;
+            results[i].terms = query_terms(*analyzer, index_, texts[i]);
+            has_phrase[i] = !query_phrases(*analyzer, texts[i]).empty();
+        }
+        std::lock_guard lock(spare_analyzers_mutex_);
+        spare_analyzers_.push_back(std::move(analyzer));
+    });
+    std::vector<GpuQuery> queries;
+    std::vector<size_t> asked;  // which result each query fills
+    for (size_t i = 0; i < texts.size(); ++i) {
+        if (has_phrase[i]) throw QueryError("phrase queries run on the CPU only: use --device cpu");
+        const QueryTerms& terms = results[i].terms;
+        // No term left (stop words only), or AND with a term no document has: no results, as search() gives.
+        if (terms.count_in_index() == 0 || (conjunctive && !terms.all_in_index())) continue;
+        queries.push_back(gpu_query(results[i], options));
+        asked.push_back(i);
+    }
+    if (queries.empty()) return results;
+    std::vector<GpuQueryResult> answers;
+    {
+        std::lock_guard lock(gpu_mutex_);
+        try {
+            answers = gpu_processor(options).top_k_batch(queries, conjunctive, options.k);
+        } catch (const Error&) {
+            throw;
+        } catch (const std::exception& error) {
+            throw QueryError(std::string("GPU query processing failed: ") + error.what());
+        }
+    }
+    for (size_t j = 0; j < asked.size(); ++j) take_gpu_result(std::move(answers[j]), results[asked[j]]);
+    return results;
 }
 
 void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {

@@ -43,9 +43,11 @@ struct SearchOptions {
     // OR on the query layout: Block-Max WAND instead of block-max MaxScore
     // (the same results; for comparisons).
     bool block_max_wand = false;
-    // Run on GPU 0 (devices/gpu_query.hpp): exhaustive BM25 accumulation on
-    // the device, lists kept there in an LRU cache of gpu_cache_bytes. The
-    // same hits and scores as the CPU, bit for bit. Phrases stay on the CPU.
+    // Run on GPU 0 (devices/gpu_query.hpp): lists kept in device memory in an
+    // LRU cache of gpu_cache_bytes (bp128 query layouts compressed, decoded
+    // there per query; other lists decoded on the host once); OR accumulated
+    // exhaustively, AND by block-selecting intersection. The same hits and
+    // scores as the CPU, bit for bit. Phrases stay on the CPU.
     bool gpu = false;
     size_t gpu_cache_bytes = size_t{1} << 30;
 };
@@ -75,10 +77,26 @@ public:
     // Many queries on all threads (oneTBB); results in input order.
     std::vector<SearchResult> search_all(std::span<const std::string> texts, const SearchOptions& options) const;
 
+    // Many queries on GPU 0 (options.gpu is implied): analyzed on all
+    // threads, then answered in batches of up to max_gpu_batch() queries, each
+    // batch with few kernel launches and one synchronization; results in input
+    // order, the same as search() gives each (hits, scores, ties, and for
+    // kAndOr answered_as: an AND batch, then an OR batch of those with fewer
+    // than k). A phrase is a QueryError. The GPU is made on first use
+    // (QueryError if it cannot be).
+    std::vector<SearchResult> search_gpu_batch(std::span<const std::string> texts, const SearchOptions& options) const;
+    size_t max_gpu_batch(const SearchOptions& options) const;
+    // The GPU's list cache and counters (empty before the first GPU query).
+    GpuQueryStats gpu_stats() const;
+
 private:
     // The query layout's path: BlockCursors, daat_and, maxscore_or (block-max) or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
     void search_gpu(const SearchOptions& options, SearchResult& result) const;
+    // The present terms of an analyzed query, with how to load their lists.
+    GpuQuery gpu_query(const SearchResult& result, const SearchOptions& options) const;
+    // Made on first use; gpu_mutex_ held.
+    GpuQueryProcessor& gpu_processor(const SearchOptions& options) const;
 
     const IndexReader& index_;
     Bm25 bm25_;
@@ -88,6 +106,10 @@ private:
     // search_all take turns.
     mutable std::mutex gpu_mutex_;
     mutable std::unique_ptr<GpuQueryProcessor> gpu_;
+    // Analyzers kept between search_gpu_batch calls: making one costs more
+    // than answering a small batch.
+    mutable std::mutex spare_analyzers_mutex_;
+    mutable std::vector<std::unique_ptr<Analyzer>> spare_analyzers_;
 };
 
 }  // namespace invidx

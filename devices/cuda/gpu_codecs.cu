@@ -2,8 +2,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include <cub/block/block_scan.cuh>
-
+#include "devices/cuda/bp128_decode.cuh"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/device_array.hpp"
 #include "devices/gpu_codecs.hpp"
@@ -13,40 +12,18 @@ namespace {
 
 using cuda::check;
 
-constexpr int kGroupValues = 128;
+constexpr int kGroupValues = cuda::kBp128GroupValues;
 
-// Four bytes at any address, little-endian (the group's words start one
-// byte after its bit-width byte, so they are not aligned).
-__device__ uint32_t load_word(const unsigned char* at) {
-    return static_cast<uint32_t>(at[0]) | (static_cast<uint32_t>(at[1]) << 8) |
-           (static_cast<uint32_t>(at[2]) << 16) | (static_cast<uint32_t>(at[3]) << 24);
-}
-
-// One block per group, thread i decodes value i: lane i % 4, field i / 4 of
-// that lane's b-bit fields, which may straddle two of the lane's words.
+// One block per group (devices/cuda/bp128_decode.cuh); the last thread adds
+// the group's last value to the checksum.
 template <bool kDocids>
 __global__ void __launch_bounds__(kGroupValues)
     decode_bp128(const unsigned char* bytes, const uint64_t* group_offsets, const uint32_t* first_docids,
                  unsigned long long* checksum) {
-    using Scan = cub::BlockScan<uint32_t, kGroupValues>;
-    __shared__ typename Scan::TempStorage scan_storage;
-    const unsigned i = threadIdx.x;
-    const unsigned char* group = bytes + group_offsets[blockIdx.x];
-    const uint32_t b = group[0];
-    const unsigned char* words = group + 1;
-    const unsigned lane = i & 3;
-    const uint32_t bit = (i >> 2) * b;
-    const uint32_t word = bit >> 5;
-    const uint32_t shift = bit & 31;
-    uint64_t field = load_word(words + 4 * (4 * word + lane)) >> shift;
-    if (shift + b > 32) field |= static_cast<uint64_t>(load_word(words + 4 * (4 * (word + 1) + lane))) << (32 - shift);
-    uint32_t value = b == 32 ? static_cast<uint32_t>(field) : static_cast<uint32_t>(field & ((1ull << b) - 1));
-    if constexpr (kDocids) {
-        uint32_t steps = 0;  // gaps are stored minus one
-        Scan(scan_storage).InclusiveSum(value + 1, steps);
-        value = first_docids[blockIdx.x] + steps - 1;
-    }
-    if (i == kGroupValues - 1) atomicAdd(checksum, static_cast<unsigned long long>(value));
+    __shared__ cuda::Bp128Scan::TempStorage scan_storage;
+    const uint32_t value = cuda::bp128_decode_group<kDocids>(bytes + group_offsets[blockIdx.x],
+                                                             kDocids ? first_docids[blockIdx.x] : 0, scan_storage);
+    if (threadIdx.x == kGroupValues - 1) atomicAdd(checksum, static_cast<unsigned long long>(value));
 }
 
 }  // namespace

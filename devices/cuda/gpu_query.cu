@@ -1,68 +1,68 @@
-// The GPU query processor (devices/gpu_query.hpp).
+// The GPU query processor (devices/gpu_query.hpp): plans a batch of queries
+// on the host (lists fetched from the device cache, one task per block of 128
+// postings), sends the batch's tables in one copy, queues the kernels of
+// devices/cuda/query/ and copies the top k of every query back at once.
 #include <algorithm>
-#include <cstring>
-#include <list>
+#include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <unordered_map>
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
-
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/device_array.hpp"
+#include "devices/cuda/query/batch_staging.hpp"
+#include "devices/cuda/query/list_cache.hpp"
+#include "devices/cuda/query/query_kernels.hpp"
 #include "devices/gpu_query.hpp"
 
 namespace invidx {
 namespace {
 
-using cuda::check;
-using cuda::DeviceArray;
-using cuda::MemoryCounter;
+using namespace invidx::cuda;
 
-constexpr int kThreads = 256;
-unsigned blocks_for(uint64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+constexpr size_t kMaxSlots = 128;
+constexpr size_t kAccumulatorBudget = size_t{1} << 30;  // OR accumulators of all slots together
 
-// idf · tf·(k1+1) / (tf + norm), each operation rounded on its own as the
-// host computes it (query/bm25.hpp): no contraction into fused multiply-adds.
-__global__ void accumulate_term(const uint32_t* docids, const uint32_t* tfs, uint32_t count, double idf,
-                                double k1_plus_1, const double* norms, double* scores, uint32_t* hits) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    const uint32_t doc = docids[i];
-    const double f = static_cast<double>(tfs[i]);
-    const double part = __ddiv_rn(__dmul_rn(f, k1_plus_1), __dadd_rn(f, norms[doc]));
-    scores[doc] = __dadd_rn(scores[doc], __dmul_rn(idf, part));
-    hits[doc] += 1;  // distinct docids within a term: no two threads share a document
+// Bits needed for `largest` (0 for 0).
+uint32_t bits_for(uint64_t largest) {
+    uint32_t bits = 0;
+    for (; largest != 0; largest >>= 1) ++bits;
+    return bits;
 }
 
-// A document is a candidate when it is in `needed` lists (1 for OR).
-__global__ void mark_candidates(const uint32_t* hits, uint32_t documents, uint32_t needed, uint8_t* flags) {
-    const uint32_t doc = blockIdx.x * blockDim.x + threadIdx.x;
-    if (doc < documents) flags[doc] = hits[doc] >= needed ? 1 : 0;
+// Grows `array` for `needed` elements (contents not kept: batch scratch).
+template <class T>
+bool grow(DeviceArray<T>& array, size_t needed, cudaStream_t stream) {
+    const size_t before = array.capacity();
+    array.reserve(std::max<size_t>(needed, 1), 0, stream);
+    return array.capacity() != before;
 }
 
-// Sort keys: best score first, then smaller docid (the radix sort is stable
-// and the candidates arrive in docid order). Scores are positive, so their
-// bits order like the numbers.
-__global__ void make_keys(const uint32_t* candidates, const uint32_t* candidate_count, const double* scores,
-                          unsigned long long* keys) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= *candidate_count) return;
-    keys[i] = ~static_cast<unsigned long long>(__double_as_longlong(scores[candidates[i]]));
-}
+// A batch's lists: each distinct term once, held until the batch is done.
+struct BatchLists {
+    std::unordered_map<uint64_t, uint32_t> index_of;
+    std::vector<std::shared_ptr<const CachedList>> held;
+    std::vector<DeviceList> views;
 
-__global__ void fill_sequence(uint32_t* values, uint32_t count) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) values[i] = i;
-}
+    uint32_t add(ListCache& cache, const GpuQueryTerm& term) {
+        const auto found = index_of.find(term.term);
+        if (found != index_of.end()) return found->second;
+        held.push_back(cache.fetch(term));
+        views.push_back(held.back()->view());
+        const auto index = static_cast<uint32_t>(views.size() - 1);
+        index_of.emplace(term.term, index);
+        return index;
+    }
+};
 
 class CudaQueryProcessor final : public GpuQueryProcessor {
 public:
     CudaQueryProcessor(int device, const std::vector<double>& norms, double k1, size_t cache_bytes)
-        : device_(device), k1_plus_1_(k1 + 1.0), cache_budget_(cache_bytes), documents_(norms.size()),
-          norms_(memory_), scores_(memory_), hits_(memory_), flags_(memory_), sequence_(memory_),
-          candidates_(memory_), candidate_count_(memory_), keys_(memory_), keys_sorted_(memory_),
-          docs_sorted_(memory_), temp_(memory_) {
+        : device_(device), k1_plus_1_(k1 + 1.0), documents_(norms.size()), norms_(memory_), scores_(memory_),
+          stamps_(memory_), touched_(memory_), keys_(memory_), sorted_(memory_), sort_temp_(memory_),
+          results_(memory_), results_host_(memory_), candidate_docids_(memory_), candidate_slots_(memory_),
+          candidate_blocks_(memory_), candidate_alive_(memory_), candidate_tfs_(memory_), needed_(memory_),
+          level_docids_(memory_), level_tfs_(memory_) {
         int count = 0;
         check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
         if (device < 0 || device >= count) throw std::runtime_error("gpu:" + std::to_string(device) + " does not exist");
@@ -72,185 +72,331 @@ public:
         stats_.device = "gpu:" + std::to_string(device) + " " + properties.name;
         if (documents_ >= (size_t{1} << 32)) throw std::runtime_error("too many documents for the GPU query path");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-        const size_t n = std::max<size_t>(documents_, 1);
-        norms_.reserve(n, 0, stream_);
-        scores_.reserve(n, 0, stream_);
-        hits_.reserve(n, 0, stream_);
-        flags_.reserve(n, 0, stream_);
-        sequence_.reserve(n, 0, stream_);
-        candidates_.reserve(n, 0, stream_);
-        candidate_count_.reserve(1, 0, stream_);
-        keys_.reserve(n, 0, stream_);
-        keys_sorted_.reserve(n, 0, stream_);
-        docs_sorted_.reserve(n, 0, stream_);
+        cache_ = std::make_unique<ListCache>(memory_, stream_, cache_bytes);
+        staging_ = std::make_unique<BatchStaging>(memory_);
+        slots_ = std::clamp<size_t>(kAccumulatorBudget / (std::max<size_t>(documents_, 1) * 12), 1, kMaxSlots);
+        docid_bits_ = std::max<uint32_t>(1, bits_for(documents_ > 0 ? documents_ - 1 : 0));
+        norms_.reserve(std::max<size_t>(documents_, 1), 0, stream_);
         if (documents_ > 0) {
             check(cudaMemcpyAsync(norms_.data(), norms.data(), documents_ * sizeof(double), cudaMemcpyHostToDevice,
                                   stream_),
                   "norms");
-            fill_sequence<<<blocks_for(documents_), kThreads, 0, stream_>>>(sequence_.data(),
-                                                                           static_cast<uint32_t>(documents_));
-            cuda::check_launch("fill_sequence");
         }
-        size_t select_bytes = 0, sort_bytes = 0;
-        check(cub::DeviceSelect::Flagged(nullptr, select_bytes, sequence_.data(), flags_.data(), candidates_.data(),
-                                         candidate_count_.data(), static_cast<int>(n)),
-              "DeviceSelect (size)");
-        check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(),
-                                              candidates_.data(), docs_sorted_.data(), static_cast<int>(n)),
-              "DeviceRadixSort (size)");
-        temp_.reserve(std::max(select_bytes, sort_bytes), 0, stream_);
         check(cudaStreamSynchronize(stream_), "setup");
     }
 
     ~CudaQueryProcessor() override {
         cudaSetDevice(device_);
         if (stream_) cudaStreamSynchronize(stream_);
-        cache_.clear();
+        cache_.reset();
+        staging_.reset();
+        if (stream_) cudaStreamSynchronize(stream_);
+        norms_.release();
+        scores_.release();
+        stamps_.release();
+        touched_.release();
+        keys_.release();
+        sorted_.release();
+        sort_temp_.release();
+        results_.release();
+        candidate_docids_.release();
+        candidate_slots_.release();
+        candidate_blocks_.release();
+        candidate_alive_.release();
+        candidate_tfs_.release();
+        needed_.release();
+        level_docids_.release();
+        level_tfs_.release();
         if (stream_) cudaStreamDestroy(stream_);
     }
 
-    std::vector<std::pair<uint32_t, double>> top_k(const std::vector<GpuQueryTerm>& terms, bool conjunctive,
-                                                   size_t k) override {
+    std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive,
+                                            size_t k) override {
         check(cudaSetDevice(device_), "cudaSetDevice");
-        std::vector<std::pair<uint32_t, double>> out;
-        if (terms.empty() || k == 0 || documents_ == 0) return out;
-        check(cudaMemsetAsync(scores_.data(), 0, documents_ * sizeof(double), stream_), "memset");
-        check(cudaMemsetAsync(hits_.data(), 0, documents_ * sizeof(uint32_t), stream_), "memset");
-        // Query order: each document's sum is taken term after term, like the CPU's.
-        for (const GpuQueryTerm& term : terms) {
-            CachedList& list = fetch(term);
-            if (list.count == 0) continue;
-            accumulate_term<<<blocks_for(list.count), kThreads, 0, stream_>>>(
-                list.docids.data(), list.tfs.data(), static_cast<uint32_t>(list.count), term.idf, k1_plus_1_,
-                norms_.data(), scores_.data(), hits_.data());
-            cuda::check_launch("accumulate_term");
-            stats_.postings_scored += list.count;
+        std::vector<GpuQueryResult> results(queries.size());
+        if (k == 0 || documents_ == 0) return results;
+        for (size_t first = 0; first < queries.size(); first += slots_) {
+            const size_t count = std::min(slots_, queries.size() - first);
+            run_batch(queries.data() + first, count, conjunctive, k, results.data() + first);
         }
-        const auto needed = static_cast<uint32_t>(conjunctive ? terms.size() : 1);
-        const auto n = static_cast<uint32_t>(documents_);
-        mark_candidates<<<blocks_for(n), kThreads, 0, stream_>>>(hits_.data(), n, needed, flags_.data());
-        cuda::check_launch("mark_candidates");
-        size_t bytes = temp_.capacity();
-        check(cub::DeviceSelect::Flagged(temp_.data(), bytes, sequence_.data(), flags_.data(), candidates_.data(),
-                                         candidate_count_.data(), static_cast<int>(n), stream_),
-              "DeviceSelect");
-        uint32_t candidates = 0;
-        check(cudaMemcpyAsync(&candidates, candidate_count_.data(), sizeof candidates, cudaMemcpyDeviceToHost, stream_),
-              "count");
-        check(cudaStreamSynchronize(stream_), "query");
-        if (candidates == 0) return out;
-        make_keys<<<blocks_for(candidates), kThreads, 0, stream_>>>(candidates_.data(), candidate_count_.data(),
-                                                                    scores_.data(), keys_.data());
-        cuda::check_launch("make_keys");
-        bytes = temp_.capacity();
-        check(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_.data(), keys_sorted_.data(),
-                                              candidates_.data(), docs_sorted_.data(), static_cast<int>(candidates),
-                                              0, 64, stream_),
-              "DeviceRadixSort");
-        const size_t take = std::min<size_t>(k, candidates);
-        std::vector<uint32_t> docs(take);
-        std::vector<unsigned long long> keys(take);
-        check(cudaMemcpyAsync(docs.data(), docs_sorted_.data(), take * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                              stream_),
-              "top docs");
-        check(cudaMemcpyAsync(keys.data(), keys_sorted_.data(), take * sizeof(unsigned long long),
-                              cudaMemcpyDeviceToHost, stream_),
-              "top keys");
-        check(cudaStreamSynchronize(stream_), "top k");
-        out.reserve(take);
-        for (size_t i = 0; i < take; ++i) {
-            const unsigned long long bits = ~keys[i];
-            double score = 0;
-            std::memcpy(&score, &bits, sizeof score);
-            out.emplace_back(docs[i], score);
-        }
-        return out;
+        return results;
     }
+
+    size_t max_batch() const override { return slots_; }
 
     GpuQueryStats stats() const override {
         GpuQueryStats out = stats_;
-        out.cache_bytes = cache_used_;
+        out.cache_hits = cache_->stats().hits;
+        out.cache_misses = cache_->stats().misses;
+        out.cache_bytes = cache_->bytes();
+        out.cache_lists = cache_->lists();
         return out;
     }
 
 private:
-    struct CachedList {
-        explicit CachedList(MemoryCounter& memory) : docids(memory), tfs(memory) {}
-        DeviceArray<uint32_t> docids;
-        DeviceArray<uint32_t> tfs;
-        size_t count = 0;
-        size_t bytes = 0;
-        std::list<uint64_t>::iterator recent;
+    // What the host keeps of a batch's plan to read the results back.
+    struct SlotPlan {
+        uint64_t blocks = 0;
+        uint64_t candidates = 0;
+        uint32_t out_base = 0;
+        uint32_t out_capacity = 0;  // min(k, what the query can match)
     };
 
-    // The term's list in device memory; least recently used lists go first
-    // when the cache would pass its budget (a list bigger than the budget is
-    // still loaded, alone).
-    CachedList& fetch(const GpuQueryTerm& term) {
-        auto it = cache_.find(term.term);
-        if (it != cache_.end()) {
-            ++stats_.cache_hits;
-            recency_.splice(recency_.begin(), recency_, it->second->recent);
-            return *it->second;
+    void run_batch(const GpuQuery* queries, size_t count, bool conjunctive, size_t k, GpuQueryResult* out) {
+        BatchLists lists;
+        std::vector<std::vector<uint32_t>> list_of(count);  // per query, per term (query order)
+        uint32_t max_terms = 1;
+        for (size_t q = 0; q < count; ++q) {
+            for (const GpuQueryTerm& term : queries[q]) list_of[q].push_back(lists.add(*cache_, term));
+            max_terms = std::max<uint32_t>(max_terms, static_cast<uint32_t>(queries[q].size()));
         }
-        ++stats_.cache_misses;
-        std::vector<uint32_t> docids, tfs;
-        term.load(docids, tfs);
-        if (docids.size() != tfs.size()) throw std::runtime_error("a list's docids and tfs differ in length");
-        const size_t bytes = docids.size() * 2 * sizeof(uint32_t);
-        while (!recency_.empty() && cache_used_ + bytes > cache_budget_) {
-            const uint64_t victim = recency_.back();
-            recency_.pop_back();
-            auto found = cache_.find(victim);
-            // Queued kernels may still read it: free once the stream gets there.
-            found->second->docids.release_async(stream_);
-            found->second->tfs.release_async(stream_);
-            cache_used_ -= found->second->bytes;
-            cache_.erase(found);
+        const auto slots = static_cast<uint32_t>(count);
+        std::vector<SlotPlan> plan(count);
+        std::vector<double> idfs(count * max_terms, 0.0);
+        std::vector<uint32_t> slot_terms(count);
+        for (size_t q = 0; q < count; ++q) {
+            slot_terms[q] = static_cast<uint32_t>(queries[q].size());
+            for (size_t t = 0; t < queries[q].size(); ++t) {
+                idfs[q * max_terms + t] = queries[q][t].idf;
+                plan[q].blocks += lists.views[list_of[q][t]].blocks;
+                stats_.postings_scored += lists.views[list_of[q][t]].postings;
+            }
         }
-        auto list = std::make_unique<CachedList>(memory_);
-        list->count = docids.size();
-        list->bytes = bytes;
-        if (!docids.empty()) {
-            list->docids.reserve(docids.size(), 0, stream_);
-            list->tfs.reserve(tfs.size(), 0, stream_);
-            // Pageable copies are staged by the driver before the call returns.
-            check(cudaMemcpyAsync(list->docids.data(), docids.data(), docids.size() * sizeof(uint32_t),
-                                  cudaMemcpyHostToDevice, stream_),
-                  "list docids");
-            check(cudaMemcpyAsync(list->tfs.data(), tfs.data(), tfs.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                                  stream_),
-                  "list tfs");
-            check(cudaStreamSynchronize(stream_), "list upload");
+
+        staging_->clear();
+        const size_t lists_at = staging_->add(lists.views);
+        const size_t idfs_at = staging_->add(idfs);
+        const size_t slot_terms_at = staging_->add(slot_terms);
+        // Tasks: OR one range per round (term position); AND the first level, then one range per level.
+        std::vector<BlockTask> tasks;
+        std::vector<size_t> task_ranges = {0};
+        std::vector<uint32_t> first_candidate(count, 0);
+        std::vector<LevelList> levels;  // level · slots + slot, levels 1..max_terms-1
+        uint64_t bound = 0;             // keys to sort
+        uint64_t level_blocks = 0;      // AND: the largest level's blocks
+        if (!conjunctive) {
+            for (uint32_t round = 0; round < max_terms; ++round) {
+                for (uint32_t q = 0; q < slots; ++q) {
+                    if (round >= queries[q].size()) continue;
+                    const uint32_t list = list_of[q][round];
+                    for (uint32_t b = 0; b < lists.views[list].blocks; ++b) tasks.push_back({list, b, q, round});
+                }
+                task_ranges.push_back(tasks.size());
+            }
+            for (size_t q = 0; q < count; ++q) {
+                uint64_t postings = 0;
+                for (const uint32_t list : list_of[q]) postings += lists.views[list].postings;
+                plan[q].candidates = std::min<uint64_t>(postings, documents_);
+                bound += plan[q].candidates;
+            }
+        } else {
+            // Each query's lists by length (shortest first; ties by query order).
+            std::vector<std::vector<uint32_t>> order(count);
+            for (uint32_t q = 0; q < slots; ++q) {
+                order[q].resize(queries[q].size());
+                std::iota(order[q].begin(), order[q].end(), 0u);
+                std::stable_sort(order[q].begin(), order[q].end(), [&](uint32_t a, uint32_t b) {
+                    return lists.views[list_of[q][a]].postings < lists.views[list_of[q][b]].postings;
+                });
+                if (order[q].empty()) continue;
+                const uint32_t list = list_of[q][order[q][0]];
+                first_candidate[q] = static_cast<uint32_t>(bound);
+                plan[q].candidates = lists.views[list].postings;
+                bound += plan[q].candidates;
+                for (uint32_t b = 0; b < lists.views[list].blocks; ++b) tasks.push_back({list, b, q, order[q][0]});
+            }
+            task_ranges.push_back(tasks.size());
+            for (uint32_t level = 1; level < max_terms; ++level) {
+                uint64_t needed_base = 0;
+                for (uint32_t q = 0; q < slots; ++q) {
+                    LevelList at;
+                    if (level < order[q].size()) {
+                        at.term = order[q][level];
+                        at.list = list_of[q][at.term];
+                        at.needed_base = static_cast<uint32_t>(needed_base);
+                        for (uint32_t b = 0; b < lists.views[at.list].blocks; ++b) tasks.push_back({at.list, b, q, at.term});
+                        needed_base += lists.views[at.list].blocks;
+                    }
+                    levels.push_back(at);
+                }
+                task_ranges.push_back(tasks.size());
+                level_blocks = std::max(level_blocks, needed_base);
+            }
         }
-        recency_.push_front(term.term);
-        list->recent = recency_.begin();
-        cache_used_ += bytes;
-        CachedList& ref = *list;
-        cache_.emplace(term.term, std::move(list));
-        return ref;
+        if (bound >= (uint64_t{1} << 32)) throw std::runtime_error("a GPU query batch too large: split it");
+        uint64_t out_total = 0;
+        std::vector<uint32_t> out_base(count);
+        for (size_t q = 0; q < count; ++q) {
+            plan[q].out_base = static_cast<uint32_t>(out_total);
+            plan[q].out_capacity = static_cast<uint32_t>(std::min<uint64_t>(k, plan[q].candidates));
+            out_base[q] = plan[q].out_base;
+            out_total += plan[q].out_capacity;
+        }
+        // Each slot's region of the candidates and keys.
+        std::vector<uint32_t> region_base(count), region_size(count);
+        uint32_t largest_region = 0;
+        for (size_t q = 0, at = 0; q < count; ++q) {
+            region_base[q] = static_cast<uint32_t>(at);
+            region_size[q] = static_cast<uint32_t>(plan[q].candidates);
+            at += plan[q].candidates;
+            largest_region = std::max(largest_region, region_size[q]);
+        }
+        const size_t region_base_at = staging_->add(region_base);
+        const size_t region_size_at = staging_->add(region_size);
+        const size_t tasks_at = staging_->add(tasks);
+        const size_t first_candidate_at = staging_->add(first_candidate);
+        const size_t levels_at = staging_->add(levels);
+        const size_t out_base_at = staging_->add(out_base);
+        staging_->upload(stream_);
+
+        // Results block: per-slot matches, per-slot blocks decoded, the touched count; then the top keys.
+        const size_t header_words = 2 * count;
+        const size_t header_bytes = (header_words * sizeof(uint32_t) + 15) / 16 * 16;
+        const size_t result_bytes = header_bytes + out_total * sizeof(SortKey);
+        grow(results_, result_bytes, stream_);
+        check(cudaMemsetAsync(results_.data(), 0, header_bytes, stream_), "counters");
+        auto* header = reinterpret_cast<uint32_t*>(results_.data());
+        const SlotCounters counters{header, header + count};
+        auto* top = reinterpret_cast<SortKey*>(results_.data() + header_bytes);
+
+        const auto* device_lists = staging_->on_device<const DeviceList>(lists_at);
+        const auto* device_tasks = staging_->on_device<const BlockTask>(tasks_at);
+        const Scoring scoring{norms_.data(), k1_plus_1_, staging_->on_device<const double>(idfs_at),
+                              staging_->on_device<const uint32_t>(slot_terms_at), max_terms};
+        const Regions regions{staging_->on_device<const uint32_t>(region_base_at),
+                              staging_->on_device<const uint32_t>(region_size_at), largest_region};
+        const auto task_count = [&](size_t range) {
+            return static_cast<uint32_t>(task_ranges[range + 1] - task_ranges[range]);
+        };
+        grow(keys_, bound, stream_);
+        grow(sorted_, bound, stream_);
+        if (!conjunctive) {
+            const Accumulators accumulators = next_accumulators();
+            grow(touched_, bound, stream_);
+            for (uint32_t round = 0; round < max_terms; ++round) {
+                launch_or_round(device_tasks + task_ranges[round], task_count(round), device_lists, scoring,
+                                accumulators, touched_.data(), regions, counters, stream_);
+            }
+            launch_or_keys(touched_.data(), regions, slots, accumulators, docid_bits_, keys_.data(), counters, stream_);
+        } else {
+            grow(candidate_docids_, bound, stream_);
+            grow(candidate_slots_, bound, stream_);
+            grow(candidate_blocks_, bound, stream_);
+            grow(candidate_alive_, bound, stream_);
+            grow(candidate_tfs_, bound * max_terms, stream_);
+            if (grow(needed_, level_blocks, stream_)) {
+                check(cudaMemsetAsync(needed_.data(), 0, needed_.capacity() * sizeof(uint32_t), stream_), "stamps");
+                level_stamp_ = 0;
+            }
+            grow(level_docids_, level_blocks * kBlockPostings, stream_);
+            grow(level_tfs_, level_blocks * kBlockPostings, stream_);
+            const Candidates candidates{candidate_docids_.data(), candidate_slots_.data(), candidate_blocks_.data(),
+                                        candidate_alive_.data(), candidate_tfs_.data(), static_cast<uint32_t>(bound)};
+            launch_and_first(device_tasks, task_count(0), device_lists,
+                             staging_->on_device<const uint32_t>(first_candidate_at), candidates, max_terms, counters,
+                             stream_);
+            for (uint32_t level = 1; level < max_terms; ++level) {
+                const LevelScratch scratch{needed_.data(), next_level_stamp(), level_docids_.data(),
+                                           level_tfs_.data()};
+                launch_and_level(device_tasks + task_ranges[level], task_count(level), device_lists,
+                                 staging_->on_device<const LevelList>(levels_at) + (level - 1) * count, candidates,
+                                 max_terms, scratch, counters, stream_);
+            }
+            launch_and_keys(candidates, scoring, docid_bits_, keys_.data(), counters, stream_);
+        }
+        const auto k32 = static_cast<uint32_t>(std::min<size_t>(k, UINT32_MAX));
+        const auto* device_out_base = staging_->on_device<const uint32_t>(out_base_at);
+        // Selection keeps at most kBlockTopK keys per slot: k must fit, unless every region does.
+        if (largest_region <= kBlockTopK || (largest_region <= kSelectTopK && k <= kBlockTopK)) {
+            launch_block_top_k(keys_.data(), regions, slots, counters.matches, device_out_base, k32, top, stream_);
+        } else {
+            const int end_bit = sort_key_bits(docid_bits_, bits_for(count - 1));
+            const size_t temp_bytes = sort_temp_bytes(static_cast<uint32_t>(bound), end_bit);
+            grow(sort_temp_, temp_bytes, stream_);
+            sort_keys(sort_temp_.data(), temp_bytes, keys_.data(), sorted_.data(), static_cast<uint32_t>(bound),
+                      end_bit, stream_);
+            launch_gather_top(sorted_.data(), counters.matches, slots, device_out_base, k32, top, stream_);
+        }
+
+        // The batch's one copy back and one synchronization.
+        results_host_.reserve(result_bytes);
+        check(cudaMemcpyAsync(results_host_.data(), results_.data(), result_bytes, cudaMemcpyDeviceToHost, stream_),
+              "results");
+        check(cudaStreamSynchronize(stream_), "GPU query batch");
+        ++stats_.batches;
+        const auto* host_header = reinterpret_cast<const uint32_t*>(results_host_.data());
+        const auto* host_top = reinterpret_cast<const SortKey*>(results_host_.data() + header_bytes);
+        for (size_t q = 0; q < count; ++q) {
+            GpuQueryResult& result = out[q];
+            result.blocks = plan[q].blocks;
+            result.blocks_decoded = host_header[count + q];
+            result.candidates = conjunctive ? plan[q].candidates : host_header[q];
+            result.matches = host_header[q];
+            stats_.blocks_decoded += result.blocks_decoded;
+            const size_t take = std::min<size_t>(plan[q].out_capacity, host_header[q]);
+            result.hits.reserve(take);
+            for (size_t i = 0; i < take; ++i) {
+                uint32_t slot = 0, docid = 0;
+                double score = 0.0;
+                read_sort_key(host_top[plan[q].out_base + i], docid_bits_, slot, docid, score);
+                if (slot != q) throw std::runtime_error("GPU query batch: a result of another query");
+                result.hits.emplace_back(docid, score);
+            }
+        }
+    }
+
+    // The OR accumulators with a fresh stamp (allocated on first use).
+    Accumulators next_accumulators() {
+        const size_t entries = slots_ * documents_;
+        if (scores_.capacity() < entries) {
+            scores_.reserve(entries, 0, stream_);
+            stamps_.reserve(entries, 0, stream_);
+            check(cudaMemsetAsync(stamps_.data(), 0, stamps_.capacity() * sizeof(uint32_t), stream_), "stamps");
+            or_stamp_ = 0;
+        }
+        if (or_stamp_ == UINT32_MAX) {
+            check(cudaMemsetAsync(stamps_.data(), 0, stamps_.capacity() * sizeof(uint32_t), stream_), "stamps");
+            or_stamp_ = 0;
+        }
+        return Accumulators{scores_.data(), stamps_.data(), static_cast<uint32_t>(documents_), ++or_stamp_};
+    }
+
+    uint32_t next_level_stamp() {
+        if (level_stamp_ == UINT32_MAX) {
+            check(cudaMemsetAsync(needed_.data(), 0, needed_.capacity() * sizeof(uint32_t), stream_), "stamps");
+            level_stamp_ = 0;
+        }
+        return ++level_stamp_;
     }
 
     int device_;
     double k1_plus_1_;
-    size_t cache_budget_;
     size_t documents_;
+    size_t slots_ = 1;
+    uint32_t docid_bits_ = 1;
     cudaStream_t stream_ = nullptr;
     MemoryCounter memory_;
+    std::unique_ptr<ListCache> cache_;
+    std::unique_ptr<BatchStaging> staging_;
     DeviceArray<double> norms_;
-    DeviceArray<double> scores_;
-    DeviceArray<uint32_t> hits_;
-    DeviceArray<uint8_t> flags_;
-    DeviceArray<uint32_t> sequence_;
-    DeviceArray<uint32_t> candidates_;
-    DeviceArray<uint32_t> candidate_count_;
-    DeviceArray<unsigned long long> keys_;
-    DeviceArray<unsigned long long> keys_sorted_;
-    DeviceArray<uint32_t> docs_sorted_;
-    DeviceArray<unsigned char> temp_;
-    std::unordered_map<uint64_t, std::unique_ptr<CachedList>> cache_;
-    std::list<uint64_t> recency_;  // most recent first
-    size_t cache_used_ = 0;
+    DeviceArray<double> scores_;    // OR accumulators, slot · documents
+    DeviceArray<uint32_t> stamps_;  // their stamps
+    uint32_t or_stamp_ = 0;
+    DeviceArray<uint2> touched_;
+    DeviceArray<SortKey> keys_;
+    DeviceArray<SortKey> sorted_;
+    DeviceArray<unsigned char> sort_temp_;
+    DeviceArray<unsigned char> results_;
+    PinnedArray<unsigned char> results_host_;
+    DeviceArray<uint32_t> candidate_docids_;
+    DeviceArray<uint32_t> candidate_slots_;
+    DeviceArray<uint32_t> candidate_blocks_;
+    DeviceArray<uint8_t> candidate_alive_;
+    DeviceArray<uint32_t> candidate_tfs_;
+    DeviceArray<uint32_t> needed_;
+    uint32_t level_stamp_ = 0;
+    DeviceArray<uint32_t> level_docids_;
+    DeviceArray<uint32_t> level_tfs_;
     GpuQueryStats stats_;
 };
 

@@ -1,14 +1,21 @@
-// The GPU query path against the CPU's exhaustive evaluation: the same
-// documents, bit-identical scores, the same tie order (devices/gpu_query.hpp).
+// The GPU query path against the CPU: the same documents, bit-identical
+// scores, the same tie order (devices/gpu_query.hpp), on the run files and on
+// every codec's query layout (bp128 kept compressed on the device, the others
+// decoded on the host), one query at a time and in batches, with a cache far
+// smaller than a batch's lists; lists of 1, 127, 128 and 129 postings; and an
+// AND whose block selection must skip most of a long list's blocks.
 // Skipped without a CUDA device; run on the GPU machine.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "devices/gpu_devices.hpp"
+#include "long_lists.hpp"
 #include "query/searcher.hpp"
+#include "store/codecs/registry.hpp"
 #include "support/collections.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
@@ -16,11 +23,55 @@
 using namespace invidx;
 using namespace invidx::testing;
 
-TEST_CASE("gpu search: every query gives the CPU's hits and scores, AND and OR, k 1, 10, 1000") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
+namespace {
+
+bool no_gpu() {
+    if (!list_gpus().devices.empty()) return false;
+    MESSAGE("no CUDA device here: GPU test skipped");
+    return true;
+}
+
+void require_same(const std::vector<ScoredDocument>& got, const std::vector<ScoredDocument>& expected) {
+    REQUIRE(got.size() == expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(got[i].docid == expected[i].docid);
+        REQUIRE(got[i].score == expected[i].score);  // bit for bit
     }
+}
+
+// The CPU's answer (exhaustive OR: the reference every CPU path equals).
+std::vector<ScoredDocument> cpu_hits(const Searcher& searcher, const std::string& query, QueryMode mode, size_t k) {
+    return searcher.search(query, {.k = k, .mode = mode, .exhaustive = mode == QueryMode::kOr}).hits;
+}
+
+// Every query one at a time and as one batch (split by the processor when it
+// holds more than max_gpu_batch()), against the CPU's answers.
+void check_against_cpu(const Searcher& cpu, const Searcher& gpu, const std::vector<std::string>& queries,
+                       size_t cache_bytes, bool one_at_a_time) {
+    for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+        for (const size_t k : {size_t{1}, size_t{10}, size_t{1000}, size_t{3000}}) {  // 3000: the radix sort path
+            CAPTURE(k);
+            CAPTURE(mode == QueryMode::kAnd ? "AND" : "OR");
+            SearchOptions options{.k = k, .mode = mode};
+            options.gpu = true;
+            options.gpu_cache_bytes = cache_bytes;
+            const auto batch = gpu.search_gpu_batch(queries, options);
+            REQUIRE(batch.size() == queries.size());
+            for (size_t q = 0; q < queries.size(); ++q) {
+                CAPTURE(queries[q]);
+                const auto expected = cpu_hits(cpu, queries[q], mode, k);
+                require_same(batch[q].hits, expected);
+                if (one_at_a_time) require_same(gpu.search(queries[q], options).hits, expected);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("gpu search: the CPU's hits and scores on the run files and every codec's layout, batches, tiny cache") {
+    if (no_gpu()) return;
     TempDir dir;
     std::mt19937 random(77);
     const auto words = test_vocabulary(random, 300);
@@ -35,32 +86,123 @@ TEST_CASE("gpu search: every query gives the CPU's hits and scores, AND and OR, 
         if (d % 50 == 0) text = documents.empty() ? text : documents[static_cast<size_t>(random() % documents.size())];
         documents.push_back(text);  // some exact copies: ties
     }
-    const auto index_dir = build_text_index(dir, documents);
-    const IndexReader index(index_dir);
-    const Searcher searcher(index);
-    const Searcher small_cache(index);  // lists evicted all the time
-    for (int q = 0; q < 150; ++q) {
+    const auto standard = build_text_index(dir, documents);
+    std::vector<std::string> queries;
+    for (int q = 0; q < 150; ++q) {  // more than one batch of 128
         std::string query;
         const int terms = 1 + q % 6;
         for (int t = 0; t < terms; ++t) query += words[random() % (t == 0 ? 20 : words.size())] + " ";
-        for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
-            for (const size_t k : {size_t{1}, size_t{10}, size_t{1000}}) {
-                CAPTURE(query);
-                CAPTURE(k);
-                SearchOptions cpu_options{.k = k, .mode = mode, .exhaustive = mode == QueryMode::kOr};
-                SearchOptions gpu_options = cpu_options;
-                gpu_options.gpu = true;
-                const auto expected = searcher.search(query, cpu_options).hits;
-                SearchOptions tiny = gpu_options;
-                tiny.gpu_cache_bytes = 4096;
-                for (const auto& got : {searcher.search(query, gpu_options).hits, small_cache.search(query, tiny).hits}) {
-                    REQUIRE(got.size() == expected.size());
-                    for (size_t i = 0; i < got.size(); ++i) {
-                        REQUIRE(got[i].docid == expected[i].docid);
-                        REQUIRE(got[i].score == expected[i].score);  // bit for bit
-                    }
-                }
-            }
+        queries.push_back(query);
+    }
+    queries.push_back("the");             // stop words only: no results
+    queries.push_back(words[0] + " zzqqabsent");  // AND: nothing; OR: the first word's
+    const IndexReader plain(standard);
+    const Searcher cpu(plain);
+
+    SUBCASE("run files") {
+        const Searcher gpu(plain);
+        check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
+        const Searcher tiny(plain);
+        check_against_cpu(cpu, tiny, queries, 4096, false);  // every list evicted, even within a batch
+    }
+    for (const auto& codec : codecs::all_codecs()) {
+        SUBCASE(("query layout " + std::string(codec.name)).c_str()) {
+            const auto merged = with_query_layout(dir, standard, codec.name);
+            const IndexReader index(merged);
+            const Searcher gpu(index);
+            REQUIRE(gpu.query_postings() != nullptr);
+            check_against_cpu(cpu, gpu, queries, size_t{1} << 30, codec.name == "bp128");
+            const Searcher tiny(index);
+            check_against_cpu(cpu, tiny, queries, 4096, false);
         }
     }
+}
+
+TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and decoded") {
+    if (no_gpu()) return;
+    TempDir dir;
+    std::mt19937 random(5);
+    const auto filler = random_words(random, 200);
+    const std::vector<std::pair<std::string, int>> sized = {
+        {"onlyonex", 1}, {"sevenx", 127}, {"eightx", 128}, {"ninex", 129}, {"manyx", 300}};
+    std::vector<std::string> documents(400);
+    for (size_t d = 0; d < documents.size(); ++d) {
+        for (int t = static_cast<int>(random() % 12); t >= 0; --t) documents[d] += filler[random() % filler.size()] + " ";
+    }
+    for (const auto& [word, count] : sized) {
+        // Spread over the collection, each document once, tfs 1-3.
+        std::vector<size_t> order(documents.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), random);
+        for (int i = 0; i < count; ++i) {
+            for (int tf = 1 + static_cast<int>(random() % 3); tf > 0; --tf) documents[order[static_cast<size_t>(i)]] += word + " ";
+        }
+    }
+    const auto standard = build_text_index(dir, documents);
+    std::vector<std::string> queries;
+    for (const auto& [a, x] : sized) {
+        queries.push_back(a);
+        for (const auto& [b, y] : sized) {
+            if (a != b) queries.push_back(a + " " + b);
+        }
+    }
+    queries.push_back("sevenx eightx ninex manyx");
+    queries.push_back("onlyonex sevenx eightx ninex manyx");
+    const IndexReader plain(standard);
+    const Searcher cpu(plain);
+    {
+        const Searcher gpu(plain);
+        check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
+    }
+    const auto merged = with_query_layout(dir, standard, "bp128");
+    const IndexReader index(merged);
+    const Searcher gpu(index);
+    check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
+    // and-or in a batch: AND where it finds k, OR for the others, as search() answers each.
+    SearchOptions and_or{.k = 10, .mode = QueryMode::kAndOr};
+    and_or.gpu = true;
+    const auto batch = gpu.search_gpu_batch(queries, and_or);
+    for (size_t q = 0; q < queries.size(); ++q) {
+        CAPTURE(queries[q]);
+        const auto expected = cpu.search(queries[q], {.k = 10, .mode = QueryMode::kAndOr});
+        require_same(batch[q].hits, expected.hits);
+        CHECK(batch[q].answered_as == expected.answered_as);
+    }
+}
+
+TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hold a candidate") {
+    if (no_gpu()) return;
+    TempDir dir;
+    std::mt19937 random(9);
+    const auto filler = random_words(random, 300);
+    std::vector<std::string> documents(20000);
+    for (size_t d = 0; d < documents.size(); ++d) {
+        documents[d] = "everyx ";  // 157 blocks
+        if (d % 2 == 0) documents[d] += "halfx ";
+        if (d == 100 || d == 7000 || d == 19990) documents[d] += "scarcex scarcex ";
+        for (int t = static_cast<int>(random() % 6); t >= 0; --t) documents[d] += filler[random() % filler.size()] + " ";
+    }
+    const auto standard = build_text_index(dir, documents);
+    const auto merged = with_query_layout(dir, standard, "bp128");
+    const IndexReader index(merged);
+    const Searcher cpu(index);
+    const Searcher gpu(index);
+    for (const std::string query : {"scarcex everyx", "everyx halfx scarcex", "halfx scarcex"}) {
+        CAPTURE(query);
+        SearchOptions options{.k = 10, .mode = QueryMode::kAnd};
+        options.gpu = true;
+        const auto result = gpu.search(query, options);
+        require_same(result.hits, cpu_hits(cpu, query, QueryMode::kAnd, 10));
+        CHECK(!result.hits.empty());
+        // The scarce list's one block, then at most one block per candidate in each longer list.
+        CHECK(result.stats.blocks >= 80);  // halfx 79 blocks, everyx 157
+        CHECK(result.stats.docid_blocks_decoded <= 1 + 3 * (result.terms.terms.size() - 1));
+        CHECK(result.stats.docid_blocks_decoded < result.stats.blocks / 10);
+    }
+    // OR reads every block.
+    SearchOptions options{.k = 10, .mode = QueryMode::kOr};
+    options.gpu = true;
+    const auto result = gpu.search("scarcex everyx", options);
+    require_same(result.hits, cpu_hits(cpu, "scarcex everyx", QueryMode::kOr, 10));
+    CHECK(result.stats.docid_blocks_decoded == result.stats.blocks);
 }
