@@ -13,9 +13,12 @@
 // output is decoded and compared with the input once, untimed, first.
 // A second PForDelta row gives each list one b (Ding et al. 2009, §6.2)
 // instead of one per block. --min-df N keeps only the lists of at least N
-// postings: the long lists that queries spend their time in.
+// postings: the long lists that queries spend their time in. --gpu adds a
+// table of GPU decoding (devices/gpu_codecs.hpp): PForDelta and Rice on the
+// units of their CPU rows, bp128 on the full blocks, each checked against
+// the CPU's decode (the benchmark fails on a difference).
 //
-//   invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N]
+//   invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N] [--gpu]
 
 #include <algorithm>
 #include <chrono>
@@ -195,10 +198,20 @@ Row measure(const Codec& codec, const Collection& collection, const std::vector<
     std::exit(2);
 }
 
-// The GPU row: every full block of 128 postings encoded with bp128 on its
+// A row of the GPU table.
+struct GpuRow {
+    std::string codec;
+    std::string unit;
+    size_t units = 0;
+    double bits_per_docid = 0;
+    double decode_million_per_s = 0;  // values decoded (docid gaps and tfs; bp128: docid gaps)
+    double docids_million_per_s = 0;
+};
+
+// The bp128 row: every full block of 128 postings encoded with bp128 on its
 // own (a bit-width byte and 16·b bytes), decoded on the device, checked
 // against the CPU's values through the checksum of each block's last value.
-void measure_gpu(const Collection& collection, unsigned repeat) {
+GpuRow measure_gpu_bp128(const Collection& collection, unsigned repeat, std::string& device) {
     const Codec& codec = codecs::find_codec("bp128");
     std::string bytes;
     std::vector<uint64_t> offsets;
@@ -215,21 +228,82 @@ void measure_gpu(const Collection& collection, unsigned repeat) {
         for (size_t i = 0; i < values.size(); ++i) docid += values[i] + (i == 0 ? 0 : 1);
         expected_docids += docid;
     }
-    if (offsets.empty()) {
-        std::printf("\nGPU: no list has a full block of 128 postings\n");
-        return;
-    }
+    GpuRow row{"bp128", "full block", offsets.size()};
+    if (offsets.empty()) return row;
     const GpuDecodeResult gaps = gpu_decode_bp128(bytes, offsets, first_docids, false, repeat);
     const GpuDecodeResult docids = gpu_decode_bp128(bytes, offsets, first_docids, true, repeat);
     if (gaps.checksum != expected_gaps || docids.checksum != expected_docids)
         throw Error("GPU bp128 decoding differs from the CPU's");
-    std::printf("\nGPU %s, bp128, the %zu full blocks (%.1f M docids, %.2f bits/docid), resident in device memory, "
-                "median of %u passes:\n",
-                gaps.device.c_str(), offsets.size(), static_cast<double>(gaps.integers) / 1e6,
-                8.0 * static_cast<double>(bytes.size()) / static_cast<double>(gaps.integers), repeat);
-    std::printf("| decode M int/s | +docids M/s |\n|---:|---:|\n| %.0f | %.0f |\n",
-                static_cast<double>(gaps.integers) / gaps.seconds / 1e6,
-                static_cast<double>(docids.integers) / docids.seconds / 1e6);
+    device = gaps.device;
+    row.bits_per_docid = 8.0 * static_cast<double>(bytes.size()) / static_cast<double>(gaps.integers);
+    row.decode_million_per_s = static_cast<double>(gaps.integers) / gaps.seconds / 1e6;
+    row.docids_million_per_s = static_cast<double>(docids.integers) / docids.seconds / 1e6;
+    return row;
+}
+
+// Appends encoded units, as the GPU decoders take them.
+void append_units(const Encoded& encoded, const std::vector<Unit>& units, GpuEncodedUnits& out) {
+    const uint64_t base = out.bytes.size();
+    out.bytes += encoded.bytes;
+    for (size_t u = 0; u < units.size(); ++u) {
+        out.byte_ends.push_back(base + encoded.ends[u]);
+        out.value_counts.push_back(static_cast<uint32_t>(units[u].count));
+        out.first_docids.push_back(units[u].next_docid);
+    }
+}
+
+// A PForDelta or Rice row: the units of the CPU row (every block, or every
+// list), docid gaps and tfs decoded in one launch, then the docid units
+// turned into docids; checked against the CPU decode of the same bytes
+// through the checksum of every unit's last value.
+GpuRow measure_gpu_units(const Codec& codec, const Collection& collection, const std::vector<Unit>& units,
+                         std::string unit_name, unsigned repeat, std::string& device) {
+    const auto decode = codec.name == "pfor" ? &gpu_decode_pfor : &gpu_decode_rice;
+    Encoded docids, tfs;
+    encode_units(codec, collection.docid_values, units, docids);
+    encode_units(codec, collection.tf_values, units, tfs);
+    std::vector<uint32_t> buffer(std::max(kBlockPostings, collection.longest_list));
+    const uint64_t expected_values =
+        decode_units(codec, docids, units, buffer, false) + decode_units(codec, tfs, units, buffer, false);
+    const uint64_t expected_docids = decode_units(codec, docids, units, buffer, true);
+
+    GpuEncodedUnits both, docid_units;
+    append_units(docids, units, both);
+    append_units(tfs, units, both);
+    append_units(docids, units, docid_units);
+    const GpuDecodeResult values = decode(both, false, repeat, nullptr);
+    const GpuDecodeResult summed = decode(docid_units, true, repeat, nullptr);
+    if (values.checksum != expected_values || summed.checksum != expected_docids) {
+        throw Error("GPU " + std::string(codec.name) + " decoding (per " + unit_name + ") differs from the CPU's");
+    }
+    device = values.device;
+    GpuRow row{std::string(codec.name), std::move(unit_name), units.size()};
+    row.bits_per_docid = 8.0 * static_cast<double>(docids.bytes.size()) / static_cast<double>(collection.postings());
+    row.decode_million_per_s = static_cast<double>(values.integers) / values.seconds / 1e6;
+    row.docids_million_per_s = static_cast<double>(summed.integers) / summed.seconds / 1e6;
+    return row;
+}
+
+void measure_gpu(const Collection& collection, const std::vector<const Codec*>& chosen, unsigned repeat) {
+    std::string device;
+    std::vector<GpuRow> rows;
+    for (const Codec* codec : chosen) {
+        if (codec->name != "pfor" && codec->name != "rice") continue;
+        rows.push_back(measure_gpu_units(*codec, collection, collection.blocks, "block", repeat, device));
+        if (codec->name == "pfor") {
+            rows.push_back(measure_gpu_units(*codec, collection, collection.lists, "list", repeat, device));
+        }
+    }
+    rows.push_back(measure_gpu_bp128(collection, repeat, device));
+    std::printf("\nGPU %s, units resident in device memory, one thread block per unit, median of %u passes; "
+                "pfor and rice: every unit of the CPU rows, docid gaps and tfs (decoded values written to device "
+                "memory); bp128: the full blocks' docid gaps only (nothing written):\n",
+                device.c_str(), repeat);
+    std::printf("| codec | per | units | bits/docid | decode M int/s | +docids M/s |\n|---|---|---:|---:|---:|---:|\n");
+    for (const GpuRow& row : rows) {
+        std::printf("| %s | %s | %zu | %.2f | %.0f | %.0f |\n", row.codec.c_str(), row.unit.c_str(), row.units,
+                    row.bits_per_docid, row.decode_million_per_s, row.docids_million_per_s);
+    }
 }
 
 }  // namespace
@@ -301,7 +375,7 @@ int main(int argc, char** argv) {
                         row.bits_per_docid, row.bits_per_tf, row.decode_million_per_s, row.docids_million_per_s,
                         row.encode_million_per_s);
         }
-        if (gpu) measure_gpu(collection, repeat);
+        if (gpu) measure_gpu(collection, chosen, repeat);
         if (g_sink == 42) std::printf(" ");  // the sink must look used
         return 0;
     } catch (const std::exception& error) {

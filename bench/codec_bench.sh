@@ -9,7 +9,9 @@
 # short lists, few full blocks); with it, a collection of N MB made by
 # bench/gen_collection.py (kind realistic by default). Index and collection
 # live in a temporary directory that is removed at the end. --gpu adds the
-# GPU decoding of bp128 blocks (needs a CUDA build and device).
+# GPU decoding of PForDelta and Rice (every block; PForDelta also every list)
+# and of bp128's full blocks, checked against the CPU (needs a CUDA build and
+# device).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     --kind) kind=$2; shift 2 ;;
     --size-mb) size_mb=$2; shift 2 ;;
     --gpu) extra+=(--gpu); shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "codec_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

@@ -1,5 +1,6 @@
-// Decoding postings on a GPU (issue #5, Ding et al. §4): the codec benchmark
-// measures how fast a device decodes bp128 groups (store/codecs/
+// Decoding postings on a GPU (issue #5, Ding et al. §4 and §6): the codec
+// benchmark measures how fast a device decodes PForDelta and Rice units
+// (below) and bp128 groups (store/codecs/
 // binary_packing.hpp: a bit-width byte, then 128 values in the 4-lane
 // vertical layout) that are already in device memory, one 128-thread block
 // per group, optionally turning gaps into docids with a block prefix sum.
@@ -25,5 +26,32 @@ struct GpuDecodeResult {
 // them). Throws std::runtime_error when no GPU can be used.
 GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uint64_t>& group_offsets,
                                  const std::vector<uint32_t>& first_docids, bool docids, unsigned repetitions);
+
+// Units of any length encoded back to back by one of the CPU codecs
+// (store/codecs/): unit u is bytes [byte_ends[u - 1], byte_ends[u]) (from 0
+// for u = 0) and holds value_counts[u] > 0 values; with docids, first_docids[u]
+// is where its gaps count from (0 at a list's start, else the previous docid
+// + 1). A unit is a block of a list or a whole list, as the codec was given.
+struct GpuEncodedUnits {
+    std::string bytes;
+    std::vector<uint64_t> byte_ends;
+    std::vector<uint32_t> value_counts;
+    std::vector<uint32_t> first_docids;
+};
+
+// PForDelta (codecs::PForDelta) and Rice (codecs::Rice) decoded on the device,
+// one thread block per unit: every value's slot (PForDelta) or binary
+// part (Rice) by its own thread, exceptions patched after their recursive
+// arrays, Rice's unary parts by a prefix sum of the terminating bits; with
+// docids, a prefix sum of the gaps. `repetitions` timed passes after an
+// untimed one (the median is kept), over units already in device memory;
+// the checksum is the sum of every unit's last value. When `values` is given
+// it receives every unit's decoded values, back to back. Throws
+// std::runtime_error when no GPU can be used or the bytes are not what the
+// CPU encoder writes.
+GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits& units, bool docids, unsigned repetitions,
+                                std::vector<uint32_t>* values = nullptr);
+GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits& units, bool docids, unsigned repetitions,
+                                std::vector<uint32_t>* values = nullptr);
 
 }  // namespace invidx

@@ -23,6 +23,14 @@ GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>
     throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
 }
 
+GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
+    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+}
+
+GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
+    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+}
+
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
     throw std::runtime_error("invidx was built without CUDA: no GPU query processing");
 }
