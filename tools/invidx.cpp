@@ -9,18 +9,22 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
 #include "nodes/analyze/analyzer.hpp"
 #include "query/query_error.hpp"
 #include "query/query_file.hpp"
+#include "query/query_scheduler.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/codecs/registry.hpp"
@@ -71,7 +75,9 @@ constexpr std::string_view kSearchOptions =
     "  --topic-field title|description  what a topic's query is (default title)\n"
     "  --run-tag TAG        last column of --format trec (default invidx)\n"
     "  --device cpu|gpu|auto  where queries run (default cpu; gpu: GPU 0, same results,\n"
-    "                       phrases excepted; auto = cpu until the scheduler exists)\n";
+    "                       phrases excepted; auto: each query where it is estimated\n"
+    "                       cheaper, a --queries file shared by CPU threads and the GPU;\n"
+    "                       the CPU alone without a GPU)\n";
 
 struct Command {
     std::string_view name;
@@ -452,6 +458,25 @@ int run_merge(const Options& options) {
     return kOk;
 }
 
+// --device auto (docs/QUERY.md "Scheduling"): a queries file goes through the
+// CPU/GPU scheduler, a lone query to the device the untrained cost model
+// prefers; without a GPU (or CUDA) everything runs on the CPU.
+std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const std::string> texts,
+                                      const SearchOptions& options, bool from_file) {
+    const bool gpu = !list_gpus().devices.empty();
+    if (!from_file) {
+        Analyzer analyzer(searcher.index().analysis());
+        const QueryCostModel untrained;
+        SearchOptions chosen = options;
+        chosen.gpu = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu) == QueryDevice::kGpu;
+        return {searcher.search(texts[0], chosen, analyzer)};
+    }
+    const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    // The GPU worker is a host thread too, mostly waiting on the device.
+    const size_t cpu_workers = gpu ? std::max<size_t>(1, threads - 1) : threads;
+    return search_scheduled(searcher, texts, options, cpu_workers, gpu);
+}
+
 int run_search(const Options& options) {
     std::vector<QueryLine> queries;
     if (options.queries_file) {
@@ -470,8 +495,13 @@ int run_search(const Options& options) {
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
     SearchOptions search_options{.k = options.k, .mode = options.mode, .exhaustive = false};
-    search_options.gpu = options.device == "gpu";
-    const auto results = searcher.search_all(texts, search_options);
+    std::vector<SearchResult> results;
+    if (options.device == "auto") {
+        results = search_auto(searcher, texts, search_options, options.queries_file.has_value());
+    } else {
+        search_options.gpu = options.device == "gpu";
+        results = searcher.search_all(texts, search_options);
+    }
 
     if (options.json) {
         json out = json::array();
