@@ -11,8 +11,8 @@
 #                         [--keep DIR] [-- BENCH-OPTIONS...]
 #
 # Defaults: realistic, 300 MB, bp128. BENCH-OPTIONS go to the program:
-# --queries N (2000 a rate), --cpu-threads N (hardware threads - 1),
-# --mode and|or, --k K, --max-seconds S (8 s of arrivals a rate at most),
+# --queries N (20000 a rate), --cpu-threads N (hardware threads - 1),
+# --mode and|or, --k K, --max-seconds S (4 s of arrivals a rate at most),
 # --configs cpu,gpu,both, --query-file FILE (e.g. query_bench.sh's
 # queries.tsv from the same --keep DIR). The collection and index live in a
 # temporary directory removed at the end, unless --keep DIR (then a second

@@ -19,6 +19,18 @@ double cost_on(QueryDevice device, const QueryCost& cost) { return device == Que
 // manual clock in tests may have moved without wake().
 constexpr auto kLongestIdleWait = std::chrono::milliseconds(50);
 
+// The deadline and cheapest-first rules look at this many of the oldest
+// queries of each queue, not all: under overload the queues grow to tens of
+// thousands, and a full scan per pick (under the lock) made the scheduler
+// itself the bottleneck. With one deadline for all, the oldest are the most
+// urgent anyway.
+constexpr size_t kScanLimit = 64;
+
+template <class Queue>
+auto scan_end(Queue& queue) {
+    return queue.begin() + static_cast<std::ptrdiff_t>(std::min(queue.size(), kScanLimit));
+}
+
 }  // namespace
 
 std::string_view affinity_name(QueryAffinity affinity) {
@@ -71,11 +83,25 @@ bool QueryScheduler::can_run(QueryDevice device, const QueryJob& job) const {
 size_t QueryScheduler::submit(std::string text, const QueryFeatures& features, std::optional<SchedulerClock::duration> deadline) {
     std::lock_guard lock(mutex_);
     if (closed_) throw std::logic_error("QueryScheduler::submit after finish() or stop()");
+    const size_t position = enqueue(std::move(text), features, now(), deadline);
+    work_.notify_all();
+    return position;
+}
+
+void QueryScheduler::submit_arrived(std::span<Arrival> arrivals) {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw std::logic_error("QueryScheduler::submit_arrived after finish() or stop()");
+    for (Arrival& arrival : arrivals) enqueue(std::move(arrival.text), arrival.features, arrival.at, std::nullopt);
+    work_.notify_all();
+}
+
+size_t QueryScheduler::enqueue(std::string text, const QueryFeatures& features, SchedulerClock::time_point arrival,
+                               std::optional<SchedulerClock::duration> deadline) {
     QueryJob& job = jobs_.emplace_back();
     job.position = jobs_.size() - 1;
     job.text = std::move(text);
     job.features = features;
-    job.arrival = now();
+    job.arrival = arrival;
     if (!deadline) deadline = options_.deadline;
     if (deadline) {
         job.deadline = job.arrival + *deadline;
@@ -88,22 +114,45 @@ size_t QueryScheduler::submit(std::string text, const QueryFeatures& features, s
     outcome.affinity = job.affinity;
     outcome.estimate = job.estimate;
     outcome.arrival = job.arrival;
+    // What the query adds to its side's backlog. The GPU answers its queue in
+    // batches: a query's fixed cost is shared by a full batch (otherwise CPU
+    // workers would steal what the GPU clears in a fraction of the time, and
+    // take host cores the GPU worker needs).
+    const double batch_share = 1.0 - 1.0 / static_cast<double>(options_.max_gpu_batch);
     switch (job.affinity) {
-        case QueryAffinity::kGpu: gpu_queue_.push_back(&job); break;
-        case QueryAffinity::kUndecided: undecided_.push_back(&job); break;
-        default: cpu_queue_.push_back(&job); break;
+        case QueryAffinity::kGpu:
+            job.backlog_ns = std::max(0.0, job.estimate.gpu_ns - batch_share * model_.line(QueryDevice::kGpu, features.mode).fixed_ns);
+            break;
+        case QueryAffinity::kUndecided: break;
+        default: job.backlog_ns = job.estimate.cpu_ns; break;
     }
-    work_.notify_all();
+    queue_of(job.affinity).push_back(&job);
+    queued_ns_[job.affinity == QueryAffinity::kGpu ? 1 : 0] += job.backlog_ns;
     return job.position;
 }
 
 bool QueryScheduler::queues_empty() const { return gpu_queue_.empty() && cpu_queue_.empty() && undecided_.empty(); }
 
+std::deque<QueryJob*>& QueryScheduler::queue_of(QueryAffinity affinity) {
+    switch (affinity) {
+        case QueryAffinity::kGpu: return gpu_queue_;
+        case QueryAffinity::kUndecided: return undecided_;
+        default: return cpu_queue_;
+    }
+}
+
+QueryJob* QueryScheduler::take(std::deque<QueryJob*>& queue, std::deque<QueryJob*>::iterator it) {
+    QueryJob* job = *it;
+    queue.erase(it);
+    if (&queue != &undecided_) queued_ns_[&queue == &gpu_queue_ ? 1 : 0] -= job->backlog_ns;
+    return job;
+}
+
 std::optional<QueryScheduler::Pick> QueryScheduler::pick_urgent(QueryDevice device, SchedulerClock::time_point now) {
     std::deque<QueryJob*>* best_queue = nullptr;
     std::deque<QueryJob*>::iterator best;
     for (auto* queue : {&gpu_queue_, &cpu_queue_, &undecided_}) {
-        for (auto it = queue->begin(); it != queue->end(); ++it) {
+        for (auto it = queue->begin(); it != scan_end(*queue); ++it) {
             const QueryJob& job = **it;
             if (!job.urgent_from || *job.urgent_from > now || !can_run(device, job)) continue;
             // Nearest deadline first; among equal ones the earlier arrival.
@@ -115,30 +164,23 @@ std::optional<QueryScheduler::Pick> QueryScheduler::pick_urgent(QueryDevice devi
         }
     }
     if (best_queue == nullptr) return std::nullopt;
-    Pick pick{*best, false, true};
-    best_queue->erase(best);
-    return pick;
+    return Pick{take(*best_queue, best), false, true};
 }
 
 double QueryScheduler::backlog_ns(QueryDevice owner, SchedulerClock::time_point now) const {
-    const auto& queue = owner == QueryDevice::kGpu ? gpu_queue_ : cpu_queue_;
-    double total = 0.0;
-    for (const QueryJob* job : queue) total += cost_on(owner, job->estimate);
+    double total = queued_ns_[owner == QueryDevice::kGpu ? 1 : 0];  // kept as queries come and go
     for (const auto& running : running_) {
         // What is left of a running query's estimate (none once overdue).
         if (running && running->device == owner) total += std::max(0.0, running->estimate_ns - nanoseconds(now - running->start));
     }
+    total = std::max(total, 0.0);  // rounding of the running sum
     const double workers = owner == QueryDevice::kGpu ? 1.0 : static_cast<double>(options_.cpu_workers);
     return workers > 0.0 ? total / workers : total;
 }
 
 QueryScheduler::Pick QueryScheduler::pick(QueryDevice device, SchedulerClock::time_point now) {
     if (auto urgent = pick_urgent(device, now)) return *urgent;
-    const auto take_front = [](std::deque<QueryJob*>& queue) {
-        QueryJob* job = queue.front();
-        queue.pop_front();
-        return job;
-    };
+    const auto take_front = [this](std::deque<QueryJob*>& queue) { return take(queue, queue.begin()); };
     auto& own = device == QueryDevice::kGpu ? gpu_queue_ : cpu_queue_;
     if (!own.empty()) {
         // CPU-only queries sit in the CPU queue; the GPU queue holds none.
@@ -146,24 +188,20 @@ QueryScheduler::Pick QueryScheduler::pick(QueryDevice device, SchedulerClock::ti
         // The cheapest first (the oldest among equals) lowers the mean delay;
         // the deadline rule keeps an expensive query from starving.
         auto cheapest = own.begin();
-        for (auto it = own.begin(); it != own.end(); ++it) {
+        for (auto it = own.begin(); it != scan_end(own); ++it) {
             if (cost_on(device, (*it)->estimate) < cost_on(device, (*cheapest)->estimate)) cheapest = it;
         }
-        Pick pick{*cheapest, false, false};
-        own.erase(cheapest);
-        return pick;
+        return {take(own, cheapest), false, false};
     }
     if (!undecided_.empty()) return {take_front(undecided_), false, false};
     if (!options_.steal || (device == QueryDevice::kGpu ? cpu_queue_.empty() : gpu_queue_.empty())) return {};
     const QueryDevice owner = device == QueryDevice::kGpu ? QueryDevice::kCpu : QueryDevice::kGpu;
     auto& other = owner == QueryDevice::kGpu ? gpu_queue_ : cpu_queue_;
     const double backlog = backlog_ns(owner, now);
-    for (auto it = other.begin(); it != other.end(); ++it) {
+    for (auto it = other.begin(); it != scan_end(other); ++it) {
         // Oldest first: it would wait there at least the owner's backlog.
         if (!can_run(device, **it) || cost_on(device, (*it)->estimate) > backlog) continue;
-        Pick stolen{*it, true, false};
-        other.erase(it);
-        return stolen;
+        return {take(other, it), true, false};
     }
     return {};
 }
@@ -171,7 +209,8 @@ QueryScheduler::Pick QueryScheduler::pick(QueryDevice device, SchedulerClock::ti
 std::optional<SchedulerClock::time_point> QueryScheduler::next_urgent(QueryDevice device) const {
     std::optional<SchedulerClock::time_point> earliest;
     for (const auto* queue : {&gpu_queue_, &cpu_queue_, &undecided_}) {
-        for (const QueryJob* job : *queue) {
+        for (auto it = queue->begin(); it != scan_end(*queue); ++it) {
+            const QueryJob* job = *it;
             if (job->urgent_from && can_run(device, *job) && (!earliest || *job->urgent_from < *earliest)) earliest = job->urgent_from;
         }
     }
@@ -362,6 +401,7 @@ void QueryScheduler::stop() {
         }
         queue->clear();
     }
+    queued_ns_[0] = queued_ns_[1] = 0.0;
     work_.notify_all();
 }
 

@@ -16,6 +16,8 @@
 //      backlog (its queued estimates per worker, plus what is left of its
 //      running queries' estimates) is at least this query's estimate here:
 //      the query would wait there longer than it takes here (work stealing).
+// Rules 1, 2 and 4 look at the 64 oldest queries of each queue only, so a
+// pick costs the same with ten thousand queued (overload) as with ten.
 // The GPU worker fills a batch of up to max_gpu_batch queries by the same
 // rules, then hands the whole batch to the GPU processor (one device queue).
 // Measured times train the cost model as queries finish.
@@ -58,6 +60,7 @@ struct QueryJob {
     SchedulerClock::time_point arrival;
     std::optional<SchedulerClock::time_point> deadline;
     std::optional<SchedulerClock::time_point> urgent_from;  // arrival + urgent_fraction of its time
+    double backlog_ns = 0.0;  // what it adds to its queue's side while queued
 };
 
 struct QueryOutcome {
@@ -128,6 +131,17 @@ public:
     size_t submit(std::string text, const QueryFeatures& features,
                   std::optional<SchedulerClock::duration> deadline = std::nullopt);
 
+    // Queries that arrived at the given times (not later than now), in
+    // arrival order, queued under one lock with one wake-up: a stream's
+    // source that fell behind catches up without waking every worker per
+    // query. Deadlines count from each query's own arrival.
+    struct Arrival {
+        std::string text;
+        QueryFeatures features;
+        SchedulerClock::time_point at;
+    };
+    void submit_arrived(std::span<Arrival> arrivals);
+
     // Waits until every submitted query has run (or was stopped), joins the
     // workers and returns the outcomes in submission order. Errors are not
     // rethrown: each is in its query's outcome. Call once; no submit after.
@@ -155,6 +169,8 @@ private:
     };
 
     SchedulerClock::time_point now() const;
+    size_t enqueue(std::string text, const QueryFeatures& features, SchedulerClock::time_point arrival,
+                   std::optional<SchedulerClock::duration> deadline);  // locked
     QueryAffinity classify(const QueryJob& job) const;
     bool can_run(QueryDevice device, const QueryJob& job) const;
     // The next query for an idle worker of `device` (the rules at the top); locked.
@@ -164,6 +180,9 @@ private:
     // When a query this device may not take yet turns urgent; locked.
     std::optional<SchedulerClock::time_point> next_urgent(QueryDevice device) const;
     bool queues_empty() const;
+    std::deque<QueryJob*>& queue_of(QueryAffinity affinity);
+    // Removes a queued query, keeping queued_ns_; locked.
+    QueryJob* take(std::deque<QueryJob*>& queue, std::deque<QueryJob*>::iterator it);
     void wait_for_work(std::unique_lock<std::mutex>& lock, QueryDevice device);
 
     void cpu_worker(size_t worker);
@@ -181,6 +200,7 @@ private:
     std::deque<QueryJob> jobs_;         // every submitted query; stable addresses
     std::vector<QueryOutcome> outcomes_;
     std::deque<QueryJob*> gpu_queue_, cpu_queue_, undecided_;
+    double queued_ns_[2] = {0.0, 0.0};  // CPU queue, GPU queue: the sum of their queries' backlog_ns
     std::vector<std::optional<Running>> running_;  // per worker: CPU workers, then the GPU
     size_t completed_ = 0;
     bool closed_ = false;   // no more submissions: workers leave when the queues are empty

@@ -224,8 +224,11 @@ std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string
     const bool conjunctive = options.mode == QueryMode::kAnd;
     std::vector<SearchResult> results(texts.size());
     std::vector<char> has_phrase(texts.size(), 0);
-    // Ranges of 16 queries, each with an analyzer from the spares (a small batch: one, on this thread).
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<size_t>(0, texts.size(), 16), [&](const auto& range) {
+    // Ranges of 256 queries, each with an analyzer from the spares. A batch of
+    // up to 256 (the scheduler's) is analyzed on this thread (a few µs a
+    // query): waiting for a oneTBB worker while CPU query workers hold every
+    // core stalled the GPU for far longer than that.
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<size_t>(0, texts.size(), 256), [&](const auto& range) {
         std::unique_ptr<Analyzer> analyzer;
         {
             std::lock_guard lock(spare_analyzers_mutex_);
