@@ -42,24 +42,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >&2
-cmake --build "$build" -j"$(nproc)" --target invidx-run invidx-cli invidx_query_bench >&2
-
-if [ -n "$keep" ]; then
-  work=$keep
-  mkdir -p "$work"
-else
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-fi
-if [ ! -f "$work/index/manifest.json" ]; then
-  python3 bench/gen_collection.py --kind "$kind" --size-mb "$size_mb" --files 8 --jobs "$(nproc)" \
-    --out "$work/collection" --force >&2
-  "$build/invidx-run" configs/default.json --input "$work/collection" --output "$work/index" --progress off --quiet >&2
-fi
-"$build/invidx" merge "$work/index" --layout query --codec "$codec" >&2
-
-echo "machine: $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(date -u +%F)"
-echo "collection: gen_collection.py --kind $kind --size-mb $size_mb --files 8; merge --layout query --codec $codec"
+source bench/query_index.sh
+prepare_query_index invidx_query_bench
 "$build/invidx_query_bench" "$work/index" --queries "$queries" --repeat "$repeat" "${depths[@]}" \
   --write-queries "$work/queries.tsv" "${extra[@]}"

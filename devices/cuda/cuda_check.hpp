@@ -19,4 +19,16 @@ inline void check(cudaError_t status, const char* what) {
 // while the kernel runs surface at the next synchronization).
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
+// Makes GPU `device` this thread's current device and returns its name;
+// throws when it does not exist.
+inline std::string use_device(int device) {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+    if (device < 0 || device >= count) throw std::runtime_error("gpu:" + std::to_string(device) + " does not exist");
+    check(cudaSetDevice(device), "cudaSetDevice");
+    cudaDeviceProp properties{};
+    check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+    return properties.name;
+}
+
 }  // namespace invidx::cuda

@@ -30,14 +30,8 @@ __global__ void __launch_bounds__(kGroupValues)
 
 GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uint64_t>& group_offsets,
                                  const std::vector<uint32_t>& first_docids, bool docids, unsigned repetitions) {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (count == 0) throw std::runtime_error("no CUDA device");
-    check(cudaSetDevice(0), "cudaSetDevice");
-    cudaDeviceProp properties{};
-    check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
     GpuDecodeResult out;
-    out.device = properties.name;
+    out.device = cuda::use_device(0);
     const size_t groups = group_offsets.size();
     out.integers = groups * kGroupValues;
     if (groups == 0) return out;

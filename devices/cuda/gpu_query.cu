@@ -63,13 +63,7 @@ public:
           results_(memory_), results_host_(memory_), candidate_docids_(memory_), candidate_slots_(memory_),
           candidate_blocks_(memory_), candidate_alive_(memory_), candidate_tfs_(memory_), needed_(memory_),
           level_docids_(memory_), level_tfs_(memory_) {
-        int count = 0;
-        check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-        if (device < 0 || device >= count) throw std::runtime_error("gpu:" + std::to_string(device) + " does not exist");
-        check(cudaSetDevice(device), "cudaSetDevice");
-        cudaDeviceProp properties{};
-        check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
-        stats_.device = "gpu:" + std::to_string(device) + " " + properties.name;
+        stats_.device = "gpu:" + std::to_string(device) + " " + cuda::use_device(device);
         if (documents_ >= (size_t{1} << 32)) throw std::runtime_error("too many documents for the GPU query path");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         cache_ = std::make_unique<ListCache>(memory_, stream_, cache_bytes);

@@ -143,14 +143,8 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     }
     if (count > 0x7FFFFFFFu) throw std::runtime_error(name + "more units than one launch takes");
 
-    int devices = 0;
-    check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
-    if (devices == 0) throw std::runtime_error("no CUDA device");
-    check(cudaSetDevice(0), "cudaSetDevice");
-    cudaDeviceProp properties{};
-    check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
     GpuDecodeResult out;
-    out.device = properties.name;
+    out.device = cuda::use_device(0);
     out.integers = value_starts[count];
     if (values) values->assign(out.integers, 0);
     if (count == 0) return out;
