@@ -182,6 +182,14 @@ void check_answers_in_order(const std::vector<QueryOutcome>& outcomes) {
 
 }  // namespace
 
+// What most tests start from: a still clock, fake devices, fixed cost lines.
+struct FixedRig {
+    ManualClock clock;
+    FakeDevices devices;
+    QueryCostModel model;
+    FixedRig() { use_fixed_lines(model); }
+};
+
 TEST_CASE("cost model: default lines, then a least-squares fit of the measured times") {
     QueryCostModel model;
     const CostLine cpu_or = QueryCostModel::default_line(QueryDevice::kCpu, QueryMode::kOr);
@@ -245,9 +253,8 @@ TEST_CASE("scheduler: every query runs exactly once, outcomes in submission orde
         for (const bool deadlines : {true, false}) {
             CAPTURE(with_gpu);
             CAPTURE(deadlines);
-            FakeDevices devices;
-            QueryCostModel model;
-            use_fixed_lines(model);
+            FixedRig rig;
+            auto& [clock, devices, model] = rig;
             SchedulerOptions scheduling = options(3);
             scheduling.max_gpu_batch = 4;
             if (!deadlines) scheduling.deadline = std::nullopt;
@@ -280,10 +287,8 @@ TEST_CASE("scheduler: every query runs exactly once, outcomes in submission orde
 }
 
 TEST_CASE("scheduler: with both idle, GPU-suited queries run on the GPU and CPU-suited on the CPU") {
-    ManualClock clock;  // still: nothing turns urgent
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;  // still: nothing turns urgent
+    auto& [clock, devices, model] = rig;
     QueryScheduler scheduler(devices.processors(true), model, options(2, &clock));
     const OpenGatesOnExit release_scheduler{devices};
     for (size_t i = 0; i < 40; ++i) scheduler.submit("q", i % 2 == 0 ? kGpuSuited : kCpuSuited);
@@ -309,10 +314,8 @@ TEST_CASE("scheduler: with both idle, GPU-suited queries run on the GPU and CPU-
 
 TEST_CASE("scheduler: idle CPU workers steal from a long GPU queue, and the GPU from a long CPU queue") {
     SUBCASE("the GPU is stuck") {
-        ManualClock clock;
-        FakeDevices devices;
-        QueryCostModel model;
-        use_fixed_lines(model);
+        FixedRig rig;
+        auto& [clock, devices, model] = rig;
         QueryScheduler scheduler(devices.processors(true), model, options(2, &clock));
         const OpenGatesOnExit release_scheduler{devices};
         devices.hold(0);
@@ -339,10 +342,8 @@ TEST_CASE("scheduler: idle CPU workers steal from a long GPU queue, and the GPU 
         CHECK(scheduler.counters().stolen == stolen);
     }
     SUBCASE("the only CPU worker is stuck") {
-        ManualClock clock;
-        FakeDevices devices;
-        QueryCostModel model;
-        use_fixed_lines(model);
+        FixedRig rig;
+        auto& [clock, devices, model] = rig;
         QueryScheduler scheduler(devices.processors(true), model, options(1, &clock));
         const OpenGatesOnExit release_scheduler{devices};
         devices.hold(0);
@@ -368,10 +369,8 @@ TEST_CASE("scheduler: idle CPU workers steal from a long GPU queue, and the GPU 
 
 TEST_CASE("scheduler: a query that has used half its time goes first") {
     SUBCASE("in the same queue") {
-        ManualClock clock;
-        FakeDevices devices;
-        QueryCostModel model;
-        use_fixed_lines(model);
+        FixedRig rig;
+        auto& [clock, devices, model] = rig;
         QueryScheduler scheduler(devices.processors(false), model, options(1, &clock));
         const OpenGatesOnExit release_scheduler{devices};
         devices.hold(0);
@@ -390,10 +389,8 @@ TEST_CASE("scheduler: a query that has used half its time goes first") {
         CHECK(scheduler.counters().urgent == 1);
     }
     SUBCASE("on whichever worker is free, even against its affinity") {
-        ManualClock clock;
-        FakeDevices devices;
-        QueryCostModel model;
-        use_fixed_lines(model);
+        FixedRig rig;
+        auto& [clock, devices, model] = rig;
         QueryScheduler scheduler(devices.processors(true), model, options(1, &clock));
         const OpenGatesOnExit release_scheduler{devices};
         devices.hold(0);
@@ -414,10 +411,8 @@ TEST_CASE("scheduler: a query that has used half its time goes first") {
 TEST_CASE("scheduler: a worker takes the cheapest query of its own queue first") {
     for (const bool shortest_first : {true, false}) {
         CAPTURE(shortest_first);
-        ManualClock clock;
-        FakeDevices devices;
-        QueryCostModel model;
-        use_fixed_lines(model);
+        FixedRig rig;
+        auto& [clock, devices, model] = rig;
         SchedulerOptions scheduling = options(1, &clock);
         scheduling.shortest_first = shortest_first;
         QueryScheduler scheduler(devices.processors(false), model, scheduling);
@@ -435,9 +430,8 @@ TEST_CASE("scheduler: a worker takes the cheapest query of its own queue first")
 }
 
 TEST_CASE("scheduler: no GPU processor, everything runs on the CPU workers") {
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;
+    auto& [clock, devices, model] = rig;
     QueryScheduler scheduler(devices.processors(false), model, options(4));
     const OpenGatesOnExit release_scheduler{devices};
     CHECK(!scheduler.has_gpu());
@@ -451,10 +445,8 @@ TEST_CASE("scheduler: no GPU processor, everything runs on the CPU workers") {
 }
 
 TEST_CASE("scheduler: queries submitted late keep their arrival times and deadlines") {
-    ManualClock clock;  // still: the queries' own times decide, not when they were queued
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;  // still: the queries' own times decide, not when they were queued
+    auto& [clock, devices, model] = rig;
     QueryScheduler scheduler(devices.processors(false), model, options(1, &clock));
     const OpenGatesOnExit release_scheduler{devices};
     const auto now = clock.function()();
@@ -475,9 +467,8 @@ TEST_CASE("scheduler: queries submitted late keep their arrival times and deadli
 }
 
 TEST_CASE("scheduler: no CPU workers, every query runs on the GPU in batches") {
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;
+    auto& [clock, devices, model] = rig;
     SchedulerOptions scheduling = options(0);
     scheduling.max_gpu_batch = 3;
     QueryScheduler scheduler(devices.processors(true), model, scheduling);
@@ -492,10 +483,8 @@ TEST_CASE("scheduler: no CPU workers, every query runs on the GPU in batches") {
 }
 
 TEST_CASE("scheduler: an exception is that query's outcome, also inside a GPU batch") {
-    ManualClock clock;
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;
+    auto& [clock, devices, model] = rig;
     SchedulerOptions scheduling = options(2, &clock);
     scheduling.max_gpu_batch = 8;
     QueryScheduler scheduler(devices.processors(true), model, scheduling);
@@ -527,9 +516,8 @@ TEST_CASE("scheduler: an exception is that query's outcome, also inside a GPU ba
 }
 
 TEST_CASE("scheduler: stop with queries running does not hang, the queued ones never run") {
-    FakeDevices devices;
-    QueryCostModel model;
-    use_fixed_lines(model);
+    FixedRig rig;
+    auto& [clock, devices, model] = rig;
     std::vector<QueryOutcome> outcomes;
     {
         QueryScheduler scheduler(devices.processors(true), model, options(2));
