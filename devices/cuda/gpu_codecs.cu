@@ -5,6 +5,7 @@
 #include "devices/cuda/bp128_decode.cuh"
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/device_array.hpp"
+#include "devices/cuda/timed_passes.cuh"
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx {
@@ -57,13 +58,7 @@ GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uin
                               cudaMemcpyHostToDevice, stream),
               "H2D");
     }
-    cudaEvent_t start = nullptr, stop = nullptr;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    std::vector<double> seconds;
-    for (unsigned r = 0; r <= repetitions; ++r) {  // the first pass warms up
-        check(cudaMemsetAsync(device_checksum.data(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-        check(cudaEventRecord(start, stream), "cudaEventRecord");
+    out.seconds = cuda::median_pass_seconds(stream, repetitions, device_checksum.data(), "decode_bp128", [&] {
         if (docids) {
             decode_bp128<true><<<static_cast<unsigned>(groups), kGroupValues, 0, stream>>>(
                 device_bytes.data(), device_offsets.data(), device_first.data(), device_checksum.data());
@@ -71,20 +66,10 @@ GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uin
             decode_bp128<false><<<static_cast<unsigned>(groups), kGroupValues, 0, stream>>>(
                 device_bytes.data(), device_offsets.data(), device_first.data(), device_checksum.data());
         }
-        cuda::check_launch("decode_bp128");
-        check(cudaEventRecord(stop, stream), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), "decode_bp128");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (r > 0) seconds.push_back(ms * 1e-3);
-    }
+    });
     unsigned long long checksum = 0;
     check(cudaMemcpy(&checksum, device_checksum.data(), sizeof checksum, cudaMemcpyDeviceToHost), "D2H");
     out.checksum = checksum;
-    std::sort(seconds.begin(), seconds.end());
-    out.seconds = seconds.empty() ? 0 : seconds[seconds.size() / 2];
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     device_bytes.release();
     device_offsets.release();
     device_first.release();

@@ -16,6 +16,7 @@
 
 #include "devices/cuda/cuda_check.hpp"
 #include "devices/cuda/device_array.hpp"
+#include "devices/cuda/timed_passes.cuh"
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx::cuda {
@@ -190,21 +191,9 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     device_units.checksum = device_checksum.data();
     device_units.error = device_error.data();
 
-    cudaEvent_t start = nullptr, stop = nullptr;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    std::vector<double> seconds;
-    for (unsigned r = 0; r <= repetitions; ++r) {  // the first pass warms up
-        check(cudaMemsetAsync(device_checksum.data(), 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-        check(cudaEventRecord(start, stream), "cudaEventRecord");
+    out.seconds = median_pass_seconds(stream, repetitions, device_checksum.data(), codec, [&] {
         launch(device_units, static_cast<unsigned>(count), docids, stream);
-        check_launch(codec);
-        check(cudaEventRecord(stop, stream), "cudaEventRecord");
-        check(cudaEventSynchronize(stop), codec);
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (r > 0) seconds.push_back(ms * 1e-3);
-    }
+    });
     unsigned long long checksum = 0;
     int error = 0;
     check(cudaMemcpy(&checksum, device_checksum.data(), sizeof checksum, cudaMemcpyDeviceToHost), "D2H");
@@ -213,8 +202,6 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
         check(cudaMemcpy(values->data(), device_values.data(), out.integers * sizeof(uint32_t), cudaMemcpyDeviceToHost),
               "D2H");
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     for (auto* array : {&device_values, &device_scratch, &device_first}) array->release();
     device_bytes.release();
     device_ends.release();
@@ -224,8 +211,6 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     cudaStreamDestroy(stream);
     if (error != 0) throw std::runtime_error(name + "the bytes are not an encoding of the given counts");
     out.checksum = checksum;
-    std::sort(seconds.begin(), seconds.end());
-    out.seconds = seconds.empty() ? 0 : seconds[seconds.size() / 2];
     return out;
 }
 
