@@ -39,12 +39,12 @@
 #include <vector>
 
 #include "invidx/error.hpp"
-#include "nodes/analyze/analyzer.hpp"
-#include "nodes/analyze/html.hpp"
-#include "nodes/analyze/tokenize.hpp"
+#include "analysis/analyzer.hpp"
+#include "analysis/html.hpp"
+#include "analysis/tokenize.hpp"
 #include "nodes/decompress/decompress_file.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
-#include "nodes/parse/framer.hpp"
+#include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
 
 namespace {

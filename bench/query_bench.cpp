@@ -41,7 +41,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include "invidx/error.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "store/index_reader.hpp"
 #include "store/query_postings.hpp"

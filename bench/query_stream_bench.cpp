@@ -42,7 +42,7 @@
 
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/query_cost_model.hpp"
 #include "query/query_scheduler.hpp"
 #include "query/searcher.hpp"

@@ -4,7 +4,7 @@
 // bytes and keyed by term, so a repeated term costs no transfer. A bp128
 // list of the query layout is kept COMPRESSED there (its blocks' bytes, the
 // blocks' last docids) and decoded per query, one 128-thread block per block
-// of 128 postings (devices/cuda/bp128_decode.cuh); any other list is decoded
+// of 128 postings (devices/cuda/codecs/bp128_decode.cuh); any other list is decoded
 // on the host and kept decoded. Either way a list is a sequence of blocks of
 // 128 postings, each with its last docid.
 //

@@ -43,7 +43,7 @@ struct GpuTermIndexerOptions {
     bool positional = false;                 // return each posting's position start
 };
 
-// An occurrence as the parsers make it (nodes/messages.hpp TermOccurrence,
+// An occurrence as the parsers make it (include/invidx/messages.hpp TermOccurrence,
 // same layout, checked by the host half).
 struct GpuOccurrence {
     uint32_t local_docid;

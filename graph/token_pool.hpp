@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -9,7 +9,7 @@
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
 #include "graph/token_pool.hpp"
-#include "nodes/parse/framer.hpp"
+#include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
 #include "pipelines/progress.hpp"
 #include "store/index_writer.hpp"

@@ -5,7 +5,7 @@
 #include "nodes/decompress/decompress_node.hpp"
 #include "nodes/flush/flush_node.hpp"
 #include "nodes/index/index_node.hpp"
-#include "nodes/parse/frame_node.hpp"
+#include "nodes/frame/frame_node.hpp"
 #include "nodes/parse/parse_node.hpp"
 #include "nodes/read/read_node.hpp"
 #include "nodes/regroup/regroup_node.hpp"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "query/block_cursor.hpp"
-#include "query/bm25.hpp"
+#include "store/bm25.hpp"
 #include "query/query_stats.hpp"
 #include "query/topk.hpp"
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "query/bm25.hpp"
+#include "store/bm25.hpp"
 #include "query/posting_cursor.hpp"
 #include "query/query_stats.hpp"
 #include "query/topk.hpp"

@@ -1,6 +1,6 @@
 #include "query/phrase_query.hpp"
 
-#include "nodes/analyze/tokenize.hpp"
+#include "analysis/tokenize.hpp"
 #include "query/query_error.hpp"
 
 namespace invidx {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 
 namespace invidx {
 

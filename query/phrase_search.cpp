@@ -15,7 +15,7 @@ constexpr size_t kAbsent = std::numeric_limits<size_t>::max();
 // One query term's postings with positions, and where each posting's
 // positions start in the concatenated array (the prefix sums of tf).
 struct PositionalList {
-    vbyte::DecodedList postings;
+    run_list::DecodedList postings;
     std::vector<uint64_t> starts;
     ScoredList scored;
 
@@ -136,7 +136,7 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
         const bool all_phrases = std::all_of(bound.begin(), bound.end(),
                                              [&](const BoundPhrase& b) { return phrase_occurs(b, lists, cursors); });
         if (all_phrases) {
-            // Query-term order, absent terms adding 0.0, as in every algorithm (query/bm25.hpp).
+            // Query-term order, absent terms adding 0.0, as in every algorithm (store/bm25.hpp).
             double score = 0.0;
             for (size_t t = 0; t < terms.terms.size(); ++t) {
                 double contribution = 0.0;

@@ -3,7 +3,7 @@
 // at consecutive positions (docs/QUERY.md, "Phrases"). AND also requires every
 // other term; OR leaves them optional. A document that passes is scored by
 // SPEC §7 over all distinct query terms, phrase words included, summed in
-// query-term order as every other algorithm does (query/bm25.hpp), so a
+// query-term order as every other algorithm does (store/bm25.hpp), so a
 // phrase match scores exactly what the same words score unquoted.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "query/bm25.hpp"
+#include "store/bm25.hpp"
 #include "query/phrase_query.hpp"
 #include "query/query_stats.hpp"
 #include "query/query_terms.hpp"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "store/index_reader.hpp"
 
 namespace invidx {

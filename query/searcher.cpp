@@ -78,7 +78,7 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     }
 
     // The run files' path: each present term's list decoded whole, once; lists in query order.
-    std::vector<vbyte::DecodedList> decoded;
+    std::vector<run_list::DecodedList> decoded;
     decoded.reserve(result.terms.terms.size());
     std::vector<ScoredList> lists;
     lists.reserve(result.terms.terms.size());
@@ -152,7 +152,7 @@ GpuQuery Searcher::gpu_query(const SearchResult& result, const SearchOptions& op
                                              list = bp128_blocks(layout->list(index));
                                              return;
                                          }
-                                         vbyte::DecodedList decoded =
+                                         run_list::DecodedList decoded =
                                              layout ? layout->list(index).decode() : index_.postings(index);
                                          list.docids = std::move(decoded.docids);
                                          list.tfs = std::move(decoded.tfs);

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "devices/gpu_query.hpp"
-#include "nodes/analyze/analyzer.hpp"
-#include "query/bm25.hpp"
+#include "analysis/analyzer.hpp"
+#include "store/bm25.hpp"
 #include "query/query_stats.hpp"
 #include "query/query_terms.hpp"
 #include "query/topk.hpp"

@@ -223,7 +223,7 @@ std::optional<uint64_t> IndexReader::find_term(std::string_view term) const {
     return std::nullopt;
 }
 
-void IndexReader::decode_partial(const std::string& term, const PartialListRef& ref, vbyte::DecodedList& out) const {
+void IndexReader::decode_partial(const std::string& term, const PartialListRef& ref, run_list::DecodedList& out) const {
     const std::string where = "term '" + term + "' (run " + std::to_string(ref.run) + ", indexer " +
                               std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ")";
     const auto run = std::lower_bound(runs_.begin(), runs_.end(), ref.run, [](const RunFile& f, uint32_t r) { return f.run < r; });
@@ -244,7 +244,7 @@ void IndexReader::decode_partial(const std::string& term, const PartialListRef& 
         in.fail("list_offset", "list of " + where + " lies outside its part's data");
     }
     try {
-        vbyte::decode_list(bytes.substr(offset, length), count, positional(), out);
+        run_list::decode(bytes.substr(offset, length), count, positional(), out);
     } catch (const FormatError&) {
         throw;
     } catch (const Error& failure) {
@@ -252,11 +252,11 @@ void IndexReader::decode_partial(const std::string& term, const PartialListRef& 
     }
 }
 
-vbyte::DecodedList IndexReader::postings(uint64_t i) const {
+run_list::DecodedList IndexReader::postings(uint64_t i) const {
     ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
     const auto record = read_term(i);
     const std::string term(record.info.term);
-    vbyte::DecodedList out;
+    run_list::DecodedList out;
     out.docids.reserve(record.info.df);
     out.tfs.reserve(record.info.df);
     for (const auto& ref : record.lists) decode_partial(term, ref, out);

@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/analyze/analysis_settings.hpp"
-#include "nodes/compress/vbyte.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "store/run_list.hpp"
+#include "invidx/messages.hpp"
 #include "store/manifest.hpp"
 #include "store/mapped_file.hpp"
 
@@ -66,7 +66,7 @@ public:
     std::vector<PartialListRef> partial_lists(uint64_t i) const;
     // Every partial list of term i, in run order, as one list. Checks that
     // docids increase, and that the count and tf sum match df and cf.
-    vbyte::DecodedList postings(uint64_t i) const;
+    run_list::DecodedList postings(uint64_t i) const;
 
     DocumentInfo document(uint32_t docid) const;
     // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
@@ -106,7 +106,7 @@ private:
     void open_run(uint32_t run);
     TermRecord read_term(uint64_t i) const;
     std::string_view term_bytes(uint64_t i) const;  // just the term, for binary search
-    void decode_partial(const std::string& term, const PartialListRef& ref, vbyte::DecodedList& out) const;
+    void decode_partial(const std::string& term, const PartialListRef& ref, run_list::DecodedList& out) const;
 
     std::filesystem::path directory_;
     Manifest manifest_;

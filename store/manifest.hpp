@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/analyze/analysis_settings.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "nodes/compress/vbyte.hpp"
+#include "store/run_list.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
@@ -32,7 +32,7 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
             part.list_offsets.push_back(part.bytes.size());
             part.list_counts.push_back(static_cast<uint32_t>(list.docids.size()));
             part.postings += list.docids.size();
-            vbyte::encode_list(merged, old_index.positional(), part.bytes);
+            run_list::encode(merged, old_index.positional(), part.bytes);
             terms.push_back(DictionaryTerm{.term = std::string(info.term),
                                            .collection = info.collection,
                                            .df = info.df,

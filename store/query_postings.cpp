@@ -149,8 +149,8 @@ void QueryList::decode_tfs(size_t k, std::span<uint32_t> out) const {
     for (uint32_t& tf : out) tf += 1;
 }
 
-vbyte::DecodedList QueryList::decode() const {
-    vbyte::DecodedList out;
+run_list::DecodedList QueryList::decode() const {
+    run_list::DecodedList out;
     out.docids.resize(df_);
     out.tfs.resize(df_);
     size_t start = 0;

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "nodes/compress/vbyte.hpp"
-#include "query/bm25.hpp"
+#include "store/run_list.hpp"
+#include "store/bm25.hpp"
 #include "store/codecs/codec.hpp"
 #include "store/index_reader.hpp"
 
@@ -42,7 +42,7 @@ public:
     void decode_docids(size_t k, std::span<uint32_t> out) const;
     void decode_tfs(size_t k, std::span<uint32_t> out) const;
     // The whole list, checked against the dictionary's df and cf.
-    vbyte::DecodedList decode() const;
+    run_list::DecodedList decode() const;
 
 private:
     friend class QueryPostings;

@@ -6,7 +6,7 @@
 // store/codecs/ so tfs are decoded only for the postings that are scored.
 #pragma once
 
-#include "query/bm25.hpp"
+#include "store/bm25.hpp"
 #include "store/binary_io.hpp"
 #include "store/codecs/codec.hpp"
 #include "store/index_reader.hpp"

@@ -21,7 +21,7 @@
 
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/query_error.hpp"
 #include "query/query_file.hpp"
 #include "query/query_scheduler.hpp"

@@ -29,7 +29,7 @@
 
 #include <oneapi/tbb/global_control.h>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "store/index_reader.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/analyze/analysis_settings.hpp"
+#include "invidx/analysis_settings.hpp"
 
 namespace invidx {
 

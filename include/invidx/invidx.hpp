@@ -8,4 +8,4 @@
 #include "invidx/pipeline.hpp"
 #include "invidx/registry.hpp"
 #include "invidx/run_state.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"

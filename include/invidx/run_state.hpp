@@ -16,8 +16,8 @@
 #include <oneapi/tbb/flow_graph.h>
 
 #include "invidx/config.hpp"
-#include "nodes/messages.hpp"
-#include "nodes/sample/assignment.hpp"
+#include "invidx/messages.hpp"
+#include "invidx/collection_assignment.hpp"
 
 namespace invidx {
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "graph/guard.hpp"
-#include "nodes/compress/vbyte.hpp"
+#include "store/run_list.hpp"
 
 namespace invidx {
 namespace {
@@ -20,7 +20,7 @@ public:
               return run_guarded(metrics_, [&] {
                   auto busy = metrics_.busy_scope();
                   ++metrics_.items_in;
-                  auto out = std::make_shared<CompressedRun>(vbyte::compress_run(*run));
+                  auto out = std::make_shared<CompressedRun>(run_list::encode_run(*run));
                   ++metrics_.items_out;
                   metrics_.bytes_out += out->bytes.size();
                   return Out(std::move(out));

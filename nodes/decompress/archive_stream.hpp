@@ -11,7 +11,7 @@
 #include <string>
 
 #include "nodes/decompress/byte_source.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 struct archive;
 

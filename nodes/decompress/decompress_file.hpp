@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "nodes/decompress/archive_stream.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 struct z_stream_s;
 struct gz_header_s;

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "nodes/decompress/decompress_file.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

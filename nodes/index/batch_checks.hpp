@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "nodes/analyze/collection.hpp"  // collection_prefix
-#include "nodes/messages.hpp"
+#include "analysis/collection.hpp"  // collection_prefix
+#include "invidx/messages.hpp"
 
 namespace invidx::detail {
 inline constexpr uint32_t kMaxTermBytes = 255;  // SPEC §4

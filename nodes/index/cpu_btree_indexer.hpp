@@ -16,7 +16,7 @@
 
 #include "nodes/index/btree_dictionary.hpp"
 #include "nodes/index/partial_list_refs.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

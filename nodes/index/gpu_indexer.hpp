@@ -19,7 +19,7 @@
 
 #include "devices/gpu_term_indexer.hpp"
 #include "nodes/index/partial_list_refs.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -12,6 +12,7 @@
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "nodes/index/indexer_registry.hpp"
+#include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
 
 namespace invidx {

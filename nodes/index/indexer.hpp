@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "invidx/error.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -6,7 +6,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include "graph/guard.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 
 namespace invidx {
 

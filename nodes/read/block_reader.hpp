@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 
@@ -22,7 +22,7 @@ struct InputSpec {
 };
 
 // Maps a file's path to its format name ("warc", "trec", ...); the engine
-// passes invidx::detect_format (nodes/parse/framer.hpp).
+// passes invidx::detect_format (nodes/frame/framer.hpp).
 using FormatDetector = std::function<std::string(std::string_view)>;
 
 // Expands `specs` into the sorted file list. Names are relative to each spec's

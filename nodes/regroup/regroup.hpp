@@ -3,7 +3,7 @@
 // its B-tree for that collection stays in cache while the slice is inserted.
 #pragma once
 
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "invidx/error.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -6,14 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "invidx/collection_assignment.hpp"
+
 namespace invidx {
 
-struct CollectionAssignment {
-    std::vector<uint32_t> owner;                       // kCollections entries: indexer index
-    std::vector<bool> popular;                         // kCollections entries
-    std::vector<uint64_t> sampled_tokens;              // per collection, as given
-    std::vector<uint64_t> expected_tokens_per_indexer; // sampled tokens each indexer got
-};
 
 // Greedy longest-processing-time: collections in decreasing sampled tokens
 // (ties by smaller index) each go to the indexer with the smallest load so

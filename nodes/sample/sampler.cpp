@@ -5,9 +5,9 @@
 
 #include <oneapi/tbb/parallel_for.h>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "nodes/decompress/decompress_file.hpp"
-#include "nodes/parse/framer.hpp"
+#include "nodes/frame/framer.hpp"
 
 namespace invidx {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "invidx/config.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx {
 

@@ -2,10 +2,10 @@
 
 #include <array>
 
-#include "store/codecs/binary_packing.hpp"
-#include "store/codecs/pfor_delta.hpp"
+#include "store/codecs/bp128.hpp"
+#include "store/codecs/pfor.hpp"
 #include "store/codecs/rice.hpp"
-#include "store/codecs/vbyte_codec.hpp"
+#include "store/codecs/vbyte.hpp"
 
 namespace invidx::codecs {
 namespace {

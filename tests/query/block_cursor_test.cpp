@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/block_cursor.hpp"
 #include "query/searcher.hpp"
 #include "store/codecs/registry.hpp"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "store/codecs/registry.hpp"
 #include "support/temp_dir.hpp"

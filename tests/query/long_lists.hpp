@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "query/topk.hpp"
 #include "store/codecs/registry.hpp"

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "query/bm25.hpp"
+#include "store/bm25.hpp"
 #include "query/exhaustive_or.hpp"
 #include "query/maxscore_or.hpp"
 #include "query/posting_cursor.hpp"

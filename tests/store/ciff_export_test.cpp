@@ -101,7 +101,7 @@ TEST_CASE("CIFF export of a one-document index matches hand-encoded bytes") {
         invidx::IndexWriter writer(dir / "idx", fixture_settings(false), {});
         invidx::RunPostings postings{.run = 0, .indexer = 0, .indexer_count = 1, .lists = {}, .positional = false, .end_of_input = true, .documents = {}};
         postings.lists.push_back({.slot = 0, .docids = {0}, .tfs = {1}, .positions = {}});
-        writer.write_run(0, {invidx::vbyte::compress_run(postings)});
+        writer.write_run(0, {invidx::run_list::encode_run(postings)});
         writer.append_documents({{.name = "d0", .length = 1, .file_ordinal = 0, .source_offset = 0}});
         writer.write_dictionary({{.term = "a", .collection = 0, .df = 1, .cf = 1, .lists = {{0, 0, 0}}}});
         writer.publish();

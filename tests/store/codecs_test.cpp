@@ -8,7 +8,7 @@
 
 #include "invidx/error.hpp"
 #include "store/codecs/bit_packing.hpp"
-#include "store/codecs/pfor_delta.hpp"
+#include "store/codecs/pfor.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/codecs/rice.hpp"
 

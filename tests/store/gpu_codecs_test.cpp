@@ -16,7 +16,7 @@
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "store/codecs/docid_gaps.hpp"
-#include "store/codecs/pfor_delta.hpp"
+#include "store/codecs/pfor.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/codecs/rice.hpp"
 
@@ -123,7 +123,7 @@ std::vector<uint32_t> with_exceptions(size_t n, double share, uint32_t seed) {
 }
 
 // Around a group of 128 and around the longest units decoded in shared
-// memory (512 or 1024 values: devices/cuda/unit_decoder.cuh).
+// memory (512 or 1024 values: devices/cuda/codecs/unit_decoder.cuh).
 const std::vector<size_t> kLengths = {1,   2,   63,   64,   65,   127,  128,  129,  255,
                                       256, 511, 512, 513, 1000, 1024, 1025, 5000, 100000};
 

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/analyze/analysis_settings.hpp"
-#include "nodes/compress/vbyte.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "store/run_list.hpp"
+#include "invidx/messages.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx::testing {
@@ -138,7 +138,7 @@ inline void write_index(const Collection& collection, const std::filesystem::pat
             }
         }
         std::vector<CompressedRun> compressed;
-        for (auto part = parts.rbegin(); part != parts.rend(); ++part) compressed.push_back(vbyte::compress_run(*part));
+        for (auto part = parts.rbegin(); part != parts.rend(); ++part) compressed.push_back(run_list::encode_run(*part));
         writer.write_run(run, std::move(compressed));
     }
     std::vector<ParsedDoc> batch;

@@ -267,7 +267,7 @@ TEST_CASE("partial lists out of run order are a FormatError when read") {
         for (uint32_t run = 0; run < 2; ++run) {
             invidx::RunPostings postings{.run = run, .indexer = 0, .indexer_count = 1, .lists = {}, .positional = false, .end_of_input = run == 1, .documents = {}};
             postings.lists.push_back({.slot = 0, .docids = {run}, .tfs = {1}, .positions = {}});
-            writer.write_run(run, {invidx::vbyte::compress_run(postings)});
+            writer.write_run(run, {invidx::run_list::encode_run(postings)});
         }
         writer.append_documents({{.name = "d0", .length = 1, .file_ordinal = 0, .source_offset = 0},
                                  {.name = "d1", .length = 1, .file_ordinal = 0, .source_offset = 0}});

@@ -17,7 +17,7 @@ invidx::CompressedRun one_list_part(uint32_t run, uint32_t indexer, std::vector<
     invidx::RunPostings postings{.run = run, .indexer = indexer, .indexer_count = 1, .lists = {}, .positional = false, .end_of_input = false, .documents = {}};
     std::vector<uint32_t> tfs(docids.size(), 1);
     postings.lists.push_back({.slot = 0, .docids = std::move(docids), .tfs = std::move(tfs), .positions = {}});
-    return invidx::vbyte::compress_run(postings);
+    return invidx::run_list::encode_run(postings);
 }
 
 }  // namespace

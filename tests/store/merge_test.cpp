@@ -29,7 +29,7 @@ TEST_CASE("merge combines each term's partial lists into one and changes no cont
         const nlohmann::json report = {{"busy_ns", 5}};
         write_index(collection, dir / "idx", {.runs = 4, .indexers = 3, .positional = positional, .report = report, .publish = true});
         const std::string before = ciff_of(dir / "idx");
-        std::vector<invidx::vbyte::DecodedList> lists_before;
+        std::vector<invidx::run_list::DecodedList> lists_before;
         {
             const invidx::IndexReader index(dir / "idx");
             REQUIRE(index.manifest().runs.size() == 4);

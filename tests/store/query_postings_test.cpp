@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "invidx/error.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/codecs/registry.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "invidx/pipeline.hpp"
-#include "nodes/analyze/analyzer.hpp"
+#include "analysis/analyzer.hpp"
 #include "nodes/decompress/archive_writer.hpp"
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "nodes/index/indexer.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 #include "nodes/regroup/regroup.hpp"
 
 namespace invidx::test {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "nodes/decompress/decompress_file.hpp"
-#include "nodes/messages.hpp"
+#include "invidx/messages.hpp"
 
 namespace invidx::testing {
 

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nodes/analyze/analysis_settings.hpp"
-#include "nodes/compress/vbyte.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "store/run_list.hpp"
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
@@ -40,7 +40,7 @@ void write_small_index(const fs::path& dir, bool positional) {
     auto part = [&](uint32_t run, std::vector<invidx::TermRunList> lists) {
         invidx::RunPostings postings{.run = run, .indexer = 0, .indexer_count = 1, .lists = std::move(lists),
                                      .positional = positional, .end_of_input = run == 1, .documents = {}};
-        return invidx::vbyte::compress_run(postings);
+        return invidx::run_list::encode_run(postings);
     };
     writer.write_run(0, {part(0, {{.slot = 0, .docids = {0}, .tfs = {2}, .positions = {0, 3}},
                                   {.slot = 1, .docids = {1}, .tfs = {1}, .positions = {1}}})});

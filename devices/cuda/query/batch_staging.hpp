@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "devices/cuda/device_array.hpp"
+#include "devices/cuda/common/device_array.hpp"
 
 namespace invidx::cuda {
 

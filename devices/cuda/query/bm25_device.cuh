@@ -1,5 +1,5 @@
 // One posting's BM25 contribution on the device, idf · tf·(k1+1) / (tf + norm),
-// each operation rounded on its own as the host computes it (query/bm25.hpp):
+// each operation rounded on its own as the host computes it (store/bm25.hpp):
 // explicit _rn intrinsics, so nvcc cannot contract them into fused
 // multiply-adds and the scores stay bit-identical to the CPU's.
 #pragma once

@@ -5,7 +5,7 @@
 // could hold it, only those blocks are decoded, and each candidate
 // binary-searches its block ("parallel merge find"). The survivors' tfs are
 // kept per term, so they are scored at the end in query order.
-#include "devices/cuda/cuda_check.hpp"
+#include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/query/bm25_device.cuh"
 #include "devices/cuda/query/query_kernels.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "devices/cuda/bp128_decode.cuh"
+#include "devices/cuda/codecs/bp128_decode.cuh"
 
 namespace invidx::cuda {
 

@@ -4,7 +4,7 @@
 // the first posting of a document in a query replaces it (0.0 + c is c, so
 // the sum is the CPU's) and records the document as touched: the candidates
 // are the touched documents, with no pass over the whole collection.
-#include "devices/cuda/cuda_check.hpp"
+#include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/query/bm25_device.cuh"
 #include "devices/cuda/query/query_kernels.hpp"
 

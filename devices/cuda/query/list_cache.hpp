@@ -15,7 +15,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "devices/cuda/device_array.hpp"
+#include "devices/cuda/common/device_array.hpp"
 #include "devices/cuda/query/device_list.cuh"
 #include "devices/gpu_query.hpp"
 

@@ -1,5 +1,5 @@
 // The GPU query kernels' launchers (devices/cuda/query/*.cu), called by the
-// query processor (devices/cuda/gpu_query.cu) for one batch of queries, each
+// query processor (devices/cuda/query/gpu_query.cu) for one batch of queries, each
 // query in its own slot. Work is described by tables the host uploads once
 // per batch; every launcher only queues work on `stream`.
 #pragma once

@@ -5,7 +5,7 @@
 // the host copies back.
 #include <cub/device/device_radix_sort.cuh>
 
-#include "devices/cuda/cuda_check.hpp"
+#include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/query/query_kernels.hpp"
 
 namespace invidx::cuda {

@@ -1,0 +1,124 @@
+#include "analysis/analyzer.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "invidx/error.hpp"
+#include "analysis/collection.hpp"
+#include "analysis/html.hpp"
+#include "analysis/term_hash.hpp"
+#include "analysis/tokenize.hpp"
+
+namespace invidx {
+namespace {
+
+constexpr size_t kInitialSlots = 1024;
+
+}  // namespace
+
+void DocumentTerms::clear() {
+    terms.clear();
+    bytes.clear();
+    positions.clear();
+    length = 0;
+    tokens = 0;
+}
+
+Analyzer::Analyzer(const AnalysisSettings& settings)
+    : settings_(settings), stopwords_(settings.stopwords), stemmer_(settings.stemmer) {
+    slots_.resize(kInitialSlots);
+    mask_ = kInitialSlots - 1;
+}
+
+void Analyzer::grow_table(const DocumentTerms& out) {
+    slots_.assign(slots_.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (uint32_t index = 0; index < out.terms.size(); ++index) {
+        uint64_t slot = term_hashes_[index] & mask_;
+        while (slots_[slot].stamp == stamp_) slot = (slot + 1) & mask_;
+        slots_[slot] = Slot{stamp_, index, term_hashes_[index]};
+    }
+}
+
+uint32_t Analyzer::find_or_add(std::string_view term, uint64_t h, DocumentTerms& out) {
+    uint64_t slot = h & mask_;
+    for (; slots_[slot].stamp == stamp_; slot = (slot + 1) & mask_) {
+        if (slots_[slot].hash != h) continue;
+        const uint32_t index = slots_[slot].term_index;
+        const DocumentTerms::Term& known = out.terms[index];
+        if (known.term_length == term.size() &&
+            same_bytes(out.bytes.data() + known.term_offset, term.data(), term.size())) {
+            return index;
+        }
+    }
+    ensure(out.bytes.size() + term.size() <= std::numeric_limits<uint32_t>::max(),
+           "a document's distinct terms exceed 4 GiB");
+    const auto index = static_cast<uint32_t>(out.terms.size());
+    out.terms.push_back(DocumentTerms::Term{static_cast<uint32_t>(out.bytes.size()),
+                                            static_cast<uint32_t>(term.size()), 0, collection_of(term), 0});
+    out.bytes.append(term);
+    term_hashes_.push_back(h);
+    slots_[slot] = Slot{stamp_, index, h};
+    if (2 * out.terms.size() > slots_.size()) grow_table(out);  // keep the load at most 1/2
+    return index;
+}
+
+void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
+    out.clear();
+    term_hashes_.clear();
+    occurrences_.clear();
+    if (++stamp_ == 0) {  // stamps wrapped: old slots could look current
+        slots_.assign(slots_.size(), Slot{});
+        stamp_ = 1;
+    }
+    if (html) {
+        html_text_.clear();
+        strip_html(text, html_text_);
+        text = html_text_;
+    }
+
+    const bool positional = settings_.positions;
+    uint64_t position = 0;
+    tokenize(text, [&](std::string_view token) {
+        const uint64_t this_position = position++;
+        if (stopwords_.contains(token)) return;  // SPEC §4.1: before stemming
+        const CachedStemmer::Stem stem = stemmer_.stem_hashed(token);
+        const uint32_t index = find_or_add(stem.term, stem.hash, out);
+        ++out.terms[index].tf;
+        if (positional) {
+            ensure(this_position <= std::numeric_limits<uint32_t>::max(),
+                   "a document has more than 2^32 token positions");
+            occurrences_.emplace_back(index, static_cast<uint32_t>(this_position));
+        }
+    });
+    out.tokens = position;
+
+    uint64_t length = 0;
+    for (auto& term : out.terms) {
+        term.first_position_index = static_cast<uint32_t>(positional ? length : 0);
+        length += term.tf;
+    }
+    ensure(length <= std::numeric_limits<uint32_t>::max(), "a document is longer than 2^32 - 1 terms");
+    out.length = static_cast<uint32_t>(length);
+    if (positional) lay_out_positions(out);
+}
+
+// Occurrences arrive in position order; a counting pass places each one in
+// its term's range, so every term's positions come out increasing.
+void Analyzer::lay_out_positions(DocumentTerms& out) {
+    out.positions.resize(out.length);
+    cursor_.resize(out.terms.size());
+    for (size_t i = 0; i < out.terms.size(); ++i) cursor_[i] = out.terms[i].first_position_index;
+    for (const auto& [index, position] : occurrences_) out.positions[cursor_[index]++] = position;
+}
+
+std::vector<std::string> Analyzer::analyze_query(std::string_view text) {
+    std::vector<std::string> terms;
+    tokenize(text, [&](std::string_view token) {
+        if (stopwords_.contains(token)) return;
+        terms.emplace_back(stemmer_.stem(token));
+    });
+    return terms;
+}
+
+}  // namespace invidx

@@ -1,0 +1,83 @@
+// Document analysis (SPEC §2-§4): text -> tokens -> terms with tf (and
+// positions), the per-document input of the index stage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "invidx/analysis_settings.hpp"
+#include "analysis/stem_cache.hpp"
+#include "analysis/stopwords.hpp"
+
+namespace invidx {
+
+// The terms of one document, laid out for copying into a ParsedBatch.
+struct DocumentTerms {
+    struct Term {
+        uint32_t term_offset;           // into `bytes`
+        uint32_t term_length;
+        uint32_t tf;
+        uint32_t collection;            // SPEC §5
+        uint32_t first_position_index;  // into `positions` (when positional)
+    };
+    std::vector<Term> terms;            // unique terms, in order of first occurrence
+    std::string bytes;                  // term bytes, back to back
+    std::vector<uint32_t> positions;    // positional only: each term's tf positions,
+                                        // increasing, from its first_position_index
+    uint32_t length = 0;                // sum of tf (SPEC §4.4)
+    uint64_t tokens = 0;                // kept tokens, stop words included (positions used)
+
+    void clear();
+    std::string_view term(const Term& t) const { return std::string_view(bytes).substr(t.term_offset, t.term_length); }
+};
+
+// One per thread (it owns a libstemmer handle and scratch tables). In the
+// steady state analyze() allocates nothing per token: the term table, the
+// HTML buffer and the output vectors are reused from document to document.
+class Analyzer {
+public:
+    explicit Analyzer(const AnalysisSettings& settings);
+
+    // Replaces `out` with the terms of `text`; `html` applies SPEC §2 first.
+    void analyze(std::string_view text, bool html, DocumentTerms& out);
+
+    // The terms of a query, in order, duplicates kept (no HTML rules): how
+    // `invidx term` and query tools see a word the way documents do.
+    std::vector<std::string> analyze_query(std::string_view text);
+
+    const AnalysisSettings& settings() const { return settings_; }
+
+private:
+    // Index of `term` (whose hash_term() is `h`) in out.terms, added with tf
+    // 0 when new.
+    uint32_t find_or_add(std::string_view term, uint64_t h, DocumentTerms& out);
+    void grow_table(const DocumentTerms& out);
+    void lay_out_positions(DocumentTerms& out);
+
+    AnalysisSettings settings_;
+    StopwordSet stopwords_;
+    CachedStemmer stemmer_;  // a PorterStemmer behind a cache of recent stems
+    std::string html_text_;
+
+    // Open-addressing table from term to its index in DocumentTerms::terms.
+    // A slot belongs to the current document only if its stamp matches, so
+    // a new document starts with an empty table without clearing it.
+    struct Slot {
+        uint32_t stamp = 0;
+        uint32_t term_index = 0;
+        uint64_t hash = 0;  // of the term, to pass over other terms at once
+    };
+    std::vector<Slot> slots_;
+    std::vector<uint64_t> term_hashes_;  // per term of the current document, for rehashing
+    uint32_t stamp_ = 0;
+    uint64_t mask_ = 0;
+
+    // (term index, position) of each indexed token, when positional.
+    std::vector<std::pair<uint32_t, uint32_t>> occurrences_;
+    std::vector<uint32_t> cursor_;
+};
+
+}  // namespace invidx

@@ -1,0 +1,49 @@
+// Record framing (SPEC §1): a framer turns the decompressed bytes of one
+// entry (a file, or one archive member), fed in pieces of any size, into the
+// records of its format. One file per format: warc, trec, jsonl, text.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "invidx/analysis_settings.hpp"
+
+namespace invidx {
+
+// No single record may be larger: a framer holds a record in progress in
+// memory, so this bounds what one bad or hostile file can make it hold.
+inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 30;  // 1 GiB
+
+struct FramedRecord {
+    std::string name;             // document name
+    std::string_view text;        // the document's text, valid only during the emit call
+    bool html = false;            // apply SPEC §2 (per format, from the settings)
+    uint64_t source_offset = 0;   // byte offset of the record's start in the decompressed entry
+    uint64_t record_number = 0;   // 0-based WARC record / DOC / line number (jsonl)
+};
+
+using EmitRecord = std::function<void(const FramedRecord&)>;
+
+// Framers throw invidx::Error naming the entry, the record number and the
+// byte offset of what is wrong; after an error the framer must not be used.
+class Framer {
+public:
+    virtual ~Framer() = default;
+    // The next bytes of the entry; emits every record they complete.
+    virtual void feed(std::string_view bytes, const EmitRecord& emit) = 0;
+    // End of the entry: emits the last record, or throws if one is cut short.
+    virtual void finish(const EmitRecord& emit) = 0;
+};
+
+// format: "warc", "trec", "jsonl" or "text" (anything else is an Error).
+// entry_name names the entry in errors and is the name of a text document.
+std::unique_ptr<Framer> make_framer(const std::string& format, const std::string& entry_name,
+                                    const AnalysisSettings& settings);
+
+// The format of a file from its name; see framer.cpp for the rules.
+std::string detect_format(std::string_view file_name);
+
+}  // namespace invidx

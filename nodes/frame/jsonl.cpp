@@ -1,0 +1,91 @@
+#include "nodes/frame/jsonl.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "invidx/error.hpp"
+
+namespace invidx {
+namespace {
+
+bool is_blank(std::string_view line) {
+    return std::all_of(line.begin(), line.end(),
+                       [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; });
+}
+
+}  // namespace
+
+JsonlFramer::JsonlFramer(std::string entry_name, bool html) : entry_name_(std::move(entry_name)) {
+    record_.html = html;
+}
+
+void JsonlFramer::fail(const std::string& message, uint64_t byte_offset) const {
+    throw Error("line " + std::to_string(line_number_ + 1) + ": " + message,
+                ErrorContext{.node = "", .file = entry_name_, .record = line_number_, .byte_offset = byte_offset});
+}
+
+void JsonlFramer::feed(std::string_view bytes, const EmitRecord& emit) {
+    const std::string_view view = window_.open(bytes);
+    window_.close(view, frame(view, false, emit));
+}
+
+void JsonlFramer::finish(const EmitRecord& emit) {
+    const std::string_view view = window_.open({});
+    window_.close(view, frame(view, true, emit));
+}
+
+size_t JsonlFramer::frame(std::string_view view, bool at_end, const EmitRecord& emit) {
+    const uint64_t base = window_.offset();
+    size_t pos = 0;
+    while (pos < view.size()) {
+        const size_t from = std::max(pos, static_cast<size_t>(searched_up_to_ - base));
+        size_t newline = view.find('\n', from);
+        if (newline == std::string_view::npos) {
+            if (!at_end) {
+                if (view.size() - pos > kMaxRecordBytes) fail("line longer than the 1 GiB record limit", base + pos);
+                searched_up_to_ = base + view.size();
+                return pos;
+            }
+            newline = view.size();  // the last line may lack its newline
+        }
+        frame_line(view.substr(pos, newline - pos), base + pos, emit);
+        ++line_number_;
+        pos = std::min(newline + 1, view.size());
+        searched_up_to_ = base + pos;
+    }
+    return pos;
+}
+
+void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const EmitRecord& emit) {
+    if (is_blank(line)) return;
+    nlohmann::json object;
+    try {
+        object = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+        fail(std::string("not valid JSON (") + e.what() + ")", line_offset);
+    }
+    if (!object.is_object()) fail("expected a JSON object, found a " + std::string(object.type_name()), line_offset);
+
+    const auto id = object.find("id");
+    if (id == object.end()) fail("object has no \"id\"", line_offset);
+    if (id->is_string()) {
+        record_.name = id->get<std::string>();
+    } else if (id->is_number()) {
+        record_.name = id->dump();  // as JSON writes the number (SPEC §1)
+    } else {
+        fail("\"id\" must be a string or a number, not a " + std::string(id->type_name()), line_offset);
+    }
+
+    const auto contents = object.find("contents");
+    if (contents == object.end()) fail("object has no \"contents\"", line_offset);
+    if (!contents->is_string()) {
+        fail("\"contents\" must be a string, not a " + std::string(contents->type_name()), line_offset);
+    }
+    text_ = std::move(contents->get_ref<std::string&>());
+    record_.text = text_;
+    record_.source_offset = line_offset;
+    record_.record_number = line_number_;
+    emit(record_);
+}
+
+}  // namespace invidx

@@ -1,0 +1,36 @@
+// JSON Lines framing (SPEC §1), Anserini's JsonCollection convention: one
+// object per line with a document name in "id" and its text in "contents".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "nodes/frame/framer.hpp"
+#include "nodes/frame/stream_window.hpp"
+
+namespace invidx {
+
+// Record numbers are 0-based line numbers, blank lines included, so that an
+// error's record and its "line N" (1-based) point at the same line.
+class JsonlFramer : public Framer {
+public:
+    JsonlFramer(std::string entry_name, bool html);
+
+    void feed(std::string_view bytes, const EmitRecord& emit) override;
+    void finish(const EmitRecord& emit) override;
+
+private:
+    size_t frame(std::string_view view, bool at_end, const EmitRecord& emit);
+    void frame_line(std::string_view line, uint64_t line_offset, const EmitRecord& emit);
+    [[noreturn]] void fail(const std::string& message, uint64_t byte_offset) const;
+
+    std::string entry_name_;
+    StreamWindow window_;
+    uint64_t line_number_ = 0;      // 0-based, of the line in progress
+    uint64_t searched_up_to_ = 0;   // entry offset from which to look for its newline
+    std::string text_;              // the decoded "contents" of the current line
+    FramedRecord record_;
+};
+
+}  // namespace invidx

@@ -1,0 +1,25 @@
+// Plain-text framing (SPEC §1): the whole entry is one document, named after
+// the entry. An empty entry is still a document (with no text).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "nodes/frame/framer.hpp"
+
+namespace invidx {
+
+class TextFramer : public Framer {
+public:
+    TextFramer(std::string entry_name, bool html);
+
+    void feed(std::string_view bytes, const EmitRecord& emit) override;
+    void finish(const EmitRecord& emit) override;
+
+private:
+    std::string entry_name_;
+    std::string text_;  // the record is emitted whole, so it is gathered first
+    FramedRecord record_;
+};
+
+}  // namespace invidx

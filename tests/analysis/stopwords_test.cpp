@@ -1,0 +1,50 @@
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "invidx/analysis_settings.hpp"
+#include "analysis/stopwords.hpp"
+
+TEST_CASE("english_stopwords: the classic 33-word list") {
+    const auto& words = invidx::english_stopwords();
+    CHECK(words.size() == 33);
+    CHECK(std::set<std::string>(words.begin(), words.end()).size() == 33);
+    for (const char* word : {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into",
+                             "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then",
+                             "there", "these", "they", "this", "to", "was", "will", "with"}) {
+        CHECK(std::set<std::string>(words.begin(), words.end()).count(word) == 1);
+    }
+    const auto settings = invidx::AnalysisSettings::defaults();
+    CHECK(settings.stopwords == words);
+    CHECK(settings.stemmer == "porter");
+    CHECK(settings.html_warc);
+    CHECK(settings.html_trec);
+    CHECK_FALSE(settings.html_jsonl);
+    CHECK_FALSE(settings.html_text);
+    CHECK_FALSE(settings.positions);
+}
+
+TEST_CASE("StopwordSet: exact membership") {
+    const invidx::StopwordSet set(invidx::english_stopwords());
+    for (const auto& word : invidx::english_stopwords()) CHECK(set.contains(word));
+    CHECK_FALSE(set.contains(""));
+    CHECK_FALSE(set.contains("th"));
+    CHECK_FALSE(set.contains("thes"));
+    CHECK_FALSE(set.contains("theirs"));
+    CHECK_FALSE(set.contains("The"));  // tokens arrive lowercased; the set does not fold case
+    CHECK_FALSE(set.contains("cat"));
+    CHECK_FALSE(set.contains(std::string(300, 'a')));
+}
+
+TEST_CASE("StopwordSet: empty and custom lists, many words") {
+    const invidx::StopwordSet none{std::vector<std::string>{}};
+    CHECK_FALSE(none.contains("the"));
+    CHECK_FALSE(none.contains(""));
+
+    std::vector<std::string> many;
+    for (int i = 0; i < 1000; i += 2) many.push_back("w" + std::to_string(i));
+    many.push_back("w0");  // duplicate
+    const invidx::StopwordSet set(many);
+    CHECK(set.size() == 500);
+    for (int i = 0; i < 1000; ++i) CHECK(set.contains("w" + std::to_string(i)) == (i % 2 == 0));
+}
