@@ -1,4 +1,4 @@
-// Bounded memory by tokens (DEVELOPERS.md; the fgbzip2 recycling idiom): the
+// Memory bounded by tokens, whatever the input's size (fgbzip2's idiom): the
 // source may have at most `capacity` read blocks in flight. Each block carries
 // a Lease; every message derived from it copies the lease, and when the last
 // copy is gone the token goes back to the source's limiter_node.

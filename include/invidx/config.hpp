@@ -27,7 +27,7 @@ struct InputConfig {
 uint32_t default_token_count();
 
 // Memory is bounded by tokens: at most `tokens` read blocks (and everything
-// derived from them) are in flight at once (DEVELOPERS.md).
+// derived from them) are in flight at once, whatever the input's size.
 struct MemoryConfig {
     uint32_t tokens = default_token_count();
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read

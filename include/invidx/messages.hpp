@@ -5,7 +5,7 @@
 // Messages travel as shared_ptr<const T> so the flow graph copies pointers,
 // never payloads. Every message holds the Lease of the read block it came
 // from: when the last holder is gone, the engine's token returns, which is
-// what bounds memory (a fixed number of blocks in flight, DEVELOPERS.md).
+// what bounds memory (a fixed number of blocks in flight, any input size).
 #pragma once
 
 #include <cstdint>
