@@ -5,12 +5,10 @@
 #include <cxxabi.h>
 #include <memory>
 
+#include "graph/seconds_since.hpp"
+
 namespace invidx {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
     const double busy = static_cast<double>(m.busy_ns.load()) * 1e-9;

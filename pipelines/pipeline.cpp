@@ -8,6 +8,7 @@
 
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
+#include "graph/seconds_since.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
@@ -16,10 +17,6 @@
 
 namespace invidx {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind) {
     double total = 0;

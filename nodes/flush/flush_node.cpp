@@ -5,6 +5,7 @@
 #include <map>
 
 #include "graph/guard.hpp"
+#include "graph/seconds_since.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -33,8 +34,7 @@ public:
         const auto start = std::chrono::steady_clock::now();
         state.writer->write_dictionary(std::move(state.dictionary));
         state.dictionary.clear();
-        state.add_stage_seconds("dictionary_write",
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        state.add_stage_seconds("dictionary_write", seconds_since(start));
     }
 
 private:

@@ -11,6 +11,7 @@
 #include "graph/async_worker.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "graph/seconds_since.hpp"
 #include "nodes/index/indexer_registry.hpp"
 #include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
@@ -50,10 +51,6 @@ void trim_heap() {
 #if defined(__GLIBC__)
     malloc_trim(0);
 #endif
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 class IndexNode final : public Stage<RegroupedBatch, RunPostings> {
