@@ -31,6 +31,12 @@ nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
     };
 }
 
+// "'counter' (kind count_documents)", or "'parse'" when the name is the kind.
+std::string described(const NodeSpec& spec) {
+    if (spec.name == spec.kind) return "'" + spec.name + "'";
+    return "'" + spec.name + "' (kind " + spec.kind + ")";
+}
+
 }  // namespace
 
 std::string readable_type_name(const std::type_index& type) {
@@ -69,8 +75,9 @@ FlowGraph::FlowGraph(const std::vector<NodeSpec>& specs, const NodeRegistry& reg
             const auto gives = nodes_[i - 1]->output_type();
             const auto takes = nodes_[i]->input_type();
             if (gives != takes)
-                throw ConfigError(specs[i].pointer, "node '" + specs[i].name + "' takes " + readable_type_name(takes) +
-                                                        " but the node before it ('" + specs[i - 1].name + "') gives " +
+                throw ConfigError(specs[i].pointer, "node " + described(specs[i]) + " takes " +
+                                                        readable_type_name(takes) + " but the node before it, " +
+                                                        described(specs[i - 1]) + ", gives " +
                                                         readable_type_name(gives));
             nodes_[i - 1]->link_to(*nodes_[i]);
         }

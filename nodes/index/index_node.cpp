@@ -142,6 +142,7 @@ public:
         combined_ = true;
         state.add_report_section("indexers", std::move(indexers));
         state.add_report_section("runs", runs_closed_);
+        state.add_report_section("run_cuts", run_cuts_);
         state.add_stage_seconds("dictionary_combine", seconds_since(start));
     }
 
@@ -162,10 +163,16 @@ private:
         work->sequence = batch->sequence;
         work->batch = batch;
         work->run = current_run_;
+        if (run_documents_.empty() && run_text_bytes_ == 0) run_first_docid_ = batch->first_docid;
         run_documents_.insert(run_documents_.end(), batch->docs.begin(), batch->docs.end());
         run_text_bytes_ += batch->text_bytes;
         if (batch->end_of_input) seen_end_of_input_ = true;
         if (run_text_bytes_ >= run_bytes_ || batch->end_of_input) {
+            // What each run holds, for the report: how memory.run_bytes cut.
+            run_cuts_.push_back({{"run", current_run_},
+                                 {"first_docid", run_first_docid_},
+                                 {"documents", run_documents_.size()},
+                                 {"text_bytes", run_text_bytes_}});
             work->closes_run = true;
             work->run_documents = std::make_shared<const std::vector<ParsedDoc>>(std::move(run_documents_));
             run_documents_.clear();
@@ -231,6 +238,8 @@ private:
     std::vector<std::atomic<uint64_t>> busy_ns_;
     uint32_t current_run_ = 0;
     uint32_t runs_closed_ = 0;
+    uint64_t run_first_docid_ = 0;   // of the open run's first batch
+    nlohmann::json run_cuts_ = nlohmann::json::array();
     bool seen_end_of_input_ = false;
     uint64_t run_text_bytes_ = 0;
     std::vector<ParsedDoc> run_documents_;
