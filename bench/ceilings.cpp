@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/html.hpp"
@@ -103,12 +104,6 @@ void read_blocks(const InputFile& file, std::vector<char>& buffer, std::vector<c
         got = next_got;
     }
     std::fclose(f);
-}
-
-std::string document_name_of_entry(const InputFile& file, const std::string& entry_name) {
-    const std::string archive_prefix = file.name + "!";
-    if (entry_name.rfind(archive_prefix, 0) == 0) return entry_name.substr(archive_prefix.size());
-    return entry_name;
 }
 
 void run_file(const InputFile& file, Stage stage, Worker& w) {

@@ -5,12 +5,10 @@
 #include <cxxabi.h>
 #include <memory>
 
+#include "graph/seconds_since.hpp"
+
 namespace invidx {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
     const double busy = static_cast<double>(m.busy_ns.load()) * 1e-9;
@@ -33,6 +31,12 @@ nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
     };
 }
 
+// "'counter' (kind count_documents)", or "'parse'" when the name is the kind.
+std::string described(const NodeSpec& spec) {
+    if (spec.name == spec.kind) return "'" + spec.name + "'";
+    return "'" + spec.name + "' (kind " + spec.kind + ")";
+}
+
 }  // namespace
 
 std::string readable_type_name(const std::type_index& type) {
@@ -44,78 +48,87 @@ std::string readable_type_name(const std::type_index& type) {
     return name;
 }
 
-GraphRunResult run_graph(const std::vector<NodeSpec>& specs, const NodeRegistry& registry, RunState& state) {
+FlowGraph::FlowGraph(const std::vector<NodeSpec>& specs, const NodeRegistry& registry, RunState& state)
+    : state_(state) {
     ensure(!specs.empty(), "the pipeline has no nodes");
-    GraphRunResult result;
-    // Nodes are destroyed before this function returns, in reverse order, so
-    // no node outlives the state it was built with.
-    std::vector<std::unique_ptr<Node>> nodes;
-    // Destroyed before the nodes: whatever the graph still runs (a buffer
-    // node forwards as soon as it gets a successor, before any message
-    // flows) must finish before a node goes, also when a later node's
-    // configuration fails.
-    struct DrainBeforeDestroying {
-        oneapi::tbb::flow::graph& graph;
-        ~DrainBeforeDestroying() {
-            try {
-                graph.wait_for_all();
-            } catch (...) {
-            }
+    try {
+        for (const NodeSpec& spec : specs) {
+            const NodeKind& kind = registry.get(spec.kind, spec.pointer + "/kind");
+            NodeOptions options(spec);
+            std::unique_ptr<Node> node = kind.factory(options, state);
+            ensure(node != nullptr, "node kind '" + spec.kind + "' made no node");
+            options.reject_unread();
+            node->metrics().name = spec.name;
+            node->metrics().kind = spec.kind;
+            nodes_.push_back(std::move(node));
         }
-    } drain{state.graph};
-    for (const NodeSpec& spec : specs) {
-        const NodeKind& kind = registry.get(spec.kind, spec.pointer + "/kind");
-        NodeOptions options(spec);
-        std::unique_ptr<Node> node = kind.factory(options, state);
-        ensure(node != nullptr, "node kind '" + spec.kind + "' made no node");
-        options.reject_unread();
-        node->metrics().name = spec.name;
-        node->metrics().kind = spec.kind;
-        nodes.push_back(std::move(node));
-    }
 
-    if (nodes.front()->input_type() != typeid(void))
-        throw ConfigError(specs.front().pointer, "the first node ('" + specs.front().name +
-                                                     "') must be a source such as \"read\", but it takes " +
-                                                     readable_type_name(nodes.front()->input_type()));
-    if (nodes.back()->output_type() != typeid(void))
-        throw ConfigError(specs.back().pointer, "the last node ('" + specs.back().name +
-                                                    "') must be a sink such as \"flush\", but it gives " +
-                                                    readable_type_name(nodes.back()->output_type()));
-    for (size_t i = 1; i < nodes.size(); ++i) {
-        const auto gives = nodes[i - 1]->output_type();
-        const auto takes = nodes[i]->input_type();
-        if (gives != takes)
-            throw ConfigError(specs[i].pointer, "node '" + specs[i].name + "' takes " + readable_type_name(takes) +
-                                                    " but the node before it ('" + specs[i - 1].name + "') gives " +
-                                                    readable_type_name(gives));
-        nodes[i - 1]->link_to(*nodes[i]);
+        if (nodes_.front()->input_type() != typeid(void))
+            throw ConfigError(specs.front().pointer, "the first node ('" + specs.front().name +
+                                                         "') must be a source such as \"read\", but it takes " +
+                                                         readable_type_name(nodes_.front()->input_type()));
+        if (nodes_.back()->output_type() != typeid(void))
+            throw ConfigError(specs.back().pointer, "the last node ('" + specs.back().name +
+                                                        "') must be a sink such as \"flush\", but it gives " +
+                                                        readable_type_name(nodes_.back()->output_type()));
+        for (size_t i = 1; i < nodes_.size(); ++i) {
+            const auto gives = nodes_[i - 1]->output_type();
+            const auto takes = nodes_[i]->input_type();
+            if (gives != takes)
+                throw ConfigError(specs[i].pointer, "node " + described(specs[i]) + " takes " +
+                                                        readable_type_name(takes) + " but the node before it, " +
+                                                        described(specs[i - 1]) + ", gives " +
+                                                        readable_type_name(gives));
+            nodes_[i - 1]->link_to(*nodes_[i]);
+        }
+    } catch (...) {
+        // No destructor runs for a constructor that throws.
+        drain_and_destroy_nodes();
+        throw;
     }
+}
 
+FlowGraph::~FlowGraph() { drain_and_destroy_nodes(); }
+
+void FlowGraph::drain_and_destroy_nodes() {
+    // Whatever the graph still runs (a buffer node forwards as soon as it
+    // gets a successor, before any message flows) must finish before a node
+    // goes, also when a later node's configuration failed.
+    try {
+        state_.graph.wait_for_all();
+    } catch (...) {
+    }
+    nodes_.clear();
+}
+
+GraphRunResult FlowGraph::run() {
+    ensure(!ran_, "the graph runs once");
+    ran_ = true;
+    GraphRunResult result;
     const auto start = std::chrono::steady_clock::now();
     std::exception_ptr failure;
     try {
-        for (auto& node : nodes) node->start();
-        state.graph.wait_for_all();
+        for (auto& node : nodes_) node->start();
+        state_.graph.wait_for_all();
     } catch (...) {
         failure = std::current_exception();
         // Let whatever is still running see the cancellation and drain.
         try {
-            state.graph.wait_for_all();
+            state_.graph.wait_for_all();
         } catch (...) {
         }
     }
     result.graph_seconds = seconds_since(start);
     // A worker's failure comes first: it is why the graph was cancelled.
-    if (state.failure()) failure = state.failure();
+    if (state_.failure()) failure = state_.failure();
     if (failure) std::rethrow_exception(failure);
 
     const auto finish_start = std::chrono::steady_clock::now();
-    for (auto& node : nodes) node->finish(state);
+    for (auto& node : nodes_) node->finish(state_);
     result.finish_seconds = seconds_since(finish_start);
 
     result.nodes = nlohmann::json::array();
-    for (const auto& node : nodes) result.nodes.push_back(metrics_json(node->metrics(), result.graph_seconds));
+    for (const auto& node : nodes_) result.nodes.push_back(metrics_json(node->metrics(), result.graph_seconds));
     return result;
 }
 

@@ -8,18 +8,18 @@
 
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
+#include "graph/seconds_since.hpp"
 #include "graph/token_pool.hpp"
+#include "nodes/flush/flush_node.hpp"
 #include "nodes/frame/framer.hpp"
+#include "nodes/index/index_node.hpp"
 #include "nodes/read/input_files.hpp"
+#include "nodes/sample/sample_step.hpp"
 #include "pipelines/progress.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind) {
     double total = 0;
@@ -41,9 +41,9 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     for (const auto& input : config_.inputs) specs.push_back(InputSpec{input.path, input.format});
     std::vector<InputFile> files = expand_inputs(specs, [](std::string_view name) { return detect_format(name); });
 
-    oneapi::tbb::flow::graph graph;
+    oneapi::tbb::flow::graph flow_graph;
     TokenPool tokens(config_.memory.tokens);
-    RunState state(config_, graph, tokens);
+    RunState state(config_, flow_graph, tokens);
     state.files = files;
     for (const auto& file : files) state.input_bytes_compressed += file.size_bytes;
 
@@ -52,11 +52,36 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     IndexWriter writer(config_.output, config_.analysis, std::move(files));
     state.writer = &writer;
 
+    // The steps of a build, in order. 1: the graph, every node made and
+    // linked, so that any configuration error comes before any work.
+    FlowGraph graph(config_.nodes, registry, state);
+    const std::vector<IndexStage*> index_stages = graph.nodes_of_type<IndexStage>();
+    const std::vector<FlushStage*> flush_stages = graph.nodes_of_type<FlushStage>();
+    if (index_stages.size() > 1 || flush_stages.size() > 1)
+        throw ConfigError("/nodes", "a pipeline has at most one \"index\" node and one \"flush\" node");
+    IndexStage* const index = index_stages.empty() ? nullptr : index_stages.front();
+    FlushStage* const flush = flush_stages.empty() ? nullptr : flush_stages.front();
+
     GraphRunResult result;
     {
         ProgressReporter progress(state, config_.progress);
-        result = run_graph(config_.nodes, registry, state);
+        // 2: sampling binds each trie collection to one indexer for the
+        // whole build; the GPUs' contexts are made meanwhile.
+        if (index) {
+            {
+                GpuWarmUp warm_up(index->indexer_devices());
+                state.assignment = sample_and_assign(state, index->indexer_devices());
+            }
+            index->take_assignment(*state.assignment);
+        }
+        // 3: the graph runs until the input is indexed and every run is
+        // flushed; each node's finish() follows (the index node combines
+        // its indexers' dictionaries).
+        result = graph.run();
     }
+    // 4: the dictionary, from the index node to the flush node, written
+    // once, after the last run.
+    if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
 
     const uint64_t text_bytes = state.text_bytes.load();
     nlohmann::json report;
@@ -77,7 +102,6 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     const nlohmann::json sections = state.report_sections();
     for (const auto& [key, value] : sections.items()) report[key] = value;
 
-    // The flush node's finish() wrote the dictionary; terms were counted above.
     nlohmann::json stages = state.stage_seconds();
     stages["pipeline"] = result.graph_seconds;
     stages["parse_busy"] = busy_seconds_of_kind(result.nodes, "parse");

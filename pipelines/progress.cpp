@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "graph/seconds_since.hpp"
+
 namespace invidx {
 namespace {
 
@@ -77,7 +79,7 @@ void ProgressReporter::loop() {
     std::unique_lock lock(mutex_);
     bool printed = false;
     while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = seconds_since(start);
         const std::string text = line(seconds);
         if (bar_) {
             std::fprintf(stderr, "\r%s\033[K", text.c_str());

@@ -37,7 +37,8 @@ public:
     uint64_t input_bytes_compressed = 0;   // sum of file sizes on disk
     IndexWriter* writer = nullptr;         // the index being written (publish is the pipeline's)
 
-    // Collection ownership, decided once by the sampler (Wei & JaJa §III.E).
+    // Collection ownership, decided once by the sampling step before the
+    // graph runs (Wei & JaJa §III.E); empty in a pipeline without an index node.
     std::optional<CollectionAssignment> assignment;
 
     // Progress, updated by the nodes as they work.
@@ -46,8 +47,9 @@ public:
     std::atomic<uint64_t> documents{0};        // documents framed
     std::atomic<uint64_t> tokens_indexed{0};   // kept tokens parsed
 
-    // The final dictionary, filled by the index stage's finish().
-    std::vector<DictionaryTerm> dictionary;
+    // Totals of the final dictionary, counted by the index stage's finish()
+    // (the dictionary itself goes from the index node to the flush node
+    // through the pipeline, pipelines/pipeline.cpp).
     uint64_t terms = 0;
     uint64_t postings = 0;
 
@@ -71,7 +73,7 @@ public:
     }
 
     // A failure outside the graph's own tasks (a device worker thread): the
-    // first one is kept and the graph is cancelled; run_graph rethrows it
+    // first one is kept and the graph is cancelled; FlowGraph::run rethrows it
     // once the graph has drained.
     void fail(std::exception_ptr error) {
         {

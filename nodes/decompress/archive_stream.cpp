@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -102,8 +103,8 @@ bool ArchiveStream::next_entry(std::string& entry_name) {
         if (entered_) ++entry_index_;
         entered_ = true;
         entry_offset_ = 0;
-        entry_name = raw ? file_.name : file_.name + "!" + member;
-        error_file_ = raw ? file_.path : file_.path + "!" + member;
+        entry_name = raw ? file_.name : archive_member_name(file_.name, member);
+        error_file_ = raw ? file_.path : archive_member_name(file_.path, member);
         return true;
     }
 }

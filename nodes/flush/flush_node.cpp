@@ -5,6 +5,7 @@
 #include <map>
 
 #include "graph/guard.hpp"
+#include "graph/seconds_since.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -15,7 +16,7 @@ using In = std::shared_ptr<const CompressedRun>;
 
 // Serial: runs are written in order, so documents go to disk in docid order.
 // Parts of later runs that complete first wait here (at most a few runs).
-class FlushNode final : public SinkStage<CompressedRun> {
+class FlushNode final : public FlushStage {
 public:
     explicit FlushNode(RunState& state)
         : state_(state), node_(state.graph, flow::serial, [this](const In& part) {
@@ -28,13 +29,19 @@ public:
 
     flow::receiver<In>& input_port() override { return node_; }
 
-    void finish(RunState& state) override {
+    void finish(RunState&) override {
         ensure(pending_.empty(), "run " + std::to_string(next_run_) + " never completed: an indexer's part is missing");
+        finished_ = true;
+    }
+
+    void write_dictionary(std::vector<DictionaryTerm> dictionary) override {
+        // The dictionary points into every run: written after the last one.
+        ensure(finished_, "the dictionary was handed to the flush node before its last run was written");
+        ensure(!dictionary_written_, "the dictionary was handed to the flush node twice");
+        dictionary_written_ = true;
         const auto start = std::chrono::steady_clock::now();
-        state.writer->write_dictionary(std::move(state.dictionary));
-        state.dictionary.clear();
-        state.add_stage_seconds("dictionary_write",
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        state_.writer->write_dictionary(std::move(dictionary));
+        state_.add_stage_seconds("dictionary_write", seconds_since(start));
     }
 
 private:
@@ -73,6 +80,8 @@ private:
     RunState& state_;
     std::map<uint32_t, std::vector<In>> pending_;
     uint32_t next_run_ = 0;
+    bool finished_ = false;
+    bool dictionary_written_ = false;
     flow::function_node<In, flow::continue_msg> node_;
 };
 

@@ -2,6 +2,7 @@
 
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "invidx/entry_name.hpp"
 #include "nodes/frame/framer.hpp"
 
 namespace invidx {
@@ -68,24 +69,12 @@ private:
             } catch (const Error& error) {
                 // Framers know the entry by its document name; the user needs
                 // the path they gave (and the member, for archives).
-                const InputFile& file = state_.files.at(text.file_ordinal);
                 ErrorContext context = error.context();
-                const std::string prefix = file.name + "!";
-                context.file = text.entry_name.rfind(prefix, 0) == 0
-                                   ? file.path + "!" + text.entry_name.substr(prefix.size())
-                                   : file.path;
+                context.file = entry_path_for_errors(state_.files.at(text.file_ordinal), text.entry_name);
                 throw Error(error.message(), context);
             }
         }
         if (text.file_end) ensure(!framer_, "file ended inside entry '" + entry_name_ + "'");
-    }
-
-    // A text document's name is its path relative to the input root, or its
-    // archive member path (SPEC §1); entries of archives are "file!member".
-    static std::string document_name_of_entry(const InputFile& file, const std::string& entry_name) {
-        const std::string archive_prefix = file.name + "!";
-        if (entry_name.rfind(archive_prefix, 0) == 0) return entry_name.substr(archive_prefix.size());
-        return entry_name;
     }
 
     void add(const FramedRecord& record, uint32_t file_ordinal, OutPort& out) {

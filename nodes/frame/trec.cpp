@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "invidx/error.hpp"
+#include "nodes/frame/excerpt.hpp"
 
 namespace invidx {
 namespace {
@@ -18,15 +19,6 @@ std::string_view trim(std::string_view s) {
     while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
     while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
     return s;
-}
-
-std::string excerpt(std::string_view bytes) {
-    std::string out;
-    for (char c : bytes.substr(0, 40)) {
-        if (c == '\n' || c == '\r') break;
-        out.push_back(c >= 0x20 && c < 0x7F ? c : '?');
-    }
-    return out;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "invidx/error.hpp"
+#include "nodes/frame/excerpt.hpp"
 
 namespace invidx {
 namespace {
@@ -29,16 +30,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
                const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; };
                return lower(x) == lower(y);
            });
-}
-
-// A short printable excerpt of bad input for error messages.
-std::string excerpt(std::string_view bytes) {
-    std::string out;
-    for (char c : bytes.substr(0, 40)) {
-        if (c == '\n' || c == '\r') break;
-        out.push_back(c >= 0x20 && c < 0x7F ? c : '?');
-    }
-    return out;
 }
 
 constexpr std::string_view kWarcMagic = "WARC/";

@@ -10,6 +10,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
 #include "nodes/index/batch_checks.hpp"
 
@@ -19,10 +20,6 @@ namespace {
 
 ErrorContext index_context() {
     return ErrorContext{.node = "index", .file = {}, .record = {}, .byte_offset = {}};
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Device failures (CUDA errors, occurrences the device refused) become

@@ -7,13 +7,11 @@
 #endif
 #include <thread>
 
-#include "devices/gpu_devices.hpp"
 #include "graph/async_worker.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "graph/seconds_since.hpp"
 #include "nodes/index/indexer_registry.hpp"
-#include "nodes/sample/assignment.hpp"
-#include "nodes/sample/sampler.hpp"
 
 namespace invidx {
 namespace {
@@ -52,20 +50,15 @@ void trim_heap() {
 #endif
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-class IndexNode final : public Stage<RegroupedBatch, RunPostings> {
+class IndexNode final : public IndexStage {
 public:
-    IndexNode(RunState& state, std::vector<std::unique_ptr<IndexerBackend>> backends,
-              std::vector<IndexerSpec> specs, uint64_t run_bytes)
+    // `specs`: one per indexer, in indexer order, without their collections.
+    IndexNode(RunState& state, std::vector<IndexerSpec> specs, uint64_t run_bytes)
         : state_(state),
-          backends_(std::move(backends)),
           specs_(std::move(specs)),
           run_bytes_(run_bytes),
-          busy_ns_(backends_.size()),
-          orders_(backends_.size()),
+          busy_ns_(specs_.size()),
+          orders_(specs_.size()),
           cutter_(state.graph, flow::serial, [this](const In& batch, CutterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
                   cutter_order_.push(batch->sequence, batch,
@@ -74,8 +67,30 @@ public:
           }),
           fanout_(state.graph),
           output_(state.graph) {
-        metrics_.concurrency = static_cast<unsigned>(backends_.size());
+        metrics_.concurrency = static_cast<unsigned>(specs_.size());
         flow::make_edge(flow::output_port<0>(cutter_), fanout_);
+        for (const auto& spec : specs_) devices_.push_back(spec.device);
+    }
+
+    flow::receiver<In>& input_port() override { return cutter_; }
+    flow::sender<Out>& output_port() override { return output_; }
+
+    const std::vector<std::string>& indexer_devices() const override { return devices_; }
+
+    void start() override {
+        ensure(!backends_.empty(), "the index node has no indexers: it was never given its collection assignment");
+    }
+
+    void take_assignment(const CollectionAssignment& assignment) override {
+        ensure(backends_.empty(), "the index node was given a collection assignment twice");
+        ensure(assignment.expected_tokens_per_indexer.size() == specs_.size() && assignment.owner.size() == kCollections,
+               "the collection assignment was made for a different number of indexers");
+        expected_tokens_ = assignment.expected_tokens_per_indexer;
+        for (auto& spec : specs_) {
+            spec.owned.assign(kCollections, false);
+            for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = assignment.owner[c] == spec.indexer_id;
+            backends_.push_back(indexer_registry().get(spec.kind, spec.pointer + "/kind")(spec));
+        }
         workers_.resize(backends_.size());
         for (size_t i = 0; i < backends_.size(); ++i) {
             if (backends_[i]->offloaded()) {
@@ -83,7 +98,7 @@ public:
                 continue;
             }
             auto body = std::make_unique<IndexerBody>(
-                state.graph, flow::serial, [this, i](const Work& work, IndexerBody::output_ports_type& ports) {
+                state_.graph, flow::serial, [this, i](const Work& work, IndexerBody::output_ports_type& ports) {
                     run_guarded(metrics_, [&] {
                         orders_[i].push(work->sequence, work, [&](const Work& next) {
                             index(i, *next, [&](Out postings) { std::get<0>(ports).try_put(std::move(postings)); });
@@ -96,9 +111,6 @@ public:
         }
     }
 
-    flow::receiver<In>& input_port() override { return cutter_; }
-    flow::sender<Out>& output_port() override { return output_; }
-
     // Dictionary combine (Wei & JaJa Table VI): every indexer's terms together.
     void finish(RunState& state) override {
         ensure(seen_end_of_input_, "the graph stopped before the end of the input reached the indexers");
@@ -106,7 +118,7 @@ public:
         nlohmann::json indexers = nlohmann::json::array();
         uint64_t total_terms = 0;
         for (const auto& backend : backends_) total_terms += backend->stats().value("terms", uint64_t{0});
-        state.dictionary.reserve(state.dictionary.size() + total_terms);
+        dictionary_.reserve(total_terms);
         for (size_t i = 0; i < backends_.size(); ++i) {
             nlohmann::json stats = backends_[i]->stats();
             auto terms = backends_[i]->export_terms();
@@ -121,15 +133,24 @@ public:
             stats["device"] = specs_[i].device;
             stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
             stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
-            stats["expected_tokens_from_sample"] = state.assignment->expected_tokens_per_indexer.at(i);
+            stats["expected_tokens_from_sample"] = expected_tokens_.at(i);
             indexers.push_back(std::move(stats));
             state.terms += terms.size();
-            state.dictionary.insert(state.dictionary.end(), std::make_move_iterator(terms.begin()),
-                                    std::make_move_iterator(terms.end()));
+            dictionary_.insert(dictionary_.end(), std::make_move_iterator(terms.begin()),
+                               std::make_move_iterator(terms.end()));
         }
+        combined_ = true;
         state.add_report_section("indexers", std::move(indexers));
         state.add_report_section("runs", runs_closed_);
+        state.add_report_section("run_cuts", run_cuts_);
         state.add_stage_seconds("dictionary_combine", seconds_since(start));
+    }
+
+    std::vector<DictionaryTerm> take_dictionary() override {
+        ensure(combined_, "the dictionary was asked for before the index node finished");
+        ensure(!dictionary_taken_, "the dictionary was taken twice");
+        dictionary_taken_ = true;
+        return std::move(dictionary_);
     }
 
 private:
@@ -142,10 +163,16 @@ private:
         work->sequence = batch->sequence;
         work->batch = batch;
         work->run = current_run_;
+        if (run_documents_.empty() && run_text_bytes_ == 0) run_first_docid_ = batch->first_docid;
         run_documents_.insert(run_documents_.end(), batch->docs.begin(), batch->docs.end());
         run_text_bytes_ += batch->text_bytes;
         if (batch->end_of_input) seen_end_of_input_ = true;
         if (run_text_bytes_ >= run_bytes_ || batch->end_of_input) {
+            // What each run holds, for the report: how memory.run_bytes cut.
+            run_cuts_.push_back({{"run", current_run_},
+                                 {"first_docid", run_first_docid_},
+                                 {"documents", run_documents_.size()},
+                                 {"text_bytes", run_text_bytes_}});
             work->closes_run = true;
             work->run_documents = std::make_shared<const std::vector<ParsedDoc>>(std::move(run_documents_));
             run_documents_.clear();
@@ -200,12 +227,19 @@ private:
     }
 
     RunState& state_;
-    std::vector<std::unique_ptr<IndexerBackend>> backends_;
     std::vector<IndexerSpec> specs_;
+    std::vector<std::string> devices_;          // specs_[i].device
+    std::vector<std::unique_ptr<IndexerBackend>> backends_;  // made by take_assignment
+    std::vector<uint64_t> expected_tokens_;     // per indexer, from the sample
+    std::vector<DictionaryTerm> dictionary_;    // finish() fills it, take_dictionary() empties it
+    bool combined_ = false;
+    bool dictionary_taken_ = false;
     uint64_t run_bytes_;
     std::vector<std::atomic<uint64_t>> busy_ns_;
     uint32_t current_run_ = 0;
     uint32_t runs_closed_ = 0;
+    uint64_t run_first_docid_ = 0;   // of the open run's first batch
+    nlohmann::json run_cuts_ = nlohmann::json::array();
     bool seen_end_of_input_ = false;
     uint64_t run_text_bytes_ = 0;
     std::vector<ParsedDoc> run_documents_;
@@ -222,20 +256,6 @@ private:
     // their jobs report to still exist.
     std::vector<std::unique_ptr<AsyncWorker>> workers_;
 };
-
-// "auto": the popular collections go to the CPU indexers, so give them the
-// CPU indexers' share of the indexing capacity, counting a GPU indexer as
-// kGpuIndexerWeight CPU ones (measured: a gpu_hash indexer takes 8-14 times
-// the tokens per second of a cpu_btree indexer, docs/PERFORMANCE.md). CPU or
-// GPU indexers alone: 0.5, where the fraction only labels collections.
-constexpr double kGpuIndexerWeight = 8;
-
-double automatic_popular_fraction(const std::vector<bool>& on_gpu) {
-    const auto gpus = static_cast<double>(std::count(on_gpu.begin(), on_gpu.end(), true));
-    const double cpus = static_cast<double>(on_gpu.size()) - gpus;
-    if (gpus == 0 || cpus == 0) return 0.5;
-    return cpus / (cpus + kGpuIndexerWeight * gpus);
-}
 
 std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
     const nlohmann::json& list = options.raw("indexers");
@@ -286,10 +306,9 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
     const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
     if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
     const std::vector<IndexerEntry> entries = read_indexer_entries(options);
-    uint32_t indexer_count = 0;
-    for (const auto& entry : entries) indexer_count += entry.count;
 
-    // Check every kind before the (possibly long) sampling.
+    // Every kind is checked here, with the rest of the graph's configuration,
+    // before the (possibly long) sampling.
     for (const auto& entry : entries) {
         indexer_registry().get(entry.kind, entry.pointer + "/kind");
         IndexerSpec probe;
@@ -299,58 +318,8 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
         indexer_registry().validate(probe);
     }
 
-    // GPU contexts take a while to create: make them while the sampler reads.
-    std::vector<std::thread> warm_ups;
-    for (const auto& entry : entries) {
-        if (entry.device.rfind("gpu:", 0) == 0) {
-            const int ordinal = std::stoi(entry.device.substr(4));  // validated above
-            warm_ups.emplace_back([ordinal] { warm_up_gpu(ordinal); });
-        }
-    }
-    struct JoinAll {
-        std::vector<std::thread>& threads;
-        ~JoinAll() {
-            for (auto& thread : threads) thread.join();
-        }
-    } join_warm_ups{warm_ups};
-
-    if (!state.assignment) {
-        const auto start = std::chrono::steady_clock::now();
-        double popular_fraction = 0.5;
-        CollectionSample sample;
-        if (state.config.sampler.enabled) {
-            try {
-                sample = sample_collections(state.files, state.config.sampler, state.config.analysis);
-            } catch (const Error& error) {
-                throw error.with_defaults(ErrorContext{.node = "sampler", .file = {}, .record = {}, .byte_offset = {}});
-            }
-        } else {
-            sample.tokens.assign(kCollections, 0);
-        }
-        std::vector<bool> on_gpu;
-        for (const auto& entry : entries) on_gpu.insert(on_gpu.end(), entry.count, entry.device != "cpu");
-        popular_fraction = state.config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
-        state.assignment = assign_collections(sample.tokens, on_gpu, popular_fraction, state.config.sampler.max_popular);
-        const auto popular = static_cast<uint64_t>(
-            std::count(state.assignment->popular.begin(), state.assignment->popular.end(), true));
-        state.add_stage_seconds("sampling", seconds_since(start));
-        state.add_report_section("sampler", {{"enabled", state.config.sampler.enabled},
-                                             {"files", sample.files},
-                                             {"bytes", sample.bytes},
-                                             {"documents", sample.documents},
-                                             {"popular_collections", popular},
-                                             {"popular_token_fraction", popular_fraction},
-                                             {"popular_token_fraction_auto", !state.config.sampler.popular_token_fraction},
-                                             {"max_popular", state.config.sampler.max_popular},
-                                             {"expected_tokens_per_indexer", state.assignment->expected_tokens_per_indexer}});
-    }
-    ensure(state.assignment->expected_tokens_per_indexer.size() == indexer_count,
-           "the collection assignment was made for a different number of indexers");
-
-    std::vector<std::unique_ptr<IndexerBackend>> backends;
     std::vector<IndexerSpec> specs;
     for (const auto& entry : entries) {
-        const IndexerFactory& factory = indexer_registry().get(entry.kind, entry.pointer + "/kind");
         for (unsigned k = 0; k < entry.count; ++k) {
             IndexerSpec spec;
             spec.kind = entry.kind;
@@ -359,13 +328,10 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
             spec.indexer_id = static_cast<uint32_t>(specs.size());
             spec.positional = state.config.analysis.positions;
             spec.staging_occurrences = entry.staging_occurrences;
-            spec.owned.assign(kCollections, false);
-            for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = state.assignment->owner[c] == spec.indexer_id;
-            backends.push_back(factory(spec));
             specs.push_back(std::move(spec));
         }
     }
-    return std::make_unique<IndexNode>(state, std::move(backends), std::move(specs), run_bytes);
+    return std::make_unique<IndexNode>(state, std::move(specs), run_bytes);
 }
 
 }  // namespace invidx

@@ -5,7 +5,7 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
-#include "graph/guard.hpp"
+#include "graph/transform_stage.hpp"
 #include "analysis/analyzer.hpp"
 
 namespace invidx {
@@ -40,47 +40,11 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
 
 namespace {
 
-namespace flow = oneapi::tbb::flow;
-using In = std::shared_ptr<const DocBatch>;
-using Out = std::shared_ptr<const ParsedBatch>;
-
 // Per-thread analysis state: libstemmer handles are not thread-safe.
 struct ParserState {
     explicit ParserState(const AnalysisSettings& settings) : analyzer(settings) {}
     Analyzer analyzer;
     DocumentTerms terms;
-};
-
-class ParseNode final : public Stage<DocBatch, ParsedBatch> {
-public:
-    ParseNode(RunState& state, unsigned parsers)
-        : state_(state),
-          parsers_(state.config.analysis),
-          node_(state.graph, parsers, [this](const In& batch) {
-              return run_guarded(metrics_, [&] { return parse(*batch); });
-          }) {
-        metrics_.concurrency = parsers;
-    }
-
-    flow::receiver<In>& input_port() override { return node_; }
-    flow::sender<Out>& output_port() override { return node_; }
-
-private:
-    Out parse(const DocBatch& batch) {
-        auto busy = metrics_.busy_scope();
-        ++metrics_.items_in;
-        metrics_.bytes_in += batch.text.size();
-        ParserState& local = parsers_.local();
-        auto out = std::make_shared<ParsedBatch>(parse_batch(batch, local.analyzer, local.terms));
-        state_.tokens_indexed += out->tokens;
-        ++metrics_.items_out;
-        metrics_.bytes_out += out->terms.size();
-        return out;
-    }
-
-    RunState& state_;
-    oneapi::tbb::enumerable_thread_specific<ParserState> parsers_;
-    flow::function_node<In, Out> node_;
 };
 
 }  // namespace
@@ -90,7 +54,18 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     // "auto": three parsers for every four cores, rounded up (parsing is the
     // costly stage; on 2 cores two parsers measured faster than one: docs/PERFORMANCE.md).
     const unsigned parsers = options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
-    return std::make_unique<ParseNode>(state, parsers);
+    using Parse = TransformStage<DocBatch, ParsedBatch>;
+    auto parsers_state = std::make_shared<oneapi::tbb::enumerable_thread_specific<ParserState>>(state.config.analysis);
+    return std::make_unique<Parse>(
+        state.graph, parsers,
+        [&state, parsers_state](const std::shared_ptr<const DocBatch>& batch) {
+            ParserState& local = parsers_state->local();
+            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms));
+            state.tokens_indexed += out->tokens;
+            return out;
+        },
+        Parse::ByteCounts{.in = [](const DocBatch& in) -> uint64_t { return in.text.size(); },
+                          .out = [](const ParsedBatch& out) -> uint64_t { return out.terms.size(); }});
 }
 
 }  // namespace invidx

@@ -6,6 +6,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "analysis/analyzer.hpp"
+#include "invidx/entry_name.hpp"
 #include "nodes/decompress/decompress_file.hpp"
 #include "nodes/frame/framer.hpp"
 
@@ -26,10 +27,7 @@ CollectionSample sample_file(const InputFile& file, uint64_t budget, const Analy
     };
     decompress_file(file, std::min<uint64_t>(budget, 1u << 20) + 1, [&](TextBlock&& text) {
         if (text.entry_begin) {
-            const std::string prefix = file.name + "!";
-            const std::string name = text.entry_name.rfind(prefix, 0) == 0 ? text.entry_name.substr(prefix.size())
-                                                                             : text.entry_name;
-            framer = make_framer(file.format, name, analysis);
+            framer = make_framer(file.format, document_name_of_entry(file, text.entry_name), analysis);
         }
         const uint64_t take = std::min<uint64_t>(text.bytes.size(), budget - sample.bytes);
         framer->feed(std::string_view(text.bytes).substr(0, take), count_record);

@@ -1,0 +1,44 @@
+// Sampling, the step of a build before its graph runs (Wei & JaJa §III.E):
+// the start of evenly spaced input files is parsed and its tokens counted per
+// trie collection, and each collection is bound to one indexer for the whole
+// build, the popular ones to the CPU indexers. The pipeline calls it between
+// making the graph (every configuration error first) and running it.
+#pragma once
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "invidx/collection_assignment.hpp"
+#include "invidx/run_state.hpp"
+
+namespace invidx {
+
+// `indexer_devices`: one entry per indexer, in indexer order, "cpu" or
+// "gpu:N" (as the index node validated them). Uses state.files and
+// state.config's sampler and analysis settings; adds the "sampler" report
+// section and the "sampling" stage time to `state`. With the sampler
+// disabled, every collection counts 0 tokens (the c mod n rule).
+CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::string>& indexer_devices);
+
+// The share of sampled tokens the popular collections cover when
+// sampler.popular_token_fraction is "auto": the CPU indexers' share of the
+// indexing capacity, a GPU indexer counted as kGpuIndexerWeight CPU ones;
+// 0.5 when the indexers are all CPU or all GPU.
+double automatic_popular_fraction(const std::vector<bool>& on_gpu);
+
+// GPU contexts take a while to create: this creates those of the GPUs named
+// in `indexer_devices` on threads of their own, so that it overlaps the
+// sampling, and joins them when destroyed. Errors are left to the indexers.
+class GpuWarmUp {
+public:
+    explicit GpuWarmUp(const std::vector<std::string>& indexer_devices);
+    ~GpuWarmUp();
+    GpuWarmUp(const GpuWarmUp&) = delete;
+    GpuWarmUp& operator=(const GpuWarmUp&) = delete;
+
+private:
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace invidx
