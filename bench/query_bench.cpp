@@ -107,6 +107,18 @@ struct Row {
     double blocks_decoded = -1.0;  // share of the lists' blocks whose docids were decoded (query layout)
 };
 
+// The table's name for what the options measure.
+std::string path_label(const SearchOptions& options) {
+    if (options.device == QueryDevice::kGpu) return "GPU, one query at a time";
+    switch (options.algorithm) {
+        case Algorithm::kMaxscore: return "run files";
+        case Algorithm::kBlockMaxWand: return "query layout, BMW";
+        case Algorithm::kBlockMaxMaxscore: return "query layout";
+        case Algorithm::kExhaustive: break;
+    }
+    return std::string(algorithm_name(options.algorithm));
+}
+
 Row measure(const Searcher& searcher, const std::vector<std::string>& queries, const SearchOptions& options,
             unsigned repeat, std::vector<std::vector<ScoredDocument>>& hits) {
     Analyzer analyzer(searcher.index().analysis());
@@ -138,9 +150,7 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     Row row;
     row.mode = options.mode == QueryMode::kAnd ? "AND" : "OR";
     row.k = options.k;
-    row.path = options.gpu ? "GPU, one query at a time"
-               : !options.use_query_layout ? "run files"
-               : options.block_max_wand ? "query layout, BMW" : "query layout";
+    row.path = path_label(options);
     double sum = 0.0;
     for (const double ms : latencies_ms) sum += ms;
     const auto n = static_cast<double>(queries.size());
@@ -151,7 +161,7 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     row.p99_ms = latencies_ms[std::clamp<size_t>(rank, 1, latencies_ms.size()) - 1];
     row.results = static_cast<double>(results) / n;
     row.scored = static_cast<double>(stats.documents_scored) / n;
-    if (options.use_query_layout && stats.blocks > 0) {
+    if (searcher.query_layout(options) && stats.blocks > 0) {
         row.blocks_decoded = static_cast<double>(stats.docid_blocks_decoded) / static_cast<double>(stats.blocks);
     }
     return row;
@@ -290,17 +300,17 @@ int main(int argc, char** argv) {
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             for (const size_t k : depths) {
                 std::vector<std::vector<ScoredDocument>> by_run_files, by_layout;
-                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = false}, repeat, by_run_files));
-                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = true}, repeat, by_layout));
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kMaxscore}, repeat, by_run_files));
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxMaxscore}, repeat, by_layout));
                 if (by_run_files != by_layout) throw Error("the two paths returned different results");
                 if (mode == QueryMode::kOr) {
-                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .block_max_wand = true}, repeat, by_layout));
+                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxWand}, repeat, by_layout));
                     if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
                 }
                 if (gpu) {
                     // The first pass (untimed in measure) fills the device's list cache.
                     SearchOptions on_gpu{.k = k, .mode = mode};
-                    on_gpu.gpu = true;
+                    on_gpu.device = QueryDevice::kGpu;
                     std::vector<std::vector<ScoredDocument>> by_gpu;
                     rows.push_back(measure(searcher, queries, on_gpu, repeat, by_gpu));
                     if (by_gpu != by_layout) throw Error("the GPU returned different results");

@@ -45,6 +45,7 @@
 #include "analysis/analyzer.hpp"
 #include "query/query_cost_model.hpp"
 #include "query/query_scheduler.hpp"
+#include "query/searcher_processors.hpp"
 #include "query/searcher.hpp"
 #include "store/index_reader.hpp"
 
@@ -128,7 +129,7 @@ std::pair<double, double> warm_up(const Searcher& searcher, const Pool& pool, co
     for (const QueryDevice device : {QueryDevice::kCpu, QueryDevice::kGpu}) {
         if (device == QueryDevice::kGpu && !gpu) continue;
         SearchOptions on = options;
-        on.gpu = device == QueryDevice::kGpu;
+        on.device = device;
         // Untimed first: the page cache, the CUDA context, the GPU's list cache.
         for (const auto& text : pool.texts) searcher.search(text, on, analyzer);
         double total_ms = 0.0;

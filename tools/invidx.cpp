@@ -25,6 +25,7 @@
 #include "query/query_error.hpp"
 #include "query/query_file.hpp"
 #include "query/query_scheduler.hpp"
+#include "query/searcher_processors.hpp"
 #include "query/searcher.hpp"
 #include "store/ciff_export.hpp"
 #include "store/codecs/registry.hpp"
@@ -468,7 +469,7 @@ std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const 
         Analyzer analyzer(searcher.index().analysis());
         const QueryCostModel untrained;
         SearchOptions chosen = options;
-        chosen.gpu = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu) == QueryDevice::kGpu;
+        chosen.device = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu);
         return {searcher.search(texts[0], chosen, analyzer)};
     }
     const size_t threads = std::max(1u, std::thread::hardware_concurrency());
@@ -494,12 +495,12 @@ int run_search(const Options& options) {
     std::vector<std::string> texts;
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
-    SearchOptions search_options{.k = options.k, .mode = options.mode, .exhaustive = false};
+    SearchOptions search_options{.k = options.k, .mode = options.mode};
     std::vector<SearchResult> results;
     if (options.device == "auto") {
         results = search_auto(searcher, texts, search_options, options.queries_file.has_value());
     } else {
-        search_options.gpu = options.device == "gpu";
+        search_options.device = options.device == "gpu" ? QueryDevice::kGpu : QueryDevice::kCpu;
         results = searcher.search_all(texts, search_options);
     }
 
