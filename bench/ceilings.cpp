@@ -47,6 +47,7 @@
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
+#include "tools/common/flags.hpp"
 
 namespace {
 
@@ -215,10 +216,22 @@ Result run_stage(const std::vector<InputFile>& files, Stage stage, unsigned thre
     return result;
 }
 
-[[noreturn]] void usage(const char* why) {
-    if (why) std::cerr << "invidx_ceilings: " << why << "\n";
-    std::cerr << "usage: invidx_ceilings [--threads N] [--repeat R] [--stage NAME] INPUT...\n";
-    std::exit(2);
+tools::Flags bench_flags() {
+    tools::Flags flags;
+    flags.add({.name = "--threads", .value_name = "N", .help = "threads of the second column (default the hardware threads)"});
+    flags.add({.name = "--repeat", .value_name = "R", .help = "runs per row; the best counts (default 3)"});
+    flags.add({.name = "--stage", .value_name = "NAME", .help = "measure this row only: read, libarchive, zlib, frame,\ntokenize or analyze"});
+    flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
+    return flags;
+}
+
+std::string bench_help(const tools::Flags& flags) {
+    return flags.help({.usage = "usage: invidx_ceilings [--threads N] [--repeat R] [--stage NAME] INPUT...",
+                       .description = "How fast each stage of the parse side could go on its own, on the files or\n"
+                                      "directories INPUT, without the flow graph.",
+                       .options_heading = "Options:\n",
+                       .example = "  invidx_ceilings sample/debian-docs.warc.gz --repeat 5\n",
+                       .footer = "Exit codes: 0 done; 1 failed; 2 bad command line.\n"});
 }
 
 }  // namespace
@@ -228,26 +241,26 @@ int main(int argc, char** argv) {
     unsigned repeat = 3;
     std::string only;  // --stage NAME: measure that row only (profiling, before/after)
     std::vector<InputSpec> specs;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--threads" || arg == "--repeat") {
-            if (i + 1 >= argc) usage("missing value");
-            const long value = std::strtol(argv[++i], nullptr, 10);
-            if (value < 1) usage("value must be at least 1");
-            (arg == "--threads" ? threads : repeat) = static_cast<unsigned>(value);
-        } else if (arg == "--stage") {
-            if (i + 1 >= argc) usage("missing value");
-            only = argv[++i];
-            if (std::none_of(std::begin(kStages), std::end(kStages), [&](const StageInfo& s) { return only == s.name; })) {
-                usage("--stage: read, libarchive, zlib, frame, tokenize or analyze");
-            }
-        } else if (arg == "-h" || arg == "--help") {
-            usage(nullptr);
-        } else {
-            specs.push_back(InputSpec{arg, "auto"});
+    const tools::Flags flags = bench_flags();
+    try {
+        const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+        if (given.has("--help")) {
+            std::cout << bench_help(flags);
+            return 0;
         }
+        if (auto value = given.value("--threads")) threads = static_cast<unsigned>(tools::positive_integer("--threads", *value));
+        if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
+        if (auto value = given.value("--stage")) {
+            only = *value;
+            if (std::none_of(std::begin(kStages), std::end(kStages), [&](const StageInfo& s) { return only == s.name; })) {
+                throw tools::UsageError("--stage: read, libarchive, zlib, frame, tokenize or analyze");
+            }
+        }
+        for (const auto& input : given.arguments()) specs.push_back(InputSpec{input, "auto"});
+        if (specs.empty()) throw tools::UsageError("no input");
+    } catch (const tools::UsageError& error) {
+        tools::exit_with_usage_error("invidx_ceilings", error.what());
     }
-    if (specs.empty()) usage("no input");
 
     try {
         const std::vector<InputFile> files = expand_inputs(specs, [](std::string_view path) {

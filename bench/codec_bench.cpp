@@ -37,6 +37,7 @@
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/index_reader.hpp"
+#include "tools/common/flags.hpp"
 
 namespace {
 
@@ -189,13 +190,24 @@ Row measure(const Codec& codec, const Collection& collection, const std::vector<
     return row;
 }
 
-[[noreturn]] void usage(const char* why) {
-    if (why) std::cerr << "invidx_codec_bench: " << why << "\n";
-    std::cerr << "usage: invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N] [--gpu]\n"
-                 "codecs: "
-              << codecs::codec_names()
-              << "\nexample: invidx_codec_bench index --repeat 5\n";
-    std::exit(2);
+tools::Flags bench_flags() {
+    tools::Flags flags;
+    flags.add({.name = "--repeat", .value_name = "R", .help = "repetitions per speed; the median counts (default 5)"});
+    flags.add({.name = "--codec", .value_name = "NAME", .help = "only this codec; may be repeated (" + codecs::codec_names() + ")",
+               .repeats = tools::Repeats::kCollect});
+    flags.add({.name = "--min-df", .value_name = "N", .help = "only the lists of at least N postings (default 0)"});
+    flags.add({.name = "--gpu", .help = "also the GPU decoding table"});
+    flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
+    return flags;
+}
+
+std::string bench_help(const tools::Flags& flags) {
+    return flags.help({.usage = "usage: invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N] [--gpu]",
+                       .description = "What each integer codec would cost on the index in IDX: space, and decode and\n"
+                                      "encode speeds on one thread.",
+                       .options_heading = "Options:\n",
+                       .example = "  invidx_codec_bench index --repeat 5\n",
+                       .footer = "Exit codes: 0 done; 1 failed (or a decode differed); 2 bad command line.\n"});
 }
 
 // A row of the GPU table.
@@ -315,28 +327,29 @@ int main(int argc, char** argv) {
     std::vector<const Codec*> chosen;
     bool gpu = false;
     try {
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            if (arg == "--repeat") {
-                if (i + 1 >= argc) usage("missing value");
-                const long value = std::strtol(argv[++i], nullptr, 10);
-                if (value < 1) usage("--repeat must be at least 1");
-                repeat = static_cast<unsigned>(value);
-            } else if (arg == "--min-df") {
-                if (i + 1 >= argc) usage("missing value");
-                min_df = std::strtoull(argv[++i], nullptr, 10);
-            } else if (arg == "--gpu") {
-                gpu = true;
-            } else if (arg == "--codec") {
-                if (i + 1 >= argc) usage("missing value");
-                chosen.push_back(&codecs::find_codec(argv[++i]));
-            } else if (arg == "--help" || arg == "-h" || !directory.empty() || arg.starts_with("--")) {
-                usage(arg == "--help" || arg == "-h" ? nullptr : ("unexpected argument " + arg).c_str());
-            } else {
-                directory = arg;
+        const tools::Flags flags = bench_flags();
+        try {
+            const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+            if (given.has("--help")) {
+                std::cout << bench_help(flags);
+                return 0;
             }
+            if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
+            if (auto value = given.value("--min-df")) min_df = tools::unsigned_integer("--min-df", *value);
+            gpu = given.has("--gpu");
+            for (const auto& name : given.values("--codec")) {
+                try {
+                    chosen.push_back(&codecs::find_codec(name));
+                } catch (const Error& error) {
+                    throw tools::UsageError("--codec: " + error.message());
+                }
+            }
+            if (given.arguments().size() > 1) throw tools::UsageError("unexpected argument " + given.arguments()[1]);
+            if (given.arguments().empty()) throw tools::UsageError("no index");
+            directory = given.arguments()[0];
+        } catch (const tools::UsageError& error) {
+            tools::exit_with_usage_error("invidx_codec_bench", error.what());
         }
-        if (directory.empty()) usage("no index");
         if (chosen.empty()) {
             for (const Codec& codec : codecs::all_codecs()) chosen.push_back(&codec);
         }

@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -45,6 +44,7 @@
 #include "query/searcher.hpp"
 #include "store/index_reader.hpp"
 #include "store/query_postings.hpp"
+#include "tools/common/flags.hpp"
 
 namespace {
 
@@ -107,6 +107,18 @@ struct Row {
     double blocks_decoded = -1.0;  // share of the lists' blocks whose docids were decoded (query layout)
 };
 
+// The table's name for what the options measure.
+std::string path_label(const SearchOptions& options) {
+    if (options.device == QueryDevice::kGpu) return "GPU, one query at a time";
+    switch (options.algorithm) {
+        case Algorithm::kMaxscore: return "run files";
+        case Algorithm::kBlockMaxWand: return "query layout, BMW";
+        case Algorithm::kBlockMaxMaxscore: return "query layout";
+        case Algorithm::kExhaustive: break;
+    }
+    return std::string(algorithm_name(options.algorithm));
+}
+
 Row measure(const Searcher& searcher, const std::vector<std::string>& queries, const SearchOptions& options,
             unsigned repeat, std::vector<std::vector<ScoredDocument>>& hits) {
     Analyzer analyzer(searcher.index().analysis());
@@ -138,9 +150,7 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     Row row;
     row.mode = options.mode == QueryMode::kAnd ? "AND" : "OR";
     row.k = options.k;
-    row.path = options.gpu ? "GPU, one query at a time"
-               : !options.use_query_layout ? "run files"
-               : options.block_max_wand ? "query layout, BMW" : "query layout";
+    row.path = path_label(options);
     double sum = 0.0;
     for (const double ms : latencies_ms) sum += ms;
     const auto n = static_cast<double>(queries.size());
@@ -151,7 +161,7 @@ Row measure(const Searcher& searcher, const std::vector<std::string>& queries, c
     row.p99_ms = latencies_ms[std::clamp<size_t>(rank, 1, latencies_ms.size()) - 1];
     row.results = static_cast<double>(results) / n;
     row.scored = static_cast<double>(stats.documents_scored) / n;
-    if (options.use_query_layout && stats.blocks > 0) {
+    if (searcher.query_layout(options) && stats.blocks > 0) {
         row.blocks_decoded = static_cast<double>(stats.docid_blocks_decoded) / static_cast<double>(stats.blocks);
     }
     return row;
@@ -200,12 +210,29 @@ ThroughputRow measure_batches(const Searcher& searcher, const std::vector<std::s
     return row;
 }
 
-[[noreturn]] void usage(const char* why) {
-    if (why) std::cerr << "invidx_query_bench: " << why << "\n";
-    std::cerr << "usage: invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE] [--gpu [--batch B]...]\n"
-                 "  IDX must have the query layout: invidx merge IDX --layout query [--codec NAME]\n"
-                 "example: invidx_query_bench /tmp/idx --queries 200 --k 10 --k 1000\n";
-    std::exit(why ? 2 : 0);
+tools::Flags bench_flags() {
+    using tools::Repeats;
+    tools::Flags flags;
+    flags.add({.name = "--queries", .value_name = "N", .help = "queries drawn from the index's vocabulary (default 200)"});
+    flags.add({.name = "--seed", .value_name = "S", .help = "their random seed (default 1)"});
+    flags.add({.name = "--repeat", .value_name = "R", .help = "timed runs per query; its latency is their median (default 5)"});
+    flags.add({.name = "--k", .value_name = "K", .help = "results per query; may be repeated (default 10 and 1000)",
+               .repeats = Repeats::kCollect});
+    flags.add({.name = "--write-queries", .value_name = "FILE", .help = "also write the queries, one 'qid<TAB>text' a line"});
+    flags.add({.name = "--gpu", .help = "also GPU rows and the batch throughput table"});
+    flags.add({.name = "--batch", .value_name = "B", .help = "GPU queries per batch; may be repeated (default 1, 8, 32, 128)",
+               .repeats = Repeats::kCollect});
+    flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
+    return flags;
+}
+
+std::string bench_help(const tools::Flags& flags) {
+    return flags.help({.usage = "usage: invidx_query_bench IDX [--queries N] [--seed S] [--repeat R] [--k K]... [--write-queries FILE] [--gpu [--batch B]...]",
+                       .description = "Query latency on one thread, the run files against the query layout (and the GPU with\n"
+                                      "--gpu). IDX must have the query layout: invidx merge IDX --layout query [--codec NAME]",
+                       .options_heading = "Options:\n",
+                       .example = "  invidx_query_bench /tmp/idx --queries 200 --k 10 --k 1000\n",
+                       .footer = "Exit codes: 0 done; 1 failed (or the paths disagreed); 2 bad command line.\n"});
 }
 
 }  // namespace
@@ -219,41 +246,27 @@ int main(int argc, char** argv) {
     std::string write_queries;
     bool gpu = false;
     std::vector<size_t> batches;
+    const tools::Flags flags = bench_flags();
     try {
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            const auto value = [&]() -> std::string {
-                if (i + 1 >= argc) usage(("missing value after " + arg).c_str());
-                return argv[++i];
-            };
-            if (arg == "--queries") {
-                query_count = std::strtoull(value().c_str(), nullptr, 10);
-                if (query_count < 1) usage("--queries must be at least 1");
-            } else if (arg == "--seed") {
-                seed = static_cast<uint32_t>(std::strtoul(value().c_str(), nullptr, 10));
-            } else if (arg == "--repeat") {
-                const long r = std::strtol(value().c_str(), nullptr, 10);
-                if (r < 1) usage("--repeat must be at least 1");
-                repeat = static_cast<unsigned>(r);
-            } else if (arg == "--k") {
-                const auto k = std::strtoull(value().c_str(), nullptr, 10);
-                if (k < 1) usage("--k must be at least 1");
-                depths.push_back(k);
-            } else if (arg == "--gpu") {
-                gpu = true;
-            } else if (arg == "--batch") {
-                const auto b = std::strtoull(value().c_str(), nullptr, 10);
-                if (b < 1) usage("--batch must be at least 1");
-                batches.push_back(b);
-            } else if (arg == "--write-queries") {
-                write_queries = value();
-            } else if (arg == "--help" || arg == "-h" || !directory.empty() || arg.starts_with("--")) {
-                usage(arg == "--help" || arg == "-h" ? nullptr : ("unexpected argument " + arg).c_str());
-            } else {
-                directory = arg;
-            }
+        const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+        if (given.has("--help")) {
+            std::cout << bench_help(flags);
+            return 0;
         }
-        if (directory.empty()) usage("no index");
+        if (auto value = given.value("--queries")) query_count = tools::positive_integer("--queries", *value);
+        if (auto value = given.value("--seed")) seed = static_cast<uint32_t>(tools::unsigned_integer("--seed", *value));
+        if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
+        for (const auto& value : given.values("--k")) depths.push_back(tools::positive_integer("--k", value));
+        for (const auto& value : given.values("--batch")) batches.push_back(tools::positive_integer("--batch", value));
+        write_queries = given.value("--write-queries").value_or("");
+        gpu = given.has("--gpu");
+        if (given.arguments().size() > 1) throw tools::UsageError("unexpected argument " + given.arguments()[1]);
+        if (given.arguments().empty()) throw tools::UsageError("no index");
+        directory = given.arguments()[0];
+    } catch (const tools::UsageError& error) {
+        tools::exit_with_usage_error("invidx_query_bench", error.what());
+    }
+    try {
         if (depths.empty()) depths = {10, 1000};
         if (batches.empty()) batches = {1, 8, 32, 128};
 
@@ -290,17 +303,17 @@ int main(int argc, char** argv) {
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             for (const size_t k : depths) {
                 std::vector<std::vector<ScoredDocument>> by_run_files, by_layout;
-                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = false}, repeat, by_run_files));
-                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .use_query_layout = true}, repeat, by_layout));
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kMaxscore}, repeat, by_run_files));
+                rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxMaxscore}, repeat, by_layout));
                 if (by_run_files != by_layout) throw Error("the two paths returned different results");
                 if (mode == QueryMode::kOr) {
-                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .block_max_wand = true}, repeat, by_layout));
+                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxWand}, repeat, by_layout));
                     if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
                 }
                 if (gpu) {
                     // The first pass (untimed in measure) fills the device's list cache.
                     SearchOptions on_gpu{.k = k, .mode = mode};
-                    on_gpu.gpu = true;
+                    on_gpu.device = QueryDevice::kGpu;
                     std::vector<std::vector<ScoredDocument>> by_gpu;
                     rows.push_back(measure(searcher, queries, on_gpu, repeat, by_gpu));
                     if (by_gpu != by_layout) throw Error("the GPU returned different results");

@@ -45,8 +45,10 @@
 #include "analysis/analyzer.hpp"
 #include "query/query_cost_model.hpp"
 #include "query/query_scheduler.hpp"
+#include "query/searcher_processors.hpp"
 #include "query/searcher.hpp"
 #include "store/index_reader.hpp"
+#include "tools/common/flags.hpp"
 
 namespace {
 
@@ -128,7 +130,7 @@ std::pair<double, double> warm_up(const Searcher& searcher, const Pool& pool, co
     for (const QueryDevice device : {QueryDevice::kCpu, QueryDevice::kGpu}) {
         if (device == QueryDevice::kGpu && !gpu) continue;
         SearchOptions on = options;
-        on.gpu = device == QueryDevice::kGpu;
+        on.device = device;
         // Untimed first: the page cache, the CUDA context, the GPU's list cache.
         for (const auto& text : pool.texts) searcher.search(text, on, analyzer);
         double total_ms = 0.0;
@@ -276,68 +278,73 @@ RateRun run_rate(const Searcher& searcher, const Pool& pool, const SearchOptions
     return run;
 }
 
-[[noreturn]] void usage(const std::string& why) {
-    if (!why.empty()) std::cerr << "invidx_query_stream_bench: " << why << "\n";
-    std::cerr << "usage: invidx_query_stream_bench IDX [--queries N] [--pool N] [--query-file FILE] [--cpu-threads N] [--gpu-batch N]\n"
-                 "         [--mode and|or] [--k K] [--max-seconds S] [--deadline-ms D] [--seed S] [--configs cpu,gpu,both]\n"
-                 "example: invidx_query_stream_bench /tmp/idx --queries 20000 --mode or --k 10\n";
-    std::exit(why.empty() ? 0 : 2);
+tools::Flags bench_flags() {
+    tools::Flags flags;
+    flags.add({.name = "--queries", .value_name = "N", .help = "queries per run (default 20000)"});
+    flags.add({.name = "--pool", .value_name = "N", .help = "distinct queries they are drawn from (default 500)"});
+    flags.add({.name = "--query-file", .value_name = "FILE", .help = "the pool from FILE, 'qid<TAB>text' lines, instead"});
+    flags.add({.name = "--cpu-threads", .value_name = "N", .help = "CPU workers of cpu (default the hardware threads - 1)"});
+    flags.add({.name = "--both-cpu-threads", .value_name = "N", .help = "CPU workers of both (default --cpu-threads - 1)"});
+    flags.add({.name = "--gpu-batch", .value_name = "N", .help = "most queries the GPU worker takes at once (default 32)"});
+    flags.add({.name = "--mode", .value_name = "and|or", .help = "query mode (default or)"});
+    flags.add({.name = "--k", .value_name = "K", .help = "results per query (default 10)"});
+    flags.add({.name = "--max-seconds", .value_name = "S", .help = "most seconds of arrivals per run (default 4)"});
+    flags.add({.name = "--deadline-ms", .value_name = "D", .help = "a query's deadline after its arrival (default 500)"});
+    flags.add({.name = "--seed", .value_name = "S", .help = "seed of the pool and the arrivals (default 1)"});
+    flags.add({.name = "--configs", .value_name = "LIST", .help = "of cpu, gpu, both (default all three)"});
+    flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
+    return flags;
+}
+
+std::string bench_help(const tools::Flags& flags) {
+    return flags.help({.usage = "usage: invidx_query_stream_bench IDX [--queries N] [--pool N] [--query-file FILE] [--cpu-threads N] [--gpu-batch N]\n"
+                                "         [--mode and|or] [--k K] [--max-seconds S] [--deadline-ms D] [--seed S] [--configs cpu,gpu,both]",
+                       .description = "Poisson query arrivals through the CPU/GPU scheduler: the highest rate each\n"
+                                      "configuration holds within the deadline.",
+                       .options_heading = "Options:\n",
+                       .example = "  invidx_query_stream_bench /tmp/idx --queries 20000 --mode or --k 10\n",
+                       .footer = "Exit codes: 0 done; 1 failed; 2 bad command line.\n"});
 }
 
 Settings parse(int argc, char** argv) {
     Settings settings;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage("missing value after " + arg);
-            return argv[++i];
-        };
-        const auto positive = [&](const std::string& text) {
-            const double number = std::strtod(text.c_str(), nullptr);
-            if (!(number > 0.0)) usage(arg + " must be positive, not '" + text + "'");
-            return number;
-        };
-        if (arg == "--queries") {
-            settings.queries = static_cast<size_t>(positive(value()));
-        } else if (arg == "--pool") {
-            settings.pool = static_cast<size_t>(positive(value()));
-        } else if (arg == "--query-file") {
-            settings.query_file = value();
-        } else if (arg == "--gpu-batch") {
-            settings.gpu_batch = static_cast<size_t>(positive(value()));
-        } else if (arg == "--cpu-threads") {
-            settings.cpu_threads = static_cast<size_t>(positive(value()));
-        } else if (arg == "--both-cpu-threads") {
-            settings.both_cpu_threads = static_cast<size_t>(positive(value()));
-        } else if (arg == "--mode") {
-            const std::string mode = value();
-            if (mode != "and" && mode != "or") usage("--mode must be and or or");
-            settings.mode = mode == "and" ? QueryMode::kAnd : QueryMode::kOr;
-        } else if (arg == "--k") {
-            settings.k = static_cast<size_t>(positive(value()));
-        } else if (arg == "--max-seconds") {
-            settings.max_seconds = positive(value());
-        } else if (arg == "--deadline-ms") {
-            settings.deadline_ms = positive(value());
-        } else if (arg == "--seed") {
-            settings.seed = static_cast<uint32_t>(std::strtoul(value().c_str(), nullptr, 10));
-        } else if (arg == "--configs") {
+    const tools::Flags flags = bench_flags();
+    try {
+        const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+        if (given.has("--help")) {
+            std::cout << bench_help(flags);
+            std::exit(0);
+        }
+        const auto count = [](std::string_view flag, const std::string& text) { return tools::positive_integer(flag, text); };
+        if (auto value = given.value("--queries")) settings.queries = count("--queries", *value);
+        if (auto value = given.value("--pool")) settings.pool = count("--pool", *value);
+        if (auto value = given.value("--query-file")) settings.query_file = *value;
+        if (auto value = given.value("--gpu-batch")) settings.gpu_batch = count("--gpu-batch", *value);
+        if (auto value = given.value("--cpu-threads")) settings.cpu_threads = count("--cpu-threads", *value);
+        if (auto value = given.value("--both-cpu-threads")) settings.both_cpu_threads = count("--both-cpu-threads", *value);
+        if (auto value = given.value("--mode")) {
+            if (*value != "and" && *value != "or") throw tools::UsageError("--mode must be and or or");
+            settings.mode = *value == "and" ? QueryMode::kAnd : QueryMode::kOr;
+        }
+        if (auto value = given.value("--k")) settings.k = count("--k", *value);
+        if (auto value = given.value("--max-seconds")) settings.max_seconds = tools::positive_number("--max-seconds", *value);
+        if (auto value = given.value("--deadline-ms")) settings.deadline_ms = tools::positive_number("--deadline-ms", *value);
+        if (auto value = given.value("--seed")) settings.seed = static_cast<uint32_t>(tools::unsigned_integer("--seed", *value));
+        if (auto value = given.value("--configs")) {
             settings.configs.clear();
-            std::string list = value() + ",";
+            std::string list = *value + ",";
             for (size_t comma; (comma = list.find(',')) != std::string::npos; list.erase(0, comma + 1)) {
                 const std::string config = list.substr(0, comma);
-                if (config != "cpu" && config != "gpu" && config != "both") usage("--configs takes cpu, gpu, both");
+                if (config != "cpu" && config != "gpu" && config != "both") throw tools::UsageError("--configs takes cpu, gpu, both");
                 settings.configs.push_back(config);
             }
-        } else if (arg == "--help" || arg == "-h") {
-            usage("");
-        } else if (arg.starts_with("--") || !settings.directory.empty()) {
-            usage("unexpected argument " + arg);
-        } else {
-            settings.directory = arg;
         }
+        if (given.arguments().size() > 1) throw tools::UsageError("unexpected argument " + given.arguments()[1]);
+        if (given.arguments().empty()) throw tools::UsageError("no index");
+        settings.directory = given.arguments()[0];
+    } catch (const tools::UsageError& error) {
+        tools::exit_with_usage_error("invidx_query_stream_bench", error.what());
     }
-    if (settings.directory.empty()) usage("no index");
     return settings;
 }
 

@@ -3,35 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "query/phrase_query.hpp"
-#include "query/query_error.hpp"
 
 namespace invidx {
-
-std::string_view device_name(QueryDevice device) { return device == QueryDevice::kGpu ? "gpu" : "cpu"; }
-
-QueryFeatures query_features(const Searcher& searcher, std::string_view text, const SearchOptions& options,
-                             Analyzer& analyzer) {
-    QueryFeatures features;
-    features.mode = options.mode;
-    features.k = options.k;
-    try {
-        features.phrase = !query_phrases(analyzer, text).empty();
-    } catch (const QueryError&) {
-        // An unterminated quote: Searcher::search throws the same error, so
-        // send the query to the CPU, where it is reported for this query.
-        features.phrase = true;
-    }
-    const QueryTerms terms = query_terms(analyzer, searcher.index(), text);
-    for (const auto& term : terms.terms) {
-        if (!term.index) continue;
-        ++features.terms;
-        features.postings += term.df;
-        features.shortest = features.terms == 1 ? term.df : std::min(features.shortest, term.df);
-    }
-    features.runs_at_all = features.terms > 0 && (options.mode != QueryMode::kAnd || terms.all_in_index());
-    return features;
-}
 
 CostLine QueryCostModel::default_line(QueryDevice device, QueryMode mode) {
     // From docs/PERFORMANCE.md ("Query latency", "GPU query processing"): the

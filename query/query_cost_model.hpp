@@ -18,17 +18,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <string_view>
 
-#include "query/searcher.hpp"
+#include "query/query_device.hpp"
+#include "query/query_mode.hpp"
 
 namespace invidx {
 
-enum class QueryDevice { kCpu, kGpu };
-
-std::string_view device_name(QueryDevice device);
-
-// What the cost model reads of a query: its analyzed terms' lists.
+// What the cost model reads of a query: its analyzed terms' lists
+// (query_features in query/searcher_processors.hpp makes them).
 struct QueryFeatures {
     QueryMode mode = QueryMode::kOr;
     size_t k = 10;
@@ -38,10 +35,6 @@ struct QueryFeatures {
     bool runs_at_all = false;   // false: no term left, or AND with an absent term (answered at once)
     bool phrase = false;        // phrases run on the CPU only
 };
-
-// The analysis a Searcher makes, without evaluating anything.
-QueryFeatures query_features(const Searcher& searcher, std::string_view text, const SearchOptions& options,
-                             Analyzer& analyzer);
 
 // cost_ns = fixed_ns + per_work_ns · work
 struct CostLine {

@@ -1,7 +1,6 @@
 #include "query/query_scheduler.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -415,55 +414,10 @@ SchedulerCounters QueryScheduler::counters() const {
     return counters_;
 }
 
-QueryProcessors searcher_processors(const Searcher& searcher, const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
-    QueryProcessors processors;
-    // Analyzers own a stemmer and scratch tables: one per worker, made on first use.
-    auto analyzers = std::make_shared<std::vector<std::unique_ptr<Analyzer>>>(std::max<size_t>(cpu_workers, 1));
-    SearchOptions on_cpu = options;
-    on_cpu.gpu = false;
-    processors.cpu = [&searcher, analyzers, on_cpu](const QueryJob& job, size_t worker) {
-        auto& analyzer = analyzers->at(worker);
-        if (!analyzer) analyzer = std::make_unique<Analyzer>(searcher.index().analysis());
-        return searcher.search(job.text, on_cpu, *analyzer);
-    };
-    if (with_gpu) {
-        SearchOptions on_gpu = options;
-        on_gpu.gpu = true;
-        // One launch sequence and one synchronization for the whole batch.
-        processors.gpu = [&searcher, on_gpu](std::span<const QueryJob* const> batch) {
-            std::vector<std::string> texts;
-            texts.reserve(batch.size());
-            for (const QueryJob* job : batch) texts.push_back(job->text);
-            return searcher.search_gpu_batch(texts, on_gpu);
-        };
-    }
-    return processors;
-}
-
 QueryDevice preferred_device(const QueryCostModel& model, const QueryFeatures& features, bool gpu_available) {
     if (!gpu_available || features.phrase) return QueryDevice::kCpu;
     const QueryCost cost = model.estimate(features);
     return cost.gpu_ns < cost.cpu_ns ? QueryDevice::kGpu : QueryDevice::kCpu;
-}
-
-std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
-                                           const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
-    QueryCostModel model;
-    SchedulerOptions scheduling;
-    scheduling.cpu_workers = cpu_workers;
-    scheduling.deadline = std::nullopt;  // every query arrives at once: throughput, not deadlines
-    if (with_gpu) scheduling.max_gpu_batch = searcher.max_gpu_batch(options);
-    QueryScheduler scheduler(searcher_processors(searcher, options, cpu_workers, with_gpu), model, scheduling);
-    Analyzer analyzer(searcher.index().analysis());
-    for (const auto& text : texts) scheduler.submit(text, query_features(searcher, text, options, analyzer));
-    auto outcomes = scheduler.finish();
-    std::vector<SearchResult> results;
-    results.reserve(outcomes.size());
-    for (auto& outcome : outcomes) {
-        if (outcome.error) std::rethrow_exception(outcome.error);
-        results.push_back(std::move(outcome.result));
-    }
-    return results;
 }
 
 }  // namespace invidx

@@ -23,7 +23,8 @@
 // Measured times train the cost model as queries finish.
 //
 // Processors are plain functions, so tests drive the scheduler with fakes;
-// searcher_processors() makes the real ones over a Searcher.
+// searcher_processors() (query/searcher_processors.hpp) makes the real ones
+// over a Searcher.
 #pragma once
 
 #include <chrono>
@@ -209,21 +210,8 @@ private:
     std::vector<std::thread> threads_;
 };
 
-// The processors over a Searcher: CPU workers run Searcher::search with
-// their own Analyzer; the GPU runs each batch with Searcher::search_gpu_batch
-// (few launches and one synchronization per batch).
-// with_gpu false: no GPU processor.
-QueryProcessors searcher_processors(const Searcher& searcher, const SearchOptions& options, size_t cpu_workers,
-                                    bool with_gpu);
-
 // The device a lone query runs on: the cheaper estimate, CPU when the GPU
 // cannot run it or there is none.
 QueryDevice preferred_device(const QueryCostModel& model, const QueryFeatures& features, bool gpu_available);
-
-// A whole list of queries that all arrive at once (`invidx search --device
-// auto --queries FILE`): no deadlines, results in input order. The first
-// error in input order is rethrown after every query has run.
-std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
-                                           const SearchOptions& options, size_t cpu_workers, bool with_gpu);
 
 }  // namespace invidx

@@ -1,24 +1,28 @@
 // Ranked retrieval over an IndexReader (SPEC §7): analyzes a query and runs
-// it over its terms' lists. On the query-ready layout (query.post), when the
-// index has one, lists are read block by block through BlockCursors: AND by
-// daat_and with block skipping, OR by block-max MaxScore (or Block-Max
-// WAND). On the run files each list is decoded whole: AND by daat_and, OR by
-// MaxScore. The results are the same either way: exactly the exhaustive top k.
-// A query with a phrase ("new york") reads the run files' positions instead
-// (query/phrase_search.hpp); its QueryError says why it cannot run.
+// it over its terms' lists by the chosen Algorithm (query/algorithm.hpp). On
+// the query-ready layout (query.post), when the index has one, lists are read
+// block by block through BlockCursors: AND by daat_and with block skipping,
+// OR by block-max MaxScore (or Block-Max WAND). On the run files each list is
+// decoded whole: AND by daat_and, OR by MaxScore. The results are the same
+// either way: exactly the exhaustive top k. A query with a phrase ("new
+// york") reads the run files' positions instead (query/phrase_search.hpp);
+// its QueryError says why it cannot run. On the GPU the path of
+// query/gpu_search.hpp answers instead.
 #pragma once
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "devices/gpu_query.hpp"
 #include "analysis/analyzer.hpp"
+#include "devices/gpu_query.hpp"
+#include "query/algorithm.hpp"
+#include "query/query_device.hpp"
+#include "query/query_mode.hpp"
 #include "store/bm25.hpp"
 #include "query/query_stats.hpp"
 #include "query/query_terms.hpp"
@@ -28,27 +32,20 @@
 
 namespace invidx {
 
-// kAndOr: AND first; when it finds fewer than k documents, the OR top k
-// instead (Ding et al. §8.3: an AND with enough results ranks as well as
-// the OR and costs far less).
-enum class QueryMode { kAnd, kOr, kAndOr };
+class GpuSearch;
 
 struct SearchOptions {
     size_t k = 10;
     QueryMode mode = QueryMode::kOr;
-    bool exhaustive = false;  // OR without dynamic pruning (the reference MaxScore equals)
-    // false: read the run files even when the index has query.post (tests and
-    // benchmarks compare the two paths on one index).
-    bool use_query_layout = true;
-    // OR on the query layout: Block-Max WAND instead of block-max MaxScore
-    // (the same results; for comparisons).
-    bool block_max_wand = false;
-    // Run on GPU 0 (devices/gpu_query.hpp): lists kept in device memory in an
+    Algorithm algorithm = Algorithm::kBlockMaxMaxscore;
+    // kGpu: GPU 0 (query/gpu_search.hpp): lists kept in device memory in an
     // LRU cache of gpu_cache_bytes (bp128 query layouts compressed, decoded
     // there per query; other lists decoded on the host once); OR accumulated
     // exhaustively, AND by block-selecting intersection. The same hits and
-    // scores as the CPU, bit for bit. Phrases stay on the CPU.
-    bool gpu = false;
+    // scores as the CPU, bit for bit. Phrases stay on the CPU. Of the
+    // algorithm only the lists' source counts there: kMaxscore reads the
+    // run files, the others the query layout when the index has one.
+    QueryDevice device = QueryDevice::kCpu;
     size_t gpu_cache_bytes = size_t{1} << 30;
 };
 
@@ -63,12 +60,20 @@ class Searcher {
 public:
     // Reads every document's length once (the BM25 length norms).
     explicit Searcher(const IndexReader& index, Bm25Parameters parameters = {});
+    ~Searcher();
+    Searcher(const Searcher&) = delete;
+    Searcher& operator=(const Searcher&) = delete;
 
     const IndexReader& index() const { return index_; }
     const Bm25& bm25() const { return bm25_; }
     std::span<const double> length_norms() const { return norms_; }
     // The query-ready layout, when the index has one.
     const QueryPostings* query_postings() const { return query_postings_ ? &*query_postings_ : nullptr; }
+    // The query layout the options read lists from: none for kMaxscore (the
+    // run files) or when the index has none.
+    const QueryPostings* query_layout(const SearchOptions& options) const {
+        return options.algorithm == Algorithm::kMaxscore ? nullptr : query_postings();
+    }
 
     // One query; `analyzer` must use the index's analysis settings (one per thread).
     SearchResult search(std::string_view text, const SearchOptions& options, Analyzer& analyzer) const;
@@ -77,7 +82,7 @@ public:
     // Many queries on all threads (oneTBB); results in input order.
     std::vector<SearchResult> search_all(std::span<const std::string> texts, const SearchOptions& options) const;
 
-    // Many queries on GPU 0 (options.gpu is implied): analyzed on all
+    // Many queries on GPU 0 (options.device is taken to be kGpu): analyzed on all
     // threads, then answered in batches of up to max_gpu_batch() queries, each
     // batch with few kernel launches and one synchronization; results in input
     // order, the same as search() gives each (hits, scores, ties, and for
@@ -92,24 +97,13 @@ public:
 private:
     // The query layout's path: BlockCursors, daat_and, maxscore_or (block-max) or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
-    void search_gpu(const SearchOptions& options, SearchResult& result) const;
-    // The present terms of an analyzed query, with how to load their lists.
-    GpuQuery gpu_query(const SearchResult& result, const SearchOptions& options) const;
-    // Made on first use; gpu_mutex_ held.
-    GpuQueryProcessor& gpu_processor(const SearchOptions& options) const;
 
     const IndexReader& index_;
     Bm25 bm25_;
     std::vector<double> norms_;  // by docid
     std::optional<QueryPostings> query_postings_;
-    // Made on the first GPU query; one device queue, so GPU queries of
-    // search_all take turns.
-    mutable std::mutex gpu_mutex_;
-    mutable std::unique_ptr<GpuQueryProcessor> gpu_;
-    // Analyzers kept between search_gpu_batch calls: making one costs more
-    // than answering a small batch.
-    mutable std::mutex spare_analyzers_mutex_;
-    mutable std::vector<std::unique_ptr<Analyzer>> spare_analyzers_;
+    // The GPU path; it makes its device state on the first GPU query.
+    std::unique_ptr<GpuSearch> gpu_;
 };
 
 }  // namespace invidx

@@ -1,6 +1,5 @@
 // invidx-run: builds an index from a pipeline description.
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,30 +7,62 @@
 #include "invidx/pipeline.hpp"
 #include "devices/gpu_devices.hpp"
 #include "nodes/index/indexer_registry.hpp"
+#include "tools/common/flags.hpp"
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: invidx-run PIPELINE.json [--input PATH]... [--output DIR] [--set KEY=VALUE]...
-                  [--progress auto|bar|lines|off] [--quiet] [--list-kinds] [--help]
+using invidx::tools::FlagSpec;
+using invidx::tools::Repeats;
 
-Builds an inverted index as the pipeline description says (docs/PIPELINE.md).
+invidx::tools::Flags run_flags() {
+    invidx::tools::Flags flags(21);
+    flags.add({.name = "--input", .value_name = "PATH",
+               .help = "index PATH (file, directory or glob) instead of the pipeline's \"input\";\nmay be repeated",
+               .repeats = Repeats::kCollect});
+    flags.add({.name = "--output", .value_name = "DIR", .help = "write the index to DIR instead of the pipeline's \"output\"",
+               .repeats = Repeats::kLastWins});
+    flags.add({.name = "--set", .value_name = "KEY=VALUE",
+               .help = "override one key: a dotted path, nodes addressed by name, a JSON value\n"
+                       "(e.g. --set parse.count=4 --set memory.tokens=8 --set positions=true)",
+               .repeats = Repeats::kCollect});
+    flags.add({.name = "--progress", .value_name = "MODE",
+               .help = "progress on stderr: bar on a terminal, a line every 5 s otherwise (auto)",
+               .repeats = Repeats::kLastWins});
+    flags.add({.name = "--quiet", .help = "print no summary table at the end", .repeats = Repeats::kLastWins});
+    flags.add({.name = "--list-kinds", .help = "list the registered node and indexer kinds and the GPUs, and exit",
+               .repeats = Repeats::kLastWins, .stops_parsing = true});
+    flags.add({.name = "--help", .help = "this help", .repeats = Repeats::kLastWins, .alias = "-h", .stops_parsing = true,
+               .hidden = true});
+    return flags;
+}
 
-  --input PATH       index PATH (file, directory or glob) instead of the pipeline's "input";
-                     may be repeated
-  --output DIR       write the index to DIR instead of the pipeline's "output"
-  --set KEY=VALUE    override one key: a dotted path, nodes addressed by name, a JSON value
-                     (e.g. --set parse.count=4 --set memory.tokens=8 --set positions=true)
-  --progress MODE    progress on stderr: bar on a terminal, a line every 5 s otherwise (auto)
-  --quiet            print no summary table at the end
-  --list-kinds       list the registered node and indexer kinds and the GPUs, and exit
+std::string help_text(const invidx::tools::Flags& flags) {
+    return flags.help(
+        {.usage = "usage: invidx-run PIPELINE.json [--input PATH]... [--output DIR] [--set KEY=VALUE]...\n"
+                  "                  [--progress auto|bar|lines|off] [--quiet] [--list-kinds] [--help]",
+         .description = "Builds an inverted index as the pipeline description says (docs/PIPELINE.md).",
+         .options_heading = "",
+         .example = "  invidx-run configs/default.json --input sample/debian-docs.warc.gz --output /tmp/idx --set parse.count=2\n",
+         .footer = "The index is written to a temporary directory beside DIR and published atomically at the\n"
+                   "end; report.json in it holds the timings. Exit codes: 0 built; 1 the build failed (bad\n"
+                   "input, I/O error); 2 bad command line or pipeline description.\n"});
+}
 
-Example:
-  invidx-run configs/default.json --input sample/debian-docs.warc.gz --output /tmp/idx --set parse.count=2
-
-The index is written to a temporary directory beside DIR and published atomically at the
-end; report.json in it holds the timings. Exit codes: 0 built; 1 the build failed (bad
-input, I/O error); 2 bad command line or pipeline description.
-)";
+void list_kinds() {
+    std::puts("node kinds:");
+    for (const auto& kind : invidx::node_registry().kinds())
+        std::printf("  %-12s %s\n", kind.name.c_str(), kind.description.c_str());
+    std::puts("indexer kinds (in an index node's \"indexers\"):");
+    for (const auto& [name, description] : invidx::indexer_registry().kinds())
+        std::printf("  %-12s %s\n", name.c_str(), description.c_str());
+    const invidx::GpuInventory gpus = invidx::list_gpus();
+    std::puts("GPUs:");
+    for (const auto& gpu : gpus.devices)
+        std::printf("  gpu:%d  %s, compute %d.%d, %d SMs, %.1f GiB\n", gpu.ordinal, gpu.name.c_str(),
+                    gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
+                    static_cast<double>(gpu.memory_bytes) / (1u << 30));
+    if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
+}
 
 int usage_error(const std::string& message) {
     std::fprintf(stderr, "invidx-run: %s\n(see invidx-run --help)\n", message.c_str());
@@ -41,59 +72,33 @@ int usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string pipeline_file;
-    std::vector<std::string> inputs;
-    std::vector<std::string> overrides;
-    std::string output;
-    std::string progress;
-    bool quiet = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const auto value = [&](const char* flag) -> std::string {
-            if (i + 1 >= argc) throw std::invalid_argument(std::string(flag) + " needs a value");
-            return argv[++i];
-        };
-        try {
-            if (arg == "--help" || arg == "-h") {
-                std::fputs(kUsage, stdout);
-                return 0;
-            } else if (arg == "--list-kinds") {
-                std::puts("node kinds:");
-                for (const auto& kind : invidx::node_registry().kinds())
-                    std::printf("  %-12s %s\n", kind.name.c_str(), kind.description.c_str());
-                std::puts("indexer kinds (in an index node's \"indexers\"):");
-                for (const auto& [name, description] : invidx::indexer_registry().kinds())
-                    std::printf("  %-12s %s\n", name.c_str(), description.c_str());
-                const invidx::GpuInventory gpus = invidx::list_gpus();
-                std::puts("GPUs:");
-                for (const auto& gpu : gpus.devices)
-                    std::printf("  gpu:%d  %s, compute %d.%d, %d SMs, %.1f GiB\n", gpu.ordinal, gpu.name.c_str(),
-                                gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
-                                static_cast<double>(gpu.memory_bytes) / (1u << 30));
-                if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
-                return 0;
-            } else if (arg == "--input") {
-                inputs.push_back(value("--input"));
-            } else if (arg == "--output") {
-                output = value("--output");
-            } else if (arg == "--set") {
-                overrides.push_back(value("--set"));
-            } else if (arg == "--progress") {
-                progress = value("--progress");
-            } else if (arg == "--quiet") {
-                quiet = true;
-            } else if (!arg.empty() && arg[0] == '-') {
-                return usage_error("unknown option " + arg);
-            } else if (pipeline_file.empty()) {
-                pipeline_file = arg;
-            } else {
-                return usage_error("more than one pipeline file given ('" + pipeline_file + "', '" + arg + "')");
-            }
-        } catch (const std::invalid_argument& error) {
-            return usage_error(error.what());
-        }
+    const invidx::tools::Flags flags = run_flags();
+    invidx::tools::ParsedFlags given;
+    try {
+        given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const invidx::tools::FlagError& error) {
+        if (error.kind == invidx::tools::FlagError::Kind::kUnknown) return usage_error("unknown option " + error.word);
+        return usage_error(error.what());
     }
-    if (pipeline_file.empty()) return usage_error("no pipeline file given");
+    if (given.has("--help")) {
+        std::fputs(help_text(flags).c_str(), stdout);
+        return 0;
+    }
+    if (given.has("--list-kinds")) {
+        list_kinds();
+        return 0;
+    }
+    const auto& arguments = given.arguments();
+    if (arguments.empty()) return usage_error("no pipeline file given");
+    if (arguments.size() > 1) {
+        return usage_error("more than one pipeline file given ('" + arguments[0] + "', '" + arguments[1] + "')");
+    }
+    const std::string& pipeline_file = arguments[0];
+    const std::vector<std::string> inputs = given.values("--input");
+    std::vector<std::string> overrides = given.values("--set");
+    const std::string output = given.value("--output").value_or("");
+    const std::string progress = given.value("--progress").value_or("");
+    const bool quiet = given.has("--quiet");
 
     invidx::PipelineConfig config;
     try {

@@ -42,7 +42,7 @@ std::vector<Expected> references(const std::filesystem::path& standard, const st
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             Expected expected{query, mode, exhaustive_ranking(index, query, mode), {}};
             for (const size_t k : kDepths) {
-                expected.run_files.push_back(searcher.search(query, {.k = k, .mode = mode, .exhaustive = true}).hits);
+                expected.run_files.push_back(searcher.search(query, {.k = k, .mode = mode, .algorithm = Algorithm::kExhaustive}).hits);
             }
             out.push_back(std::move(expected));
         }
@@ -71,7 +71,7 @@ std::pair<size_t, size_t> check_every_codec(const TempDir& dir, const std::files
                 check_same_top_k(result.hits, e.ranking, k);
                 CHECK(result.hits == e.run_files[d]);  // bit for bit
                 if (e.mode == QueryMode::kOr) {
-                    const auto wand = searcher.search(e.query, {.k = k, .mode = e.mode, .block_max_wand = true}, analyzer);
+                    const auto wand = searcher.search(e.query, {.k = k, .mode = e.mode, .algorithm = Algorithm::kBlockMaxWand}, analyzer);
                     CHECK(wand.hits == e.run_files[d]);
                 }
                 // The query layout's path was taken: its lists have blocks.
@@ -178,7 +178,7 @@ TEST_CASE("a selective AND decodes only the blocks it lands in, and block-max OR
         CHECK(result.stats.tf_blocks_decoded <= result.stats.docid_blocks_decoded);
     }
     // The same query on the run files decodes no block (it has none).
-    CHECK(searcher.search(selective, {.k = 10, .mode = QueryMode::kAnd, .use_query_layout = false}).stats.blocks == 0);
+    CHECK(searcher.search(selective, {.k = 10, .mode = QueryMode::kAnd, .algorithm = Algorithm::kMaxscore}).stats.blocks == 0);
 
     // OR over the frequent lists with k = 10: block maxima rule out blocks.
     for (const bool wand : {false, true}) {
@@ -186,7 +186,7 @@ TEST_CASE("a selective AND decodes only the blocks it lands in, and block-max OR
         for (int q = 0; q < 10; ++q) {
             const std::string query = collection.common[q % 3] + " " + collection.common[3 + q % 3] + " " +
                                       collection.medium[static_cast<size_t>(q) * 7 + 30];
-            const auto result = searcher.search(query, {.k = 10, .mode = QueryMode::kOr, .block_max_wand = wand}, analyzer);
+            const auto result = searcher.search(query, {.k = 10, .mode = QueryMode::kOr, .algorithm = wand ? Algorithm::kBlockMaxWand : Algorithm::kBlockMaxMaxscore}, analyzer);
             check_same_top_k(result.hits, exhaustive_ranking(plain, query, QueryMode::kOr), 10);
             total += result.stats;
         }

@@ -42,7 +42,7 @@ void require_same(const std::vector<ScoredDocument>& got, const std::vector<Scor
 
 // The CPU's answer (exhaustive OR: the reference every CPU path equals).
 std::vector<ScoredDocument> cpu_hits(const Searcher& searcher, const std::string& query, QueryMode mode, size_t k) {
-    return searcher.search(query, {.k = k, .mode = mode, .exhaustive = mode == QueryMode::kOr}).hits;
+    return searcher.search(query, {.k = k, .mode = mode, .algorithm = mode == QueryMode::kOr ? Algorithm::kExhaustive : Algorithm::kBlockMaxMaxscore}).hits;
 }
 
 // Every query one at a time and as one batch (split by the processor when it
@@ -54,7 +54,7 @@ void check_against_cpu(const Searcher& cpu, const Searcher& gpu, const std::vect
             CAPTURE(k);
             CAPTURE(mode == QueryMode::kAnd ? "AND" : "OR");
             SearchOptions options{.k = k, .mode = mode};
-            options.gpu = true;
+            options.device = QueryDevice::kGpu;
             options.gpu_cache_bytes = cache_bytes;
             const auto batch = gpu.search_gpu_batch(queries, options);
             REQUIRE(batch.size() == queries.size());
@@ -160,7 +160,7 @@ TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and dec
     check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
     // and-or in a batch: AND where it finds k, OR for the others, as search() answers each.
     SearchOptions and_or{.k = 10, .mode = QueryMode::kAndOr};
-    and_or.gpu = true;
+    and_or.device = QueryDevice::kGpu;
     const auto batch = gpu.search_gpu_batch(queries, and_or);
     for (size_t q = 0; q < queries.size(); ++q) {
         CAPTURE(queries[q]);
@@ -190,7 +190,7 @@ TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hol
     for (const std::string query : {"scarcex everyx", "everyx halfx scarcex", "halfx scarcex"}) {
         CAPTURE(query);
         SearchOptions options{.k = 10, .mode = QueryMode::kAnd};
-        options.gpu = true;
+        options.device = QueryDevice::kGpu;
         const auto result = gpu.search(query, options);
         require_same(result.hits, cpu_hits(cpu, query, QueryMode::kAnd, 10));
         CHECK(!result.hits.empty());
@@ -201,7 +201,7 @@ TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hol
     }
     // OR reads every block.
     SearchOptions options{.k = 10, .mode = QueryMode::kOr};
-    options.gpu = true;
+    options.device = QueryDevice::kGpu;
     const auto result = gpu.search("scarcex everyx", options);
     require_same(result.hits, cpu_hits(cpu, "scarcex everyx", QueryMode::kOr, 10));
     CHECK(result.stats.docid_blocks_decoded == result.stats.blocks);

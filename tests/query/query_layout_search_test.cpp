@@ -42,7 +42,7 @@ TEST_CASE("search on the query layout equals search on the run files, for every 
         REQUIRE(searcher.query_postings() == nullptr);
         for (const Case& c : cases) {
             expected.emplace_back();
-            for (const auto& result : searcher.search_all(queries, {.k = c.k, .mode = c.mode, .exhaustive = c.exhaustive})) {
+            for (const auto& result : searcher.search_all(queries, {.k = c.k, .mode = c.mode, .algorithm = c.exhaustive ? Algorithm::kExhaustive : Algorithm::kBlockMaxMaxscore})) {
                 expected.back().push_back(result.hits);
             }
         }
@@ -59,7 +59,7 @@ TEST_CASE("search on the query layout equals search on the run files, for every 
         CHECK(searcher.query_postings()->codec().name == codec.name);
         for (size_t c = 0; c < cases.size(); ++c) {
             const auto results =
-                searcher.search_all(queries, {.k = cases[c].k, .mode = cases[c].mode, .exhaustive = cases[c].exhaustive});
+                searcher.search_all(queries, {.k = cases[c].k, .mode = cases[c].mode, .algorithm = cases[c].exhaustive ? Algorithm::kExhaustive : Algorithm::kBlockMaxMaxscore});
             for (size_t q = 0; q < queries.size(); ++q) {
                 CAPTURE(queries[q]);
                 CAPTURE(c);

@@ -23,6 +23,7 @@
 #include "query/query_error.hpp"
 #include "query/query_scheduler.hpp"
 #include "query/searcher.hpp"
+#include "query/searcher_processors.hpp"
 #include "store/merge.hpp"
 #include "support/collections.hpp"
 #include "support/run_tool.hpp"

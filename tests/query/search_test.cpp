@@ -104,7 +104,7 @@ TEST_CASE("search equals the brute-force reference for random queries, AND and O
                 check_same_ranking(result.hits, brute_force(index, query, mode, k));
                 if (mode == QueryMode::kOr) {
                     // MaxScore is exactly the exhaustive top k: docids, scores (bit for bit), order.
-                    const auto exhaustive = searcher.search(query, {.k = k, .mode = mode, .exhaustive = true}, analyzer);
+                    const auto exhaustive = searcher.search(query, {.k = k, .mode = mode, .algorithm = Algorithm::kExhaustive}, analyzer);
                     CHECK(result.hits == exhaustive.hits);
                     nonempty_or += !result.hits.empty();
                 } else {
@@ -177,7 +177,7 @@ TEST_CASE("MaxScore prunes on a skewed collection and still equals the exhaustiv
         for (const size_t k : {size_t{1}, size_t{10}}) {
             CAPTURE(query);
             const auto pruned = searcher.search(query, {.k = k, .mode = QueryMode::kOr}, analyzer);
-            const auto exhaustive = searcher.search(query, {.k = k, .mode = QueryMode::kOr, .exhaustive = true}, analyzer);
+            const auto exhaustive = searcher.search(query, {.k = k, .mode = QueryMode::kOr, .algorithm = Algorithm::kExhaustive}, analyzer);
             REQUIRE(pruned.hits == exhaustive.hits);
             check_same_ranking(pruned.hits, brute_force(index, query, QueryMode::kOr, k));
             CHECK(pruned.stats.documents_scored <= exhaustive.stats.documents_scored);

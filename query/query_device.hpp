@@ -1,0 +1,12 @@
+// Where a query runs: a CPU thread or GPU 0 (devices/gpu_query.hpp).
+#pragma once
+
+#include <string_view>
+
+namespace invidx {
+
+enum class QueryDevice { kCpu, kGpu };
+
+inline std::string_view device_name(QueryDevice device) { return device == QueryDevice::kGpu ? "gpu" : "cpu"; }
+
+}  // namespace invidx

@@ -1,0 +1,82 @@
+#include "query/searcher_processors.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "query/phrase_query.hpp"
+#include "query/query_error.hpp"
+
+namespace invidx {
+
+QueryFeatures query_features(const Searcher& searcher, std::string_view text, const SearchOptions& options,
+                             Analyzer& analyzer) {
+    QueryFeatures features;
+    features.mode = options.mode;
+    features.k = options.k;
+    try {
+        features.phrase = !query_phrases(analyzer, text).empty();
+    } catch (const QueryError&) {
+        // An unterminated quote: Searcher::search throws the same error, so
+        // send the query to the CPU, where it is reported for this query.
+        features.phrase = true;
+    }
+    const QueryTerms terms = query_terms(analyzer, searcher.index(), text);
+    for (const auto& term : terms.terms) {
+        if (!term.index) continue;
+        ++features.terms;
+        features.postings += term.df;
+        features.shortest = features.terms == 1 ? term.df : std::min(features.shortest, term.df);
+    }
+    features.runs_at_all = features.terms > 0 && (options.mode != QueryMode::kAnd || terms.all_in_index());
+    return features;
+}
+
+QueryProcessors searcher_processors(const Searcher& searcher, const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
+    QueryProcessors processors;
+    // Analyzers own a stemmer and scratch tables: one per worker, made on first use.
+    auto analyzers = std::make_shared<std::vector<std::unique_ptr<Analyzer>>>(std::max<size_t>(cpu_workers, 1));
+    SearchOptions on_cpu = options;
+    on_cpu.device = QueryDevice::kCpu;
+    processors.cpu = [&searcher, analyzers, on_cpu](const QueryJob& job, size_t worker) {
+        auto& analyzer = analyzers->at(worker);
+        if (!analyzer) analyzer = std::make_unique<Analyzer>(searcher.index().analysis());
+        return searcher.search(job.text, on_cpu, *analyzer);
+    };
+    if (with_gpu) {
+        SearchOptions on_gpu = options;
+        on_gpu.device = QueryDevice::kGpu;
+        // One launch sequence and one synchronization for the whole batch.
+        processors.gpu = [&searcher, on_gpu](std::span<const QueryJob* const> batch) {
+            std::vector<std::string> texts;
+            texts.reserve(batch.size());
+            for (const QueryJob* job : batch) texts.push_back(job->text);
+            return searcher.search_gpu_batch(texts, on_gpu);
+        };
+    }
+    return processors;
+}
+
+std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
+                                           const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
+    QueryCostModel model;
+    SchedulerOptions scheduling;
+    scheduling.cpu_workers = cpu_workers;
+    scheduling.deadline = std::nullopt;  // every query arrives at once: throughput, not deadlines
+    if (with_gpu) scheduling.max_gpu_batch = searcher.max_gpu_batch(options);
+    QueryScheduler scheduler(searcher_processors(searcher, options, cpu_workers, with_gpu), model, scheduling);
+    Analyzer analyzer(searcher.index().analysis());
+    for (const auto& text : texts) scheduler.submit(text, query_features(searcher, text, options, analyzer));
+    auto outcomes = scheduler.finish();
+    std::vector<SearchResult> results;
+    results.reserve(outcomes.size());
+    for (auto& outcome : outcomes) {
+        if (outcome.error) std::rethrow_exception(outcome.error);
+        results.push_back(std::move(outcome.result));
+    }
+    return results;
+}
+
+}  // namespace invidx

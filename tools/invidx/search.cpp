@@ -1,0 +1,216 @@
+// invidx search IDX QUERY... | --queries FILE: BM25 top k, on the CPU, the
+// GPU, or both through the scheduler (--device auto).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "analysis/analyzer.hpp"
+#include "devices/gpu_devices.hpp"
+#include "query/query_cost_model.hpp"
+#include "query/query_file.hpp"
+#include "query/query_scheduler.hpp"
+#include "query/searcher.hpp"
+#include "query/searcher_processors.hpp"
+#include "store/index_reader.hpp"
+#include "tools/invidx/command.hpp"
+
+namespace invidx::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct SearchFlags {
+    size_t k = 10;
+    QueryMode mode = QueryMode::kOr;
+    std::optional<std::string> queries_file;
+    TopicField topic_field = TopicField::kTitle;
+    std::string run_tag = "invidx";
+    std::string device = "cpu";
+};
+
+SearchFlags search_flags(const Invocation& invocation) {
+    const tools::ParsedFlags& given = invocation.flags;
+    SearchFlags flags;
+    if (auto k = given.value("--k")) flags.k = tools::positive_integer("--k", *k);
+    if (auto mode = given.value("--mode")) {
+        if (*mode == "and") {
+            flags.mode = QueryMode::kAnd;
+        } else if (*mode == "or") {
+            flags.mode = QueryMode::kOr;
+        } else if (*mode == "and-or") {
+            flags.mode = QueryMode::kAndOr;
+        } else {
+            throw UsageError("--mode must be and, or or and-or, not '" + *mode + "'");
+        }
+    }
+    flags.queries_file = given.value("--queries");
+    if (auto field = given.value("--topic-field")) {
+        if (*field != "title" && *field != "description") throw UsageError("--topic-field must be title or description, not '" + *field + "'");
+        flags.topic_field = *field == "title" ? TopicField::kTitle : TopicField::kDescription;
+    }
+    if (auto tag = given.value("--run-tag")) {
+        if (tag->empty() || tag->find_first_of(" \t\n") != std::string::npos) throw UsageError("--run-tag must be one word, not '" + *tag + "'");
+        flags.run_tag = *tag;
+    }
+    if (auto device = given.value("--device")) {
+        if (*device != "cpu" && *device != "gpu" && *device != "auto") throw UsageError("--device must be cpu, gpu or auto, not '" + *device + "'");
+        flags.device = *device;
+    }
+    return flags;
+}
+
+void check_search(const Invocation& invocation) { (void)search_flags(invocation); }
+
+// --device auto (docs/QUERY.md "Scheduling"): a queries file goes through the
+// CPU/GPU scheduler, a lone query to the device the untrained cost model
+// prefers; without a GPU (or CUDA) everything runs on the CPU.
+std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const std::string> texts,
+                                      const SearchOptions& options, bool from_file) {
+    const bool gpu = !list_gpus().devices.empty();
+    if (!from_file) {
+        Analyzer analyzer(searcher.index().analysis());
+        const QueryCostModel untrained;
+        SearchOptions chosen = options;
+        chosen.device = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu);
+        return {searcher.search(texts[0], chosen, analyzer)};
+    }
+    const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    // The GPU worker is a host thread too, mostly waiting on the device.
+    const size_t cpu_workers = gpu ? std::max<size_t>(1, threads - 1) : threads;
+    return search_scheduled(searcher, texts, options, cpu_workers, gpu);
+}
+
+int run_search(const Invocation& invocation) {
+    const SearchFlags flags = search_flags(invocation);
+    const auto& args = invocation.args;
+    std::vector<QueryLine> queries;
+    if (flags.queries_file) {
+        if (args.size() > 1) throw UsageError("give QUERY words or --queries FILE, not both");
+        queries = read_query_file(*flags.queries_file, flags.topic_field);
+    } else {
+        if (args.size() < 2) throw UsageError("usage: " + std::string(invocation.command.synopsis));
+        queries.push_back({"1", join_words(args, 1)});
+    }
+
+    const IndexReader index(args[0]);
+    const Searcher searcher(index);
+    std::vector<std::string> texts;
+    texts.reserve(queries.size());
+    for (const auto& query : queries) texts.push_back(query.text);
+    SearchOptions search_options{.k = flags.k, .mode = flags.mode};
+    std::vector<SearchResult> results;
+    if (flags.device == "auto") {
+        results = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
+    } else {
+        search_options.device = flags.device == "gpu" ? QueryDevice::kGpu : QueryDevice::kCpu;
+        results = searcher.search_all(texts, search_options);
+    }
+
+    if (invocation.json) {
+        json out = json::array();
+        for (size_t q = 0; q < queries.size(); ++q) {
+            json hits = json::array();
+            size_t rank = 1;
+            for (const auto& hit : results[q].hits) {
+                hits.push_back({{"rank", rank++}, {"docid", hit.docid}, {"name", index.document(hit.docid).name}, {"score", hit.score}});
+            }
+            json entry = {{"qid", queries[q].qid}, {"results", std::move(hits)}};
+            // and-or: which evaluation answered (or: AND found fewer than k).
+            if (flags.mode == QueryMode::kAndOr) entry["answered_as"] = results[q].answered_as == QueryMode::kAnd ? "and" : "or";
+            out.push_back(std::move(entry));
+        }
+        print_json(out);
+        return kOk;
+    }
+    std::string buffer;
+    char number[64];
+    for (size_t q = 0; q < queries.size(); ++q) {
+        const auto& hits = results[q].hits;
+        std::vector<std::string> names;
+        names.reserve(hits.size());
+        for (const auto& hit : hits) names.push_back(index.document(hit.docid).name);
+        if (invocation.trec) {
+            // TREC run format: qid Q0 docno rank score tag (trec_eval reads it).
+            for (size_t r = 0; r < hits.size(); ++r) {
+                std::snprintf(number, sizeof number, " %zu %.6f ", r + 1, hits[r].score);
+                buffer += queries[q].qid + " Q0 " + names[r] + number + flags.run_tag + "\n";
+            }
+            continue;
+        }
+        if (flags.queries_file) buffer += (q > 0 ? "\n" : "") + ("query " + queries[q].qid + ": " + queries[q].text + "\n");
+        if (hits.empty()) buffer += "no results\n";
+        const size_t rank_width = std::to_string(hits.size()).size();
+        size_t name_width = 0;
+        for (const auto& name : names) name_width = std::max(name_width, name.size());
+        for (size_t r = 0; r < hits.size(); ++r) {
+            std::string rank = std::to_string(r + 1);
+            buffer += rank + std::string(rank_width - rank.size() + 2, ' ') + names[r] + std::string(name_width - names[r].size() + 2, ' ');
+            std::snprintf(number, sizeof number, "%.6f  %u\n", hits[r].score, hits[r].docid);
+            buffer += number;
+        }
+    }
+    std::cout << buffer;
+    return kOk;
+}
+
+std::vector<tools::FlagSpec> search_flag_specs() {
+    const auto flag = [](std::string name, std::string value_name, std::string help) {
+        return tools::FlagSpec{.name = std::move(name), .value_name = std::move(value_name), .help = std::move(help),
+                               .repeats = tools::Repeats::kLastWins};
+    };
+    return {
+        flag("--k", "N", "number of results per query (default 10)"),
+        flag("--mode", "and|or|and-or",
+             "AND: documents with every term; OR: with any (default or);\n"
+             "and-or: AND, then OR when AND finds fewer than k"),
+        flag("--queries", "FILE",
+             "run the queries of FILE, one 'qid<TAB>text' a line\n"
+             "(blank lines skipped), or TREC topics (<top>...</top>, or\n"
+             "Web Track <topic number=...>), in parallel; file order"),
+        flag("--topic-field", "title|description", "what a topic's query is (default title)"),
+        flag("--run-tag", "TAG", "last column of --format trec (default invidx)"),
+        flag("--device", "cpu|gpu|auto",
+             "where queries run (default cpu; gpu: GPU 0, same results,\n"
+             "phrases excepted; auto: each query where it is estimated\n"
+             "cheaper, a --queries file shared by CPU threads and the GPU;\n"
+             "the CPU alone without a GPU)"),
+    };
+}
+
+}  // namespace
+
+Command search_command() {
+    return {.name = "search",
+            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
+            .description = "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
+                           "way documents were (duplicate terms count once). OR ranks every document\n"
+                           "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
+                           "term; and-or answers with AND when it finds k documents, else with OR.\n"
+                           "On the query layout (merge --layout query) blocks are skipped and\n"
+                           "pruned by their block maxima; the results are the same.\n"
+                           "A double-quoted part is a phrase (\"new york\"): its words at consecutive\n"
+                           "positions, a stop word leaving a one-token gap. Documents must hold every\n"
+                           "phrase, in both modes; they are scored by BM25 over all the words. Phrases\n"
+                           "need an index built with positions (invidx-run ... --set positions=true).\n"
+                           "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
+                           "The qid of a command-line query is 1. See docs/QUERY.md.",
+            .example = "  $ invidx search idx zebras apples --k 2\n"
+                       "  1  7      1.758825  2\n"
+                       "  2  doc-a  0.626986  0\n"
+                       "  $ invidx search idx '\"new york\" times' --mode and\n"
+                       "  $ invidx search idx --queries topics.tsv --format trec --run-tag bm25 --k 1000 > run.txt\n",
+            .min_args = 1,
+            .max_args = SIZE_MAX,
+            .flags = search_flag_specs(),
+            .trec_format = true,
+            .check = check_search,
+            .run = run_search};
+}
+
+}  // namespace invidx::cli
