@@ -1,5 +1,5 @@
 // invidx_ceilings: how fast each stage of the parse side could go on its own,
-// on the same files, without the flow graph (issue #4). Every stage is
+// on the same files, without the flow graph. Every stage is
 // measured with all the stages before it, so the difference between two rows
 // is the cost of the later stage:
 //   read        the files' bytes, 4 MiB at a time (from the page cache: one

@@ -1,5 +1,5 @@
 // invidx_codec_bench: what each integer codec (store/codecs/) would cost on a
-// real index (issue #5): every term's docid list and tf list, encoded as the
+// real index: every term's docid list and tf list, encoded as the
 // query-ready layout (query.post) stores them, in blocks of 128 postings (docids as
 // gap − 1 from the previous docid, tfs as tf − 1: store/codecs/docid_gaps.hpp).
 // Per codec it prints the space (bits per docid, bits per tf; block skip data

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integer codecs on a real index (issue #5): builds an index and runs
+# Integer codecs on a real index: builds an index and runs
 # invidx_codec_bench on it, which prints bits per docid and per tf and the
 # single-thread decode and encode speeds of every codec, table last.
 #

@@ -6,7 +6,7 @@
                    [--java-heap SIZE] [--work-dir DIR] [--keep-output] [--timeout SECONDS]
                    [--json FILE]
 
-BENCHMARK-ONLY (issue #4). The peers are the harnesses of bench/peers/
+BENCHMARK-ONLY. The peers are the harnesses of bench/peers/
 (xapian_index.cpp, LuceneIndex.java), built by bench/peers/build.sh, which this
 script runs when their outputs are missing. They read the same part files as
 invidx-run --input DIR (the collection's *.warc.gz / *.warc files).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory and time as the collection grows (issue #4 item 3): one
+# Peak memory and time as the collection grows: one
 # synthetic collection (Zipf over a 1M-word vocabulary, so the dictionary
 # keeps growing) of 64 files, indexed as its first 4, 16 and 64 files
 # (about 1/4, 1 and 4 times SIZE_MB/4 ... see the table). Prints a table last.

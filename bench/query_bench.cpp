@@ -1,4 +1,4 @@
-// invidx_query_bench: query latency on one thread (issue #5), the two paths
+// invidx_query_bench: query latency on one thread, the two paths
 // of `invidx search` on one index side by side:
 //   run files     each query term's list decoded whole from the (merged) run
 //                 file; AND by daat_and, OR by MaxScore

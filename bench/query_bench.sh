@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Query latency (issue #5): builds an index from a generated collection,
+# Query latency: builds an index from a generated collection,
 # merges it with the query layout, and runs invidx_query_bench on it, which
 # times ~200 queries drawn from the index's vocabulary (1-5 terms, frequent,
 # medium and rare) on one thread, AND and OR, on the run files (lists decoded

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Query latency against Lucene and Xapian (issue #5), BENCHMARK-ONLY: one
+# Query latency against Lucene and Xapian, BENCHMARK-ONLY: one
 # collection indexed by invidx (configs/default.json, then merge --layout
 # query), Xapian (bench/peers/xapian_index) and Lucene 8
 # (bench/peers/LuceneIndex, as bench/compare_peers.py runs them); ~200

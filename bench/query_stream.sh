@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Query streams (issue #5 item 5): builds an index from a generated
+# Query streams: builds an index from a generated
 # collection as bench/query_bench.sh does (gen_collection.py, invidx-run,
 # merge --layout query), then runs invidx_query_stream_bench on it: queries
 # arriving by a Poisson process at doubling rates through the CPU/GPU

@@ -1,5 +1,5 @@
 // invidx_query_stream_bench: a stream of queries arriving by a Poisson
-// process (Ding et al. §9, issue #5 item 5), through the CPU/GPU scheduler
+// process (Ding et al. §9), through the CPU/GPU scheduler
 // (query/query_scheduler.hpp) in three configurations:
 //   cpu   N CPU workers, no GPU
 //   gpu   the GPU worker alone

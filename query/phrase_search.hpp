@@ -1,4 +1,4 @@
-// Queries with phrases, over positional indexes (issue #5 item 6). Each
+// Queries with phrases, over positional indexes. Each
 // phrase is a filter: a document must hold every phrase of the query, each
 // at consecutive positions (docs/QUERY.md, "Phrases"). AND also requires every
 // other term; OR leaves them optional. A document that passes is scored by

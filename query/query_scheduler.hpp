@@ -1,5 +1,5 @@
 // A stream of queries over CPU workers and one GPU worker (Ding et al. §9,
-// issue #5 item 5; docs/QUERY.md "Scheduling (--device auto)").
+// docs/QUERY.md "Scheduling (--device auto)").
 //
 // Each submitted query gets a CPU and a GPU cost estimate (QueryCostModel)
 // and goes to one of three FIFO queues: GPU-suited (the CPU estimate is at

@@ -1,4 +1,4 @@
-// Writes query.post, the query-ready layout of issue #5 (docs/FORMAT.md,
+// Writes query.post, the query-ready layout (docs/FORMAT.md,
 // "query.post"): one list per term, in blocks of 128 postings, each block
 // with its last docid (a skip: blocks before a target docid are passed over
 // without decoding) and its largest BM25 term-frequency part (block-max:

@@ -1,5 +1,5 @@
 // BENCHMARK-ONLY peer harness: index a WARC collection with Lucene 8, for
-// comparison with invidx (issue #4). Not part of the product; not built by the
+// comparison with invidx. Not part of the product; not built by the
 // main CMakeLists.txt. Build with bench/peers/build.sh.
 //
 //   java -cp bench/peers/build:LUCENE_JARS LuceneIndex OUT_DIR THREADS FILES...

@@ -1,5 +1,5 @@
 #!/bin/sh
-# BENCHMARK-ONLY: builds the peer harnesses of bench/peers (issue #4) into
+# BENCHMARK-ONLY: builds the peer harnesses of bench/peers into
 # bench/peers/build/. Not part of the product build (the main CMakeLists.txt
 # does not know these files).
 #

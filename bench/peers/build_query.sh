@@ -1,6 +1,6 @@
 #!/bin/sh
 # BENCHMARK-ONLY: builds the query-latency peer harnesses of bench/peers
-# (issue #5) into bench/peers/build/ (git-ignored), next to the indexing
+# into bench/peers/build/ (git-ignored), next to the indexing
 # harnesses of build.sh, which it runs first when they are missing.
 # Not part of the product build.
 #

@@ -1,4 +1,4 @@
-// BENCHMARK-ONLY peer-comparison driver (issue #5): query latency of invidx on
+// BENCHMARK-ONLY peer-comparison driver: query latency of invidx on
 // a query file, measured exactly as bench/peers/xapian_query.cpp and
 // LuceneQuery.java measure theirs. Not part of the product; not built by the
 // main CMakeLists.txt. Build with bench/peers/build.sh invidx (needs a built

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""BENCHMARK-ONLY (issue #5): summarizes the per-query latency files of
+"""BENCHMARK-ONLY: summarizes the per-query latency files of
 invidx_query, xapian_query and LuceneQuery (bench/peers) into one table.
 
   latency_table.py FILE...      each FILE: `# system: NAME ...` header, then

@@ -1,4 +1,4 @@
-// BENCHMARK-ONLY peer harness (issue #5): top-k query latency of Xapian on a
+// BENCHMARK-ONLY peer harness: top-k query latency of Xapian on a
 // database built by xapian_index, for comparison with invidx. Not part of the
 // product; not built by the main CMakeLists.txt. Build with
 // bench/peers/build.sh xapian.

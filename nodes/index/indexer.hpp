@@ -1,7 +1,7 @@
 // What an indexer must offer (STYLE.md: concepts name the pluggable parts).
 // An indexer owns a fixed set of trie collections for the whole build (Wei &
 // JaJa §III.E), receives every batch in docid order, and returns its postings
-// run by run. A GPU indexer (issue #3) is checked against the same contract.
+// run by run. A GPU indexer is checked against the same contract.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // Binary packing in groups of 128 (Lemire & Boytsov 2015, "SIMD-BP128"),
-// the SIMD-friendly codec of issue #5: each group of up to 128 values is one
+// the SIMD-friendly codec: each group of up to 128 values is one
 // byte b = bits of its largest value, then the values packed in b bits
 // (store/codecs/bit_packing.hpp: full groups in the 4-lane vertical layout
 // that gcc vectorizes, a last short group horizontally). No exceptions, so

@@ -1,4 +1,4 @@
-// What an integer codec must offer (issue #5): turn a sequence of uint32
+// What an integer codec must offer, so that the query layout can take any of them by name: turn a sequence of uint32
 // values (docid gaps, tfs) into bytes and back. The number of values is not
 // stored: the caller keeps it (a block of a postings list knows its length),
 // so a codec spends no bytes on it. The caller also keeps each encoding's byte

@@ -1,6 +1,6 @@
 // CPU-only and CPU+GPU builds of the same input give byte-identical CIFF
-// exports (issue #3: "the index is the same format and content as a
-// CPU-only build"). Skipped without a CUDA device.
+// exports: the device an indexer runs on must not change the index (SPEC).
+// Skipped without a CUDA device.
 #include <doctest/doctest.h>
 
 #include "devices/gpu_devices.hpp"

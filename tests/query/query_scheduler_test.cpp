@@ -1,4 +1,4 @@
-// The CPU/GPU query scheduler (query/query_scheduler, issue #5 item 5) with
+// The CPU/GPU query scheduler (query/query_scheduler) with
 // fake processors: which device runs a query is controlled by gates the test
 // opens and by a manual clock, never by how long something takes. Then the
 // real thing: the scheduler over a Searcher, and `invidx search --device auto`,

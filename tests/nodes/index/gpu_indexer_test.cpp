@@ -1,6 +1,6 @@
 // The GPU indexer kinds against the same std::map reference as the CPU
 // indexer, and against the CPU indexer itself. Skipped without a CUDA
-// device; run on the GPU machine (docs/PERFORMANCE.md, issue #3 notes).
+// device; run on the GPU machine (docs/PERFORMANCE.md).
 #include "nodes/index/gpu_indexer.hpp"
 
 #include <doctest/doctest.h>
