@@ -1,11 +1,14 @@
 #include "store/binary_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "invidx/error.hpp"
+#include "store/index_layout.hpp"
+#include "store/verified_file.hpp"
 
 namespace invidx {
 namespace {
@@ -39,8 +42,18 @@ void BinaryWriter::u64(uint64_t value) {
 }
 
 void BinaryWriter::bytes(std::string_view data) {
-    crc_.update(data);
-    written_ += data.size();
+    for (std::string_view rest = data; !rest.empty();) {
+        const uint64_t in_block = written_ % layout::kChecksumBlockBytes;
+        const size_t take = static_cast<size_t>(std::min<uint64_t>(rest.size(), layout::kChecksumBlockBytes - in_block));
+        block_crc_.update(rest.substr(0, take));
+        rest.remove_prefix(take);
+        written_ += take;
+        if (written_ % layout::kChecksumBlockBytes == 0) {
+            finished_blocks_.push_back(block_crc_.value());
+            finished_crc_ = crc32_concat(finished_crc_, block_crc_.value(), layout::kChecksumBlockBytes);
+            block_crc_ = Crc32();
+        }
+    }
     if (buffer_.size() + data.size() > kBufferBytes) flush_buffer();
     if (data.size() >= kBufferBytes) {
         buffer_.assign(data);
@@ -48,6 +61,16 @@ void BinaryWriter::bytes(std::string_view data) {
     } else {
         buffer_.append(data);
     }
+}
+
+uint32_t BinaryWriter::crc() const {
+    return crc32_concat(finished_crc_, block_crc_.value(), written_ % layout::kChecksumBlockBytes);
+}
+
+std::vector<uint32_t> BinaryWriter::block_crcs() const {
+    std::vector<uint32_t> crcs = finished_blocks_;
+    if (written_ % layout::kChecksumBlockBytes != 0) crcs.push_back(block_crc_.value());
+    return crcs;
 }
 
 void BinaryWriter::string(std::string_view text) {
@@ -101,6 +124,7 @@ std::string_view BinaryReader::bytes(uint64_t size, std::string_view field) {
                         std::to_string(data_.size() - position_) + " left");
     }
     const auto out = data_.substr(position_, size);
+    if (verified_ != nullptr) verified_->check(out);
     position_ += size;
     return out;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "invidx/error.hpp"
 #include "store/crc32.hpp"
@@ -37,7 +38,10 @@ public:
     void string(std::string_view text);  // u32 byte length, then the bytes
 
     uint64_t position() const { return written_; }   // bytes written so far
-    uint32_t crc() const { return crc_.value(); }    // of all bytes so far
+    uint32_t crc() const;                            // of all bytes so far
+    // The CRC-32 of each layout::kChecksumBlockBytes block so far, the last
+    // one possibly shorter (checksums.bin: readers verify what they read).
+    std::vector<uint32_t> block_crcs() const;
 
     // Appends the u32 CRC-32 of everything written, then syncs and closes.
     void finish_with_crc();
@@ -53,7 +57,11 @@ private:
     int fd_ = -1;
     std::string buffer_;
     uint64_t written_ = 0;
-    Crc32 crc_;
+    // One CRC-32 pass per byte: the block being written, and the blocks
+    // finished so far, combined into the whole file's without rereading.
+    Crc32 block_crc_;
+    std::vector<uint32_t> finished_blocks_;
+    uint32_t finished_crc_ = 0;  // crc32 of the finished blocks (0 = crc32 of nothing)
 };
 
 // Little-endian loads from bytes the caller has already bounds-checked: for
@@ -71,10 +79,14 @@ inline uint64_t load_u64(const char* bytes) {
 }
 
 // Reads fields out of bytes already in memory (a mapped file).
+class VerifiedFile;
+
 class BinaryReader {
 public:
-    BinaryReader(std::string file, std::string_view data, uint64_t position = 0)
-        : file_(std::move(file)), data_(data), position_(position) {}
+    // With `verified`, every field read is first verified against the file's
+    // block checksums (data must be a view into that file's bytes).
+    BinaryReader(std::string file, std::string_view data, uint64_t position = 0, const VerifiedFile* verified = nullptr)
+        : file_(std::move(file)), data_(data), position_(position), verified_(verified) {}
 
     uint32_t u32(std::string_view field);
     uint64_t u64(std::string_view field);
@@ -95,6 +107,7 @@ private:
     std::string file_;
     std::string_view data_;
     uint64_t position_;
+    const VerifiedFile* verified_;
 };
 
 // Checks that `data` ends with the CRC-32 of the bytes before it.

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include <zlib.h>
+
 namespace invidx {
 namespace {
 
@@ -44,6 +46,10 @@ void Crc32::update(const void* data, size_t size) {
     }
     while (size-- > 0) crc = (crc >> 8) ^ kTables[0][(crc ^ *bytes++) & 0xFFu];
     state_ = crc;
+}
+
+uint32_t crc32_concat(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
+    return static_cast<uint32_t>(::crc32_combine64(crc_a, crc_b, static_cast<z_off64_t>(length_b)));
 }
 
 uint32_t crc32(std::string_view bytes) {

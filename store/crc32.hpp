@@ -20,4 +20,9 @@ private:
 
 uint32_t crc32(std::string_view bytes);
 
+// The CRC-32 of A followed by B from crc32(A), crc32(B) and B's length, in
+// O(log length) without reading A or B: the writer checksums each 64 KiB
+// block once and gets the whole file's CRC-32 from the blocks' for free.
+uint32_t crc32_concat(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
+
 }  // namespace invidx

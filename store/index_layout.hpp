@@ -19,12 +19,17 @@ inline constexpr std::string_view kReportFile = "report.json";
 // Optional: the query-ready layout (`invidx merge --layout query`).
 inline constexpr std::string_view kQueryPostingsFile = "query.post";
 inline constexpr std::string_view kRunsDirectory = "runs";
+// A CRC-32 per block of every other file, so a reader verifies only the
+// blocks it reads (written by indexes since block checksums were added).
+inline constexpr std::string_view kChecksumsFile = "checksums.bin";
+inline constexpr uint32_t kChecksumBlockBytes = 64 * 1024;
 
 // 8-byte magics: the first bytes of each binary file.
 inline constexpr std::string_view kRunMagic = "INVIDXPO";
 inline constexpr std::string_view kDictionaryMagic = "INVIDXDI";
 inline constexpr std::string_view kDocumentsMagic = "INVIDXDO";
 inline constexpr std::string_view kQueryPostingsMagic = "INVIDXQP";
+inline constexpr std::string_view kChecksumsMagic = "INVIDXCK";
 inline constexpr uint32_t kFileVersion = 1;
 
 // Fixed record sizes of the tables, in bytes.

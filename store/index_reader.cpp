@@ -1,9 +1,11 @@
 #include "store/index_reader.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
+#include "store/block_checksums.hpp"
 #include "store/crc32.hpp"
 #include "store/index_layout.hpp"
 
@@ -18,46 +20,112 @@ bool safe_relative_path(const std::string& path) {
     return std::none_of(relative.begin(), relative.end(), [](const fs::path& part) { return part == ".."; });
 }
 
+bool verify_all_at_open_requested() {
+    const char* value = std::getenv("INVIDX_VERIFY_ALL_AT_OPEN");
+    return value != nullptr && std::string_view(value) == "1";
+}
+
 }  // namespace
 
 IndexReader::IndexReader(const fs::path& directory) : directory_(directory), manifest_(read_manifest(directory)) {
     const std::string manifest_name = display(layout::kManifestFile);
-    // Every file the manifest names must be there with its size and CRC-32.
     for (const auto& entry : manifest_.files) {
         if (!safe_relative_path(entry.path)) {
             throw FormatError(manifest_name, "key '/files' names the path \"" + entry.path + "\" outside the index");
         }
-        const std::string name = display(entry.path);
-        MappedFile file(directory_ / entry.path, name);
-        if (file.bytes().size() != entry.size_bytes) {
-            throw FormatError(name, "size is " + std::to_string(file.bytes().size()) + " bytes but manifest.json says " +
-                                        std::to_string(entry.size_bytes) + "; the file is truncated or damaged");
-        }
-        if (crc32(file.bytes()) != entry.crc32) {
-            throw FormatError(name, "CRC-32 does not match manifest.json; the file is damaged");
-        }
-        files_.emplace(entry.path, std::move(file));
+    }
+    const bool has_checksums = std::any_of(manifest_.files.begin(), manifest_.files.end(),
+                                           [](const ManifestFile& file) { return file.path == layout::kChecksumsFile; });
+    lazy_ = has_checksums && !verify_all_at_open_requested();
+    if (lazy_) {
+        open_files_lazily(manifest_name);
+    } else {
+        open_files_whole(manifest_name);
     }
     open_dictionary();
     open_documents();
     for (const uint32_t run : manifest_.runs) open_run(run);
-    if (files_.contains(layout::kReportFile)) {
-        const auto bytes = files_.find(layout::kReportFile)->second.bytes();
+    if (const auto* report = index_file(layout::kReportFile)) {
+        const auto bytes = report->range(0, report->size());
         auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
         if (parsed.is_discarded()) throw FormatError(display(layout::kReportFile), "not valid JSON");
         report_ = std::move(parsed);
     }
 }
 
-std::string IndexReader::display(std::string_view relative) const { return (directory_ / relative).string(); }
+namespace {
 
-std::optional<std::string_view> IndexReader::file_bytes(std::string_view relative) const {
-    const auto found = files_.find(relative);
-    if (found == files_.end()) return std::nullopt;
-    return found->second.bytes();
+MappedFile map_with_size(const fs::path& path, const std::string& name, uint64_t size_bytes) {
+    MappedFile file(path, name);
+    if (file.bytes().size() != size_bytes) {
+        throw FormatError(name, "size is " + std::to_string(file.bytes().size()) + " bytes but manifest.json says " +
+                                    std::to_string(size_bytes) + "; the file is truncated or damaged");
+    }
+    return file;
 }
 
-const MappedFile& IndexReader::verified_file(std::string_view relative) const {
+}  // namespace
+
+// Every file the manifest names must be there with its size and CRC-32:
+// every byte is read (indexes written before checksums.bin).
+void IndexReader::open_files_whole(const std::string&) {
+    for (const auto& entry : manifest_.files) {
+        const std::string name = display(entry.path);
+        MappedFile file = map_with_size(directory_ / entry.path, name, entry.size_bytes);
+        if (crc32(file.bytes()) != entry.crc32) {
+            throw FormatError(name, "CRC-32 does not match manifest.json; the file is damaged");
+        }
+        files_.try_emplace(entry.path, std::move(file), name);
+    }
+}
+
+// checksums.bin is read whole (about 1/16384 of the index); every other
+// file only has its size compared (fstat): its blocks are verified as read.
+void IndexReader::open_files_lazily(const std::string& manifest_name) {
+    const auto entry = std::find_if(manifest_.files.begin(), manifest_.files.end(),
+                                    [](const ManifestFile& file) { return file.path == layout::kChecksumsFile; });
+    const std::string checksums_name = display(layout::kChecksumsFile);
+    MappedFile checksums_file = map_with_size(directory_ / entry->path, checksums_name, entry->size_bytes);
+    if (crc32(checksums_file.bytes()) != entry->crc32) {
+        throw FormatError(checksums_name, "CRC-32 does not match manifest.json; the file is damaged");
+    }
+    auto checksums = read_block_checksums(checksums_name, checksums_file.bytes());
+    files_.try_emplace(entry->path, std::move(checksums_file), checksums_name);
+    std::map<std::string_view, FileBlockChecksums*> by_path;
+    for (auto& file : checksums) by_path.emplace(file.path, &file);
+    for (const auto& listed : manifest_.files) {
+        if (listed.path == layout::kChecksumsFile) continue;
+        const std::string name = display(listed.path);
+        const auto found = by_path.find(listed.path);
+        if (found == by_path.end()) throw FormatError(checksums_name, "has no block checksums for " + listed.path);
+        FileBlockChecksums& blocks = *found->second;
+        if (blocks.size_bytes != listed.size_bytes) {
+            throw FormatError(checksums_name, "size of " + listed.path + " is " + std::to_string(blocks.size_bytes) +
+                                                  " bytes but manifest.json says " + std::to_string(listed.size_bytes));
+        }
+        by_path.erase(found);
+        MappedFile file = map_with_size(directory_ / listed.path, name, listed.size_bytes);
+        files_.try_emplace(listed.path, std::move(file), name, blocks.block_bytes, std::move(blocks.crcs));
+    }
+    if (!by_path.empty()) {
+        throw FormatError(checksums_name, "lists " + std::string(by_path.begin()->first) + ", which " + manifest_name + " does not");
+    }
+}
+
+std::string IndexReader::display(std::string_view relative) const { return (directory_ / relative).string(); }
+
+const VerifiedFile* IndexReader::index_file(std::string_view relative) const {
+    const auto found = files_.find(relative);
+    return found == files_.end() ? nullptr : &found->second;
+}
+
+uint64_t IndexReader::bytes_verified() const {
+    uint64_t total = 0;
+    for (const auto& [path, file] : files_) total += file.bytes_verified();
+    return total;
+}
+
+const VerifiedFile& IndexReader::verified_file(std::string_view relative) const {
     const auto found = files_.find(relative);
     if (found == files_.end()) {
         throw FormatError(display(layout::kManifestFile),
@@ -70,9 +138,10 @@ void IndexReader::open_dictionary() {
     dictionary_ = &verified_file(layout::kDictionaryFile);
     dictionary_name_ = display(layout::kDictionaryFile);
     const std::string& name = dictionary_name_;
-    const auto bytes = dictionary_->bytes();
-    check_trailing_crc(name, bytes);
-    BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
+    const auto bytes = dictionary_->unchecked_bytes();
+    if (!lazy_) check_trailing_crc(name, bytes);
+    if (bytes.size() < 4) throw FormatError(name, "field 'crc32': file too short");
+    BinaryReader in(name, bytes.substr(0, bytes.size() - 4), 0, dictionary_);
     in.expect_header(layout::kDictionaryMagic, layout::kFileVersion);
     in.u32("reserved");
     term_count_ = in.u64("term_count");
@@ -80,6 +149,13 @@ void IndexReader::open_dictionary() {
         in.fail("term_count", std::to_string(term_count_) + " terms but manifest.json says " + std::to_string(manifest_.terms));
     }
     if (term_count_ > (in.size() - in.position()) / 8) in.fail("term_count", "the offsets table does not fit in the file");
+    // Reading every record costs a pass over the whole dictionary: done at
+    // open only where every byte is read anyway, else by invidx check --full.
+    if (!lazy_) check_dictionary_order();
+}
+
+void IndexReader::check_dictionary_order() const {
+    const std::string& name = dictionary_name_;
     // One pass over the records: each parses, and terms are strictly
     // increasing byte-wise, which find_term's binary search relies on.
     uint64_t postings = 0;
@@ -99,8 +175,8 @@ void IndexReader::open_dictionary() {
 }
 
 IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
-    const auto bytes = dictionary_->bytes();
-    BinaryReader in(dictionary_name_, bytes.substr(0, bytes.size() - 4), 24 + 8 * i);
+    const auto bytes = dictionary_->unchecked_bytes();
+    BinaryReader in(dictionary_name_, bytes.substr(0, bytes.size() - 4), 24 + 8 * i, dictionary_);
     const uint64_t offset = in.u64("term_offsets[" + std::to_string(i) + "]");
     in.seek(offset, "term_offsets[" + std::to_string(i) + "]");
     TermRecord record;
@@ -120,19 +196,26 @@ IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
 }
 
 std::string_view IndexReader::term_bytes(uint64_t i) const {
-    const auto bytes = dictionary_->bytes();
+    const auto bytes = dictionary_->unchecked_bytes();
     const std::string_view data = bytes.substr(0, bytes.size() - 4);
     // find_term calls this log2(T) times per query term: read in place, and
     // build the error context (file name, field) only if a bound fails.
+    // Each part is verified (a bit test once its block is) before it is read.
     const uint64_t entry = 24 + 8 * i;
     if (entry <= data.size() && data.size() - entry >= 8) {
+        dictionary_->check(data.substr(entry, 8));
         const uint64_t offset = load_u64(data.data() + entry);
         if (offset <= data.size() && data.size() - offset >= 4) {
+            dictionary_->check(data.substr(offset, 4));
             const uint32_t length = load_u32(data.data() + offset);
-            if (length <= data.size() - offset - 4) return data.substr(offset + 4, length);
+            if (length <= data.size() - offset - 4) {
+                const auto term = data.substr(offset + 4, length);
+                dictionary_->check(term);
+                return term;
+            }
         }
     }
-    BinaryReader in(display(layout::kDictionaryFile), data, entry);
+    BinaryReader in(display(layout::kDictionaryFile), data, entry, dictionary_);
     in.seek(in.u64("term_offsets"), "term_offsets");
     return in.string("term");
 }
@@ -141,9 +224,10 @@ void IndexReader::open_documents() {
     documents_ = &verified_file(layout::kDocumentsFile);
     documents_name_ = display(layout::kDocumentsFile);
     const std::string& name = documents_name_;
-    const auto bytes = documents_->bytes();
-    check_trailing_crc(name, bytes);
-    BinaryReader in(name, bytes.substr(0, bytes.size() - 4));
+    const auto bytes = documents_->unchecked_bytes();
+    if (!lazy_) check_trailing_crc(name, bytes);
+    if (bytes.size() < 4) throw FormatError(name, "field 'crc32': file too short");
+    BinaryReader in(name, bytes.substr(0, bytes.size() - 4), 0, documents_);
     in.expect_header(layout::kDocumentsMagic, layout::kFileVersion);
     in.u32("reserved");
     if (in.size() < 16 + layout::kDocumentsFooterBytes - 4) in.fail("document_count", "file too short for its footer");
@@ -165,9 +249,10 @@ void IndexReader::open_run(uint32_t run) {
     file.run = run;
     file.name = display(relative);
     file.file = &verified_file(relative);
-    const auto bytes = file.file->bytes();
-    check_trailing_crc(file.name, bytes);
-    BinaryReader in(file.name, bytes.substr(0, bytes.size() - 4));
+    const auto bytes = file.file->unchecked_bytes();
+    if (!lazy_) check_trailing_crc(file.name, bytes);
+    if (bytes.size() < 4) throw FormatError(file.name, "field 'crc32': file too short");
+    BinaryReader in(file.name, bytes.substr(0, bytes.size() - 4), 0, file.file);
     in.expect_header(layout::kRunMagic, layout::kFileVersion);
     if (in.u32("run") != run) in.fail("run", "does not match the file name's run " + std::to_string(run));
     const uint32_t flags = in.u32("flags");
@@ -208,6 +293,14 @@ std::vector<PartialListRef> IndexReader::partial_lists(uint64_t i) const {
 }
 
 std::optional<uint64_t> IndexReader::find_term(std::string_view term) const {
+    try {
+        return search_term(term);
+    } catch (const FormatError& error) {
+        throw FormatError(dictionary_name_, "looking up term '" + std::string(term) + "': " + error.message());
+    }
+}
+
+std::optional<uint64_t> IndexReader::search_term(std::string_view term) const {
     uint64_t low = 0;
     uint64_t high = term_count_;
     while (low < high) {
@@ -234,8 +327,19 @@ void IndexReader::decode_partial(const std::string& term, const PartialListRef& 
     if (part == run->parts.end() || ref.slot >= part->list_count) {
         throw FormatError(run->name, "mapping table has no entry for " + where);
     }
-    const auto bytes = run->file->bytes();
-    BinaryReader in(run->name, bytes.substr(0, bytes.size() - 4), part->table_offset + layout::kListEntryBytes * ref.slot);
+    const auto bytes = run->file->unchecked_bytes();
+    const uint64_t entry = part->table_offset + layout::kListEntryBytes * ref.slot;
+    // The mapping entry and the list are verified against their blocks'
+    // CRC-32s here, where the term is known: damage names the term.
+    const auto verify = [&](uint64_t offset, uint64_t length, std::string_view what) {
+        try {
+            run->file->check(bytes.substr(offset, length));
+        } catch (const FormatError& error) {
+            throw FormatError(run->name, std::string(what) + " of " + where + ": " + error.message());
+        }
+    };
+    verify(entry, layout::kListEntryBytes, "mapping table entry");  // inside the file: open checked the table's bounds
+    BinaryReader in(run->name, bytes.substr(0, bytes.size() - 4), entry, run->file);
     const uint64_t offset = in.u64("list_offset");
     const uint64_t length = in.u64("list_bytes");
     const uint32_t count = in.u32("list_postings");
@@ -243,6 +347,7 @@ void IndexReader::decode_partial(const std::string& term, const PartialListRef& 
         length > part->data_offset + part->data_bytes - offset) {
         in.fail("list_offset", "list of " + where + " lies outside its part's data");
     }
+    verify(offset, length, "list");
     try {
         run_list::decode(bytes.substr(offset, length), count, positional(), out);
     } catch (const FormatError&) {
@@ -289,11 +394,11 @@ run_list::DecodedList IndexReader::postings(uint64_t i) const {
 DocumentInfo IndexReader::document(uint32_t docid) const {
     ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
     const std::string name = display(layout::kDocumentsFile);
-    const auto bytes = documents_->bytes();
+    const auto bytes = documents_->unchecked_bytes();
     const auto records = bytes.substr(0, documents_table_offset_);
-    BinaryReader table(name, bytes, documents_table_offset_ + 8 * uint64_t{docid});
+    BinaryReader table(name, bytes, documents_table_offset_ + 8 * uint64_t{docid}, documents_);
     const uint64_t offset = table.u64("document_offsets[" + std::to_string(docid) + "]");
-    BinaryReader in(name, records);
+    BinaryReader in(name, records, 0, documents_);
     in.seek(offset, "document_offsets[" + std::to_string(docid) + "]");
     DocumentInfo info;
     info.docid = docid;
@@ -307,10 +412,10 @@ DocumentInfo IndexReader::document(uint32_t docid) const {
 
 uint32_t IndexReader::document_length(uint32_t docid) const {
     ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
-    const auto bytes = documents_->bytes();
-    BinaryReader table(documents_name_, bytes, documents_table_offset_ + 8 * uint64_t{docid});
+    const auto bytes = documents_->unchecked_bytes();
+    BinaryReader table(documents_name_, bytes, documents_table_offset_ + 8 * uint64_t{docid}, documents_);
     const uint64_t offset = table.u64("document_offsets");
-    BinaryReader in(documents_name_, bytes.substr(0, documents_table_offset_));
+    BinaryReader in(documents_name_, bytes.substr(0, documents_table_offset_), 0, documents_);
     in.seek(offset, "document_offsets");
     in.string("name");
     return in.u32("length");
@@ -320,9 +425,9 @@ std::optional<uint32_t> IndexReader::find_document(std::string_view name) const 
     // Built on first use: most readers never look documents up by name.
     std::call_once(names_built_, [&] {
         const std::string file = display(layout::kDocumentsFile);
-        const auto bytes = documents_->bytes();
-        BinaryReader table(file, bytes, documents_table_offset_);
-        BinaryReader records(file, bytes.substr(0, documents_table_offset_));
+        const auto bytes = documents_->unchecked_bytes();
+        BinaryReader table(file, bytes, documents_table_offset_, documents_);
+        BinaryReader records(file, bytes.substr(0, documents_table_offset_), 0, documents_);
         docid_by_name_.reserve(num_documents());
         for (uint64_t docid = 0; docid < num_documents(); ++docid) {
             records.seek(table.u64("document_offsets"), "document_offsets[" + std::to_string(docid) + "]");

@@ -1,7 +1,12 @@
 // Opens an index directory written by IndexWriter (docs/FORMAT.md) and
 // answers what SPEC §6 asks of a finished index. Opening checks the
-// manifest, then the size and CRC-32 of every file it names, so damage is a
-// FormatError naming the file and field before any answer is given.
+// manifest, every file's size, checksums.bin, and each binary file's header
+// and footer: a few reads per file, whatever the index's size. Every other
+// byte is verified against its block's CRC-32 when it is first read
+// (store/verified_file.hpp), so damage is a FormatError naming the file, and
+// for postings the term, before any answer that depends on it is given.
+// An index without checksums.bin (written before block checksums) has every
+// file verified whole at open, as INVIDX_VERIFY_ALL_AT_OPEN=1 asks for any.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +26,7 @@
 #include "store/run_list.hpp"
 #include "invidx/messages.hpp"
 #include "store/manifest.hpp"
-#include "store/mapped_file.hpp"
+#include "store/verified_file.hpp"
 
 namespace invidx {
 
@@ -63,6 +68,10 @@ public:
     uint64_t term_count() const { return term_count_; }
     TermInfo term(uint64_t i) const;
     std::optional<uint64_t> find_term(std::string_view term) const;  // binary search
+    // The whole dictionary's consistency, which open no longer reads: terms
+    // in strictly increasing byte-wise order, dfs adding up to the manifest's
+    // postings (invidx check --full; at open for whole-file verification).
+    void check_dictionary_order() const;
     std::vector<PartialListRef> partial_lists(uint64_t i) const;
     // Every partial list of term i, in run order, as one list. Checks that
     // docids increase, and that the count and tf sum match df and cf.
@@ -74,9 +83,14 @@ public:
     std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
 
     const std::vector<InputFile>& files() const { return manifest_.inputs; }
-    // The bytes of a file the manifest lists (size and CRC-32 checked), or
-    // nullopt; for optional files such as query.post.
-    std::optional<std::string_view> file_bytes(std::string_view relative) const;
+    // A file the manifest lists (its size checked; its bytes verified as they
+    // are read), or nullptr; for optional files such as query.post.
+    const VerifiedFile* index_file(std::string_view relative) const;
+    // False for an index without checksums.bin, or with
+    // INVIDX_VERIFY_ALL_AT_OPEN=1: every file was verified whole at open.
+    bool verifies_lazily() const { return lazy_; }
+    // Bytes checksummed since open by lazy verification, all files together.
+    uint64_t bytes_verified() const;
     // "<dir>/<relative>": how errors name a file of this index.
     std::string display(std::string_view relative) const;
     const std::optional<nlohmann::json>& report() const { return report_; }
@@ -92,7 +106,7 @@ private:
     struct RunFile {
         uint32_t run = 0;
         std::string name;           // for errors: "<dir>/runs/run-000003.post"
-        const MappedFile* file = nullptr;  // owned by files_
+        const VerifiedFile* file = nullptr;  // owned by files_
         std::vector<RunPart> parts; // increasing indexer
     };
     struct TermRecord {
@@ -100,24 +114,28 @@ private:
         std::vector<PartialListRef> lists;
     };
 
-    const MappedFile& verified_file(std::string_view relative) const;
+    const VerifiedFile& verified_file(std::string_view relative) const;
+    void open_files_lazily(const std::string& manifest_name);
+    void open_files_whole(const std::string& manifest_name);
     void open_dictionary();
     void open_documents();
     void open_run(uint32_t run);
     TermRecord read_term(uint64_t i) const;
     std::string_view term_bytes(uint64_t i) const;  // just the term, for binary search
+    std::optional<uint64_t> search_term(std::string_view term) const;
     void decode_partial(const std::string& term, const PartialListRef& ref, run_list::DecodedList& out) const;
 
     std::filesystem::path directory_;
     Manifest manifest_;
-    std::map<std::string, MappedFile, std::less<>> files_;  // every file the manifest names
+    bool lazy_ = false;
+    std::map<std::string, VerifiedFile, std::less<>> files_;  // every file the manifest names
     std::optional<nlohmann::json> report_;
 
-    const MappedFile* dictionary_ = nullptr;
+    const VerifiedFile* dictionary_ = nullptr;
     std::string documents_name_;   // display(documents.bin), made once: Searcher reads every length
     std::string dictionary_name_;  // display(dictionary.bin), made once: queries read terms often
     uint64_t term_count_ = 0;
-    const MappedFile* documents_ = nullptr;
+    const VerifiedFile* documents_ = nullptr;
     uint64_t documents_table_offset_ = 0;
     std::vector<RunFile> runs_;     // increasing run number
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "invidx/error.hpp"
+#include "store/block_checksums.hpp"
 #include "store/index_layout.hpp"
 
 namespace invidx {
@@ -89,6 +90,7 @@ IndexWriter::~IndexWriter() {
 
 void IndexWriter::record_file(const std::string& relative_path, const BinaryWriter& writer) {
     written_files_.push_back({relative_path, writer.position(), writer.crc()});
+    block_crcs_[relative_path] = writer.block_crcs();
 }
 
 // Layout (docs/FORMAT.md, "Run files"): header, part descriptors, every
@@ -274,6 +276,19 @@ void IndexWriter::publish() {
     manifest.average_length = document_count_ == 0 ? 0.0 : static_cast<double>(total_length_) / static_cast<double>(document_count_);
     for (const auto& [run, slots] : runs_) manifest.runs.push_back(run);
     manifest.files = written_files_;
+    // checksums.bin: the block CRC-32s of every file above, so readers verify
+    // what they read instead of everything at open. Listed in the manifest
+    // like the others (its own size and CRC-32), not in itself.
+    std::vector<FileBlockChecksums> checksums;
+    for (const auto& file : written_files_) {
+        checksums.push_back({file.path, file.size_bytes, layout::kChecksumBlockBytes, block_crcs_.at(file.path)});
+    }
+    std::sort(checksums.begin(), checksums.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    {
+        BinaryWriter out(temp_dir_ / layout::kChecksumsFile);
+        write_block_checksums(checksums, out);
+        manifest.files.push_back({std::string(layout::kChecksumsFile), out.position(), out.crc()});
+    }
     std::sort(manifest.files.begin(), manifest.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     manifest.inputs = files_;
 

@@ -62,6 +62,7 @@ private:
     std::map<uint32_t, RunSlots> runs_;
     uint64_t run_postings_ = 0;
     std::vector<ManifestFile> written_files_;
+    std::map<std::string, std::vector<uint32_t>> block_crcs_;  // per written file: checksums.bin
     std::unique_ptr<BinaryWriter> documents_;
     std::unique_ptr<BinaryWriter> document_offsets_;  // scratch: u64 per doc
     uint64_t document_count_ = 0;

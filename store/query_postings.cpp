@@ -13,20 +13,23 @@
 namespace invidx {
 
 bool QueryPostings::present(const IndexReader& index) {
-    return index.file_bytes(layout::kQueryPostingsFile).has_value();
+    return index.index_file(layout::kQueryPostingsFile) != nullptr;
 }
 
 QueryPostings::QueryPostings(const IndexReader& index)
     : index_(index), name_(index.display(layout::kQueryPostingsFile)) {
-    const auto file = index.file_bytes(layout::kQueryPostingsFile);
-    if (!file) {
+    file_ = index.index_file(layout::kQueryPostingsFile);
+    if (file_ == nullptr) {
         throw FormatError(index.display(layout::kManifestFile),
                           "key '/files' does not list query.post: the index has no query layout "
                           "(invidx merge --layout query makes one)");
     }
-    check_trailing_crc(name_, *file);
-    bytes_ = file->substr(0, file->size() - 4);
-    BinaryReader in(name_, bytes_);
+    const auto file = file_->unchecked_bytes();
+    // Verified whole at open (an index without block checksums): its own CRC too.
+    if (!file_->lazy()) check_trailing_crc(name_, file);
+    if (file.size() < 4) throw FormatError(name_, "field 'crc32': file too short");
+    bytes_ = file.substr(0, file.size() - 4);
+    BinaryReader in(name_, bytes_, 0, file_);
     in.expect_header(layout::kQueryPostingsMagic, layout::kFileVersion);
     if (in.u32("block_postings") != layout::kQueryBlockPostings) {
         in.fail("block_postings", "must be " + std::to_string(layout::kQueryBlockPostings));
@@ -71,6 +74,16 @@ QueryList QueryPostings::list(uint64_t term) const {
     // list per term, and the checks themselves cost a few compares per block.
     const auto where = [&] { return "list of term '" + list.term_ + "'"; };
     const uint64_t table = table_offset_ + 8 * term;  // inside the file: the footer was checked
+    // The bytes read here are verified first, naming the term when damaged;
+    // each block's data is verified when it is decoded.
+    const auto verify = [&](uint64_t offset, uint64_t length) {
+        try {
+            file_->check(bytes_.substr(offset, length));
+        } catch (const FormatError& error) {
+            throw FormatError(name_, where() + ": " + error.message());
+        }
+    };
+    verify(table, 16);
     const uint64_t begin = load_u64(bytes_.data() + table);
     const uint64_t end = load_u64(bytes_.data() + table + 8);
     if (begin < lists_start_ || begin > end || end > table_offset_) {
@@ -88,6 +101,7 @@ QueryList QueryPostings::list(uint64_t term) const {
             .fail(field, where() + ", block " + std::to_string(k) + ": " + problem);
     };
     uint64_t data = begin + block_count * layout::kQueryBlockEntryBytes;
+    verify(begin, block_count * layout::kQueryBlockEntryBytes);
     list.blocks_.resize(block_count);
     uint32_t next_docid = 0;
     for (uint64_t k = 0; k < block_count; ++k) {
@@ -127,6 +141,7 @@ void QueryList::decode_docids(size_t k, std::span<uint32_t> out) const {
     const QueryBlock& block = blocks_[k];
     ensure(out.size() == block.postings, "decode_docids: the buffer must hold the block's postings");
     try {
+        owner_->file().check(block.docid_bytes);
         owner_->codec().decode(block.docid_bytes, out);
     } catch (const FormatError& error) {
         fail(k, "docids: " + error.message());
@@ -142,6 +157,7 @@ void QueryList::decode_tfs(size_t k, std::span<uint32_t> out) const {
     const QueryBlock& block = blocks_[k];
     ensure(out.size() == block.postings, "decode_tfs: the buffer must hold the block's postings");
     try {
+        owner_->file().check(block.tf_bytes);
         owner_->codec().decode(block.tf_bytes, out);
     } catch (const FormatError& error) {
         fail(k, "tfs: " + error.message());

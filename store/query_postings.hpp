@@ -4,7 +4,8 @@
 // term-frequency part can be looked at without decoding anything, and its
 // docids and tfs are decoded separately, block by block, by the index's codec.
 // Every field is checked when a list is opened, every block when it is
-// decoded: damage is a FormatError naming query.post, the term and the block.
+// decoded, and the bytes of each against their CRC-32s (checksums.bin) when
+// first read: damage is a FormatError naming query.post, the term and the block.
 #pragma once
 
 #include <cstdint>
@@ -67,13 +68,15 @@ public:
     // The BM25 parameters the block maxima were computed with.
     const Bm25Parameters& parameters() const { return parameters_; }
     const std::string& file_name() const { return name_; }
+    const VerifiedFile& file() const { return *file_; }
 
     QueryList list(uint64_t term) const;
 
 private:
     const IndexReader& index_;
     std::string name_;       // "<dir>/query.post", for errors
-    std::string_view bytes_;  // without the trailing CRC-32
+    const VerifiedFile* file_ = nullptr;
+    std::string_view bytes_;  // without the trailing CRC-32; not verified: through file_->check
     const codecs::Codec* codec_ = nullptr;
     Bm25Parameters parameters_;
     uint64_t lists_start_ = 0;

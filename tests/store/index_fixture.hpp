@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -18,7 +20,11 @@
 #include "invidx/analysis_settings.hpp"
 #include "store/run_list.hpp"
 #include "invidx/messages.hpp"
+#include "store/block_checksums.hpp"
+#include "store/crc32.hpp"
+#include "store/index_layout.hpp"
 #include "store/index_writer.hpp"
+#include "support/temp_dir.hpp"
 
 namespace invidx::testing {
 
@@ -156,6 +162,53 @@ inline void write_index(const Collection& collection, const std::filesystem::pat
     writer.write_dictionary(std::move(terms));
     if (options.report) writer.write_report(*options.report);
     if (options.publish) writer.publish();
+}
+
+inline std::string read_whole(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Recomputes checksums.bin and the manifest's sizes and CRC-32s from the
+// files as they are now, so that only a file's own checks (its trailing
+// CRC-32, its fields) can notice a change made to it.
+inline void refresh_checksums(const std::filesystem::path& index_dir) {
+    auto manifest = nlohmann::json::parse(read_whole(index_dir / "manifest.json"));
+    std::vector<FileBlockChecksums> blocks;
+    for (const auto& file : manifest["files"]) {
+        const std::string path = file["path"];
+        if (path == layout::kChecksumsFile) continue;
+        const std::string bytes = read_whole(index_dir / path);
+        FileBlockChecksums entry{.path = path, .size_bytes = bytes.size(), .block_bytes = layout::kChecksumBlockBytes, .crcs = {}};
+        for (size_t at = 0; at < bytes.size(); at += layout::kChecksumBlockBytes) {
+            entry.crcs.push_back(crc32(std::string_view(bytes).substr(at, layout::kChecksumBlockBytes)));
+        }
+        blocks.push_back(std::move(entry));
+    }
+    {
+        BinaryWriter out(index_dir / layout::kChecksumsFile);
+        write_block_checksums(blocks, out);
+    }
+    for (auto& file : manifest["files"]) {
+        const std::string bytes = read_whole(index_dir / file["path"].get<std::string>());
+        file["size_bytes"] = bytes.size();
+        file["crc32"] = crc32(bytes);
+    }
+    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+}
+
+// Makes an index as written before block checksums: no checksums.bin.
+inline void drop_checksums(const std::filesystem::path& index_dir) {
+    auto manifest = nlohmann::json::parse(read_whole(index_dir / "manifest.json"));
+    auto& files = manifest["files"];
+    for (auto file = files.begin(); file != files.end(); ++file) {
+        if ((*file)["path"] == layout::kChecksumsFile) {
+            files.erase(file);
+            break;
+        }
+    }
+    std::filesystem::remove(index_dir / layout::kChecksumsFile);
+    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
 }
 
 // Names of the entries of `dir` (to look for leftover temporary directories).

@@ -8,6 +8,7 @@
 
 #include "invidx/error.hpp"
 #include "store/crc32.hpp"
+#include "store/index_check.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_fixture.hpp"
 #include "support/temp_dir.hpp"
@@ -165,9 +166,9 @@ TEST_CASE("manifest.json lists the format, the counts and every file") {
         CHECK(file["size_bytes"] == bytes.size());
         CHECK(file["crc32"] == invidx::crc32(bytes));
     }
-    CHECK(paths == std::vector<std::string>{"dictionary.bin", "documents.bin", "report.json", "runs/run-000000.post", "runs/run-000001.post"});
+    CHECK(paths == std::vector<std::string>{"checksums.bin", "dictionary.bin", "documents.bin", "report.json", "runs/run-000000.post", "runs/run-000001.post"});
     // Nothing else is left in the directory (no scratch files).
-    CHECK(entry_names(dir / "idx") == std::vector<std::string>{"dictionary.bin", "documents.bin", "manifest.json", "report.json", "runs"});
+    CHECK(entry_names(dir / "idx") == std::vector<std::string>{"checksums.bin", "dictionary.bin", "documents.bin", "manifest.json", "report.json", "runs"});
 }
 
 TEST_CASE("a damaged byte in any file is a FormatError naming that file") {
@@ -186,6 +187,12 @@ TEST_CASE("a damaged byte in any file is a FormatError naming that file") {
             flip_byte(copy / name, offset);
             const std::string error = open_error(copy);
             CHECK(error.find(name) != std::string::npos);
+            // invidx check finds it too, with or without --full.
+            for (const bool full : {false, true}) {
+                const auto report = invidx::check_index(copy, {.full = full});
+                REQUIRE_FALSE(report.ok());
+                CHECK(report.problems.front().find(name) != std::string::npos);
+            }
         }
     }
 }
@@ -195,7 +202,7 @@ TEST_CASE("a damaged file whose manifest entry was updated is still caught by it
     const auto collection = make_collection(20, 6);
     write_index(collection, dir / "idx", {.runs = 2, .indexers = 2, .positional = false, .report = {}, .publish = true});
     // Change a byte of the dictionary's first record and fix up the manifest
-    // so only the file's trailing CRC-32 can notice.
+    // so only the block checksums or the file's trailing CRC-32 can notice.
     const auto path = dir / "idx" / "dictionary.bin";
     flip_byte(path, 24 + 8 * collection.postings.size() + 5);
     auto manifest = nlohmann::json::parse(read_file(dir / "idx" / "manifest.json"));
@@ -203,9 +210,26 @@ TEST_CASE("a damaged file whose manifest entry was updated is still caught by it
         if (file["path"] == "dictionary.bin") file["crc32"] = invidx::crc32(read_file(path));
     }
     dir.write("idx/manifest.json", manifest.dump());
-    const std::string error = open_error(dir / "idx");
-    CHECK(error.find("dictionary.bin") != std::string::npos);
-    CHECK(error.find("crc32") != std::string::npos);
+    SUBCASE("checksums.bin notices, at open") {
+        const std::string error = open_error(dir / "idx");
+        CHECK(error.find("dictionary.bin") != std::string::npos);
+        CHECK(error.find("block 0") != std::string::npos);
+    }
+    SUBCASE("with checksums.bin made to match too, invidx check --full notices") {
+        refresh_checksums(dir / "idx");
+        CHECK(open_error(dir / "idx").empty());  // open reads no whole-file CRC
+        CHECK(invidx::check_index(dir / "idx", {.full = false}).ok());
+        const auto report = invidx::check_index(dir / "idx", {.full = true});
+        REQUIRE_FALSE(report.ok());
+        CHECK(report.problems.front().find("dictionary.bin") != std::string::npos);
+        CHECK(report.problems.front().find("crc32") != std::string::npos);
+    }
+    SUBCASE("an index without checksums.bin: at open, as always") {
+        drop_checksums(dir / "idx");
+        const std::string error = open_error(dir / "idx");
+        CHECK(error.find("dictionary.bin") != std::string::npos);
+        CHECK(error.find("crc32") != std::string::npos);
+    }
 }
 
 TEST_CASE("a truncated file, a missing file and a bad manifest are refused") {

@@ -23,6 +23,7 @@
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
+#include "store/index_fixture.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 
@@ -68,9 +69,9 @@ fs::path merged_copy(const fs::path& source, const fs::path& target, const std::
     return target;
 }
 
-// Replaces query.post by `bytes` with its trailing CRC-32 and the manifest's
-// size and CRC-32 made to match, so that only the layout's own checks can
-// notice the damage.
+// Replaces query.post by `bytes` with its trailing CRC-32, the manifest's
+// size and CRC-32 and its block checksums made to match, so that only the
+// layout's own checks can notice the damage.
 void replace_with_valid_checksums(const fs::path& index_dir, std::string bytes) {
     const uint32_t inner = crc32(std::string_view(bytes).substr(0, bytes.size() - 4));
     for (int i = 0; i < 4; ++i) bytes[bytes.size() - 4 + i] = static_cast<char>((inner >> (8 * i)) & 0xFF);
@@ -86,6 +87,7 @@ void replace_with_valid_checksums(const fs::path& index_dir, std::string bytes) 
         }
     }
     std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+    invidx::testing::refresh_checksums(index_dir);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "store/run_list.hpp"
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"
+#include "store/index_fixture.hpp"
 #include "store/index_writer.hpp"
 #include "support/run_tool.hpp"
 #include "support/temp_dir.hpp"
@@ -200,6 +201,43 @@ TEST_CASE("invidx usage errors exit 2, damaged indexes exit 3") {
     CHECK(damaged.err.find("dictionary.bin") != std::string::npos);
     const auto no_index = run_invidx(dir, "term " + quoted(dir / "nothing") + " apple");
     CHECK(no_index.exit_code == 3);
+}
+
+TEST_CASE("invidx check: exit 0 on a sound index, 3 naming every damage, 2 on usage") {
+    TempDir dir;
+    write_small_index(dir / "idx", false);
+    const auto ok = run_invidx(dir, "check " + quoted(dir / "idx") + " --full");
+    CHECK(ok.exit_code == 0);
+    CHECK(ok.out.starts_with("ok: 5 files"));
+    CHECK(ok.out.find("3 terms, 3 documents") != std::string::npos);
+    CHECK(run_invidx(dir, "check").exit_code == 2);
+    CHECK(run_invidx(dir, "check " + quoted(dir / "idx") + " --fast").exit_code == 2);
+    CHECK(run_invidx(dir, "stats " + quoted(dir / "idx") + " --full").exit_code == 2);
+
+    // zebra's list (run 1: header 24, one descriptor 32, two table entries 40,
+    // then appl's 2 bytes): its docid becomes 88, past the 3 documents.
+    const auto run = dir / "idx" / "runs" / "run-000001.post";
+    std::string bytes = read_file(run);
+    bytes[98] ^= 0x5A;
+    std::ofstream(run, std::ios::binary | std::ios::trunc) << bytes;
+    // Block checksums see it: check names the file and the block.
+    const auto damaged = run_invidx(dir, "check " + quoted(dir / "idx"));
+    CHECK(damaged.exit_code == 3);
+    CHECK(damaged.out.find("run-000001.post: block 0 (bytes 0-") != std::string::npos);
+    CHECK(damaged.out.find("DAMAGED") != std::string::npos);
+    // With every checksum made to match, only --full's decoding and the
+    // file's trailing CRC-32 can: both are listed, and the term named.
+    invidx::testing::refresh_checksums(dir / "idx");
+    CHECK(run_invidx(dir, "check " + quoted(dir / "idx")).exit_code == 0);
+    const auto full = run_invidx(dir, "check " + quoted(dir / "idx") + " --full");
+    CHECK(full.exit_code == 3);
+    CHECK(full.out.find("run-000001.post: field 'crc32'") != std::string::npos);
+    CHECK(full.out.find("term 'zebra'") != std::string::npos);
+    CHECK(full.out.find("term 'appl'") == std::string::npos);
+    const auto lookup = run_invidx(dir, "term " + quoted(dir / "idx") + " zebra");
+    CHECK(lookup.exit_code == 3);
+    CHECK(lookup.err.find("zebra") != std::string::npos);
+    CHECK(run_invidx(dir, "term " + quoted(dir / "idx") + " apples").exit_code == 0);
 }
 
 TEST_CASE("every invidx command has --help with an example and the exit codes") {

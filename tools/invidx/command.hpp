@@ -57,6 +57,7 @@ Command doc_command();
 Command search_command();
 Command export_ciff_command();
 Command merge_command();
+Command check_command();
 
 // --format and --help, which every command takes.
 std::vector<tools::FlagSpec> common_flags();
