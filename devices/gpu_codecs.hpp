@@ -23,7 +23,7 @@ struct GpuDecodeResult {
 // `bytes` holds the groups; group g starts at group_offsets[g] and holds 128
 // values; with docids, first_docids[g] is the docid the gaps count from (the
 // previous docid + 1; values are gap - 1, as codecs::docids_to_gaps makes
-// them). Throws std::runtime_error when no GPU can be used.
+// them). Throws invidx::Error when no GPU can be used.
 GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uint64_t>& group_offsets,
                                  const std::vector<uint32_t>& first_docids, bool docids, unsigned repetitions);
 
@@ -47,7 +47,7 @@ struct GpuEncodedUnits {
 // untimed one (the median is kept), over units already in device memory;
 // the checksum is the sum of every unit's last value. When `values` is given
 // it receives every unit's decoded values, back to back. Throws
-// std::runtime_error when no GPU can be used or the bytes are not what the
+// invidx::Error when no GPU can be used or the bytes are not what the
 // CPU encoder writes.
 GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits& units, bool docids, unsigned repetitions,
                                 std::vector<uint32_t>* values = nullptr);

@@ -173,9 +173,9 @@ void Searcher::search_gpu(const SearchOptions& options, SearchResult& result) co
         std::lock_guard lock(gpu_mutex_);
         try {
             top = gpu_processor(options).top_k(query, options.mode == QueryMode::kAnd, options.k);
-        } catch (const Error&) {
+        } catch (const QueryError&) {
             throw;
-        } catch (const std::exception& error) {
+        } catch (const std::exception& error) {  // the device failed (an invidx::Error naming it)
             throw QueryError(std::string("GPU query processing failed: ") + error.what());
         }
     }
@@ -186,9 +186,9 @@ size_t Searcher::max_gpu_batch(const SearchOptions& options) const {
     std::lock_guard lock(gpu_mutex_);
     try {
         return gpu_processor(options).max_batch();
-    } catch (const Error&) {
+    } catch (const QueryError&) {
         throw;
-    } catch (const std::exception& error) {
+    } catch (const std::exception& error) {  // the device failed (an invidx::Error naming it)
         throw QueryError(std::string("GPU query processing failed: ") + error.what());
     }
 }
@@ -262,9 +262,9 @@ std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string
         std::lock_guard lock(gpu_mutex_);
         try {
             answers = gpu_processor(options).top_k_batch(queries, conjunctive, options.k);
-        } catch (const Error&) {
+        } catch (const QueryError&) {
             throw;
-        } catch (const std::exception& error) {
+        } catch (const std::exception& error) {  // the device failed (an invidx::Error naming it)
             throw QueryError(std::string("GPU query processing failed: ") + error.what());
         }
     }

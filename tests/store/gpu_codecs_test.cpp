@@ -9,12 +9,12 @@
 #include <limits>
 #include <random>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
+#include "invidx/error.hpp"
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/pfor.hpp"
 #include "store/codecs/registry.hpp"
@@ -217,14 +217,15 @@ TEST_CASE("gpu codecs: damaged bytes are refused, not decoded") {
             GpuEncodedUnits shorter = good;  // the last byte missing
             shorter.bytes.pop_back();
             shorter.byte_ends[0] -= 1;
-            CHECK_THROWS_AS(codec.gpu(shorter, false, 1, nullptr), std::runtime_error);
+            // Named after the device that refused them.
+            CHECK_THROWS_WITH_AS(codec.gpu(shorter, false, 1, nullptr), doctest::Contains("gpu:0 ("), Error);
             GpuEncodedUnits longer = good;  // a byte after the encoding
             longer.bytes.push_back('\xFF');
             longer.byte_ends[0] += 1;
-            CHECK_THROWS_AS(codec.gpu(longer, false, 1, nullptr), std::runtime_error);
+            CHECK_THROWS_AS(codec.gpu(longer, false, 1, nullptr), Error);
             GpuEncodedUnits wide = good;  // a bit width over the limit
             wide.bytes[0] = static_cast<char>(40);
-            CHECK_THROWS_AS(codec.gpu(wide, false, 1, nullptr), std::runtime_error);
+            CHECK_THROWS_AS(codec.gpu(wide, false, 1, nullptr), Error);
         }
     }
 }

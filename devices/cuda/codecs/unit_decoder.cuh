@@ -8,7 +8,6 @@
 #pragma once
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,9 @@
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx::cuda {
+
+// The decoders run on the first GPU.
+constexpr int kDecodeDevice = 0;
 
 // A unit's decode is a chain of short steps, each waiting on memory or on
 // the block: the more units in flight on an SM, the better. 64 threads (two
@@ -127,25 +129,25 @@ __device__ inline const unsigned char* unit_bytes(const DeviceUnits& units, cons
 template <class Launch>
 GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& units, bool docids, unsigned repetitions,
                                    std::vector<uint32_t>* values, Launch&& launch) {
-    const std::string name = std::string("GPU ") + codec + " decode: ";
+    const std::string name = std::string(codec) + " decode: ";
     const size_t count = units.byte_ends.size();
     if (units.value_counts.size() != count || (docids && units.first_docids.size() != count)) {
-        throw std::runtime_error(name + "byte_ends, value_counts and first_docids differ in length");
+        fail_on(kDecodeDevice, name + "byte_ends, value_counts and first_docids differ in length");
     }
     std::vector<uint64_t> value_starts(count + 1, 0);
     uint64_t previous_end = 0;
     for (size_t u = 0; u < count; ++u) {
-        if (units.value_counts[u] == 0) throw std::runtime_error(name + "a unit of no values");
+        if (units.value_counts[u] == 0) fail_on(kDecodeDevice, name + "a unit of no values");
         if (units.byte_ends[u] < previous_end || units.byte_ends[u] > units.bytes.size()) {
-            throw std::runtime_error(name + "byte_ends out of order or past the bytes");
+            fail_on(kDecodeDevice, name + "byte_ends out of order or past the bytes");
         }
         previous_end = units.byte_ends[u];
         value_starts[u + 1] = value_starts[u] + units.value_counts[u];
     }
-    if (count > 0x7FFFFFFFu) throw std::runtime_error(name + "more units than one launch takes");
+    if (count > 0x7FFFFFFFu) fail_on(kDecodeDevice, name + "more units than one launch takes");
 
     GpuDecodeResult out;
-    out.device = cuda::use_device(0);
+    out.device = cuda::use_device(kDecodeDevice);
     out.integers = value_starts[count];
     if (values) values->assign(out.integers, 0);
     if (count == 0) return out;
@@ -209,7 +211,7 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     device_checksum.release();
     device_error.release();
     cudaStreamDestroy(stream);
-    if (error != 0) throw std::runtime_error(name + "the bytes are not an encoding of the given counts");
+    if (error != 0) fail_on(kDecodeDevice, name + "the bytes are not an encoding of the given counts");
     out.checksum = checksum;
     return out;
 }
