@@ -18,15 +18,15 @@ GpuInventory list_gpus() {
 void warm_up_gpu(int) {}
 
 GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>&, const std::vector<uint32_t>&, bool,
-                                 unsigned) {
+                                 GpuDecodePasses) {
     throw Error("invidx was built without CUDA: no GPU decoding");
 }
 
-GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
+GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses) {
     throw Error("invidx was built without CUDA: no GPU decoding");
 }
 
-GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
+GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses) {
     throw Error("invidx was built without CUDA: no GPU decoding");
 }
 

@@ -4,7 +4,7 @@
 // memory, a longer one in place in global memory, in chunks of kUnitThreads
 // with the prefix sums carried from chunk to chunk; the docid prefix sum and the
 // checksum at the end. And the host side: the units copied to the device
-// once, then timed passes with CUDA events, the median kept.
+// once, then decoded in passes (decode_passes.hpp).
 #pragma once
 
 #include <algorithm>
@@ -15,13 +15,10 @@
 
 #include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/common/device_array.hpp"
-#include "devices/cuda/codecs/timed_passes.cuh"
+#include "devices/cuda/codecs/decode_passes.hpp"
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx::cuda {
-
-// The decoders run on the first GPU.
-constexpr int kDecodeDevice = 0;
 
 // A unit's decode is a chain of short steps, each waiting on memory or on
 // the block: the more units in flight on an SM, the better. 64 threads (two
@@ -122,13 +119,12 @@ __device__ inline const unsigned char* unit_bytes(const DeviceUnits& units, cons
     return staged;
 }
 
-// Host: checks the units' shape, copies them to the device, runs one
-// untimed and `repetitions` timed passes of launch(device_units, unit_count,
-// docids, stream), and returns the median, the checksum and, if asked, the
-// values. `codec` names the codec in errors.
+// Host: checks the units' shape, copies them to the device, runs the
+// passes of launch(device_units, unit_count, docids, stream), and returns
+// the checksum and, if asked, the values. `codec` names the codec in errors.
 template <class Launch>
-GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& units, bool docids, unsigned repetitions,
-                                   std::vector<uint32_t>* values, Launch&& launch) {
+GpuDecodeResult decode_units(const char* codec, const GpuEncodedUnits& units, bool docids,
+                             std::vector<uint32_t>* values, const GpuDecodePasses& passes, Launch&& launch) {
     const std::string name = std::string(codec) + " decode: ";
     const size_t count = units.byte_ends.size();
     if (units.value_counts.size() != count || (docids && units.first_docids.size() != count)) {
@@ -193,7 +189,7 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     device_units.checksum = device_checksum.data();
     device_units.error = device_error.data();
 
-    out.seconds = median_pass_seconds(stream, repetitions, device_checksum.data(), codec, [&] {
+    run_decode_passes(stream, passes, device_checksum.data(), codec, [&] {
         launch(device_units, static_cast<unsigned>(count), docids, stream);
     });
     unsigned long long checksum = 0;
