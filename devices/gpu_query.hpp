@@ -1,4 +1,4 @@
-// BM25 top-k queries on a GPU (issue #5, Ding et al. §5): the device half.
+// BM25 top-k queries on a GPU (Ding et al. §5): the device half.
 //
 // Lists stay in device memory between queries, in an LRU cache bounded in
 // bytes and keyed by term, so a repeated term costs no transfer. A bp128

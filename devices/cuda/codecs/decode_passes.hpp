@@ -1,4 +1,4 @@
-// The passes of every GPU decoder (gpu_codecs.cu, unit_decoder.cuh) over
+// The passes of every GPU decoder (gpu_bp128_decode.cu, unit_decoder.cuh) over
 // units already in device memory: each pass zeroes `checksum` (the kernels
 // add into it), queues launch() on `stream` between the observer's calls
 // (devices/gpu_codecs.hpp), then waits for it, so that a kernel that fails

@@ -20,7 +20,7 @@
 #include "devices/cuda/common/cuda_check.hpp"
 #include "invidx/collections.hpp"
 #include "devices/cuda/common/device_array.hpp"
-#include "devices/cuda/index/hash_dictionary.cuh"
+#include "devices/cuda/index/gpu_hash_dictionary.cuh"
 #include "devices/gpu_term_indexer.hpp"
 
 namespace invidx {
@@ -74,7 +74,10 @@ enum OccurrenceError : unsigned {
 };
 constexpr unsigned long long kNoError = ~0ull;
 constexpr uint32_t kCollectionCount = invidx::kCollections;
-constexpr uint32_t kHashedCollectionCount = 1024;
+constexpr uint32_t kHashedCollectionCount = invidx::kHashedCollections;
+static_assert(kCollectionCount == kHashedCollectionCount + 26 * 26 * 26,
+              "expand_chunk reads a collection after the hashed ones as a three-letter prefix");
+static_assert(kCollectionCount <= 0x10000, "a term's collection is kept in 16 bits");
 
 // Checks every staged occurrence and lays out what the dictionary kernels
 // read (key place, length, collection) and what the run keeps (docid, tf,

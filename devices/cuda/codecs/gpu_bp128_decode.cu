@@ -1,3 +1,7 @@
+// bp128 groups decoded on the GPU for the codec benchmark
+// (devices/gpu_codecs.hpp): one thread block per full group of 128
+// (bp128_decode.cuh), the groups copied to the device once and decoded in
+// passes (decode_passes.hpp).
 #include <string>
 #include <vector>
 
