@@ -16,7 +16,9 @@
 // postings: the long lists that queries spend their time in. --gpu adds a
 // table of GPU decoding (devices/gpu_codecs.hpp): PForDelta and Rice on the
 // units of their CPU rows, bp128 on the full blocks, each checked against
-// the CPU's decode (the benchmark fails on a difference).
+// the CPU's decode (the benchmark fails on a difference); each speed is the
+// median of --repeat passes timed with CUDA events (bench/gpu_pass_timer.hpp)
+// after an untimed one.
 //
 //   invidx_codec_bench IDX [--repeat R] [--codec NAME]... [--min-df N] [--gpu]
 
@@ -34,6 +36,9 @@
 
 #include "invidx/error.hpp"
 #include "devices/gpu_codecs.hpp"
+#ifdef INVIDX_HAVE_CUDA
+#include "bench/gpu_pass_timer.hpp"
+#endif
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/index_reader.hpp"
@@ -210,6 +215,18 @@ std::string bench_help(const tools::Flags& flags) {
                        .footer = "Exit codes: 0 done; 1 failed (or a decode differed); 2 bad command line.\n"});
 }
 
+#ifdef INVIDX_HAVE_CUDA
+
+// One untimed pass, then `repeat` timed ones: decode(passes) returns the
+// result, and the median pass's seconds come back in `seconds`.
+template <class Decode>
+GpuDecodeResult timed_decode(unsigned repeat, double& seconds, Decode&& decode) {
+    bench::GpuPassTimer timer;
+    const GpuDecodeResult result = decode(GpuDecodePasses{repeat + 1, &timer});
+    seconds = timer.median_seconds(1);
+    return result;
+}
+
 // A row of the GPU table.
 struct GpuRow {
     std::string codec;
@@ -242,14 +259,19 @@ GpuRow measure_gpu_bp128(const Collection& collection, unsigned repeat, std::str
     }
     GpuRow row{"bp128", "full block", offsets.size()};
     if (offsets.empty()) return row;
-    const GpuDecodeResult gaps = gpu_decode_bp128(bytes, offsets, first_docids, false, repeat);
-    const GpuDecodeResult docids = gpu_decode_bp128(bytes, offsets, first_docids, true, repeat);
+    double gaps_seconds = 0, docids_seconds = 0;
+    const GpuDecodeResult gaps = timed_decode(repeat, gaps_seconds, [&](GpuDecodePasses passes) {
+        return gpu_decode_bp128(bytes, offsets, first_docids, false, passes);
+    });
+    const GpuDecodeResult docids = timed_decode(repeat, docids_seconds, [&](GpuDecodePasses passes) {
+        return gpu_decode_bp128(bytes, offsets, first_docids, true, passes);
+    });
     if (gaps.checksum != expected_gaps || docids.checksum != expected_docids)
         throw Error("GPU bp128 decoding differs from the CPU's");
     device = gaps.device;
     row.bits_per_docid = 8.0 * static_cast<double>(bytes.size()) / static_cast<double>(gaps.integers);
-    row.decode_million_per_s = static_cast<double>(gaps.integers) / gaps.seconds / 1e6;
-    row.docids_million_per_s = static_cast<double>(docids.integers) / docids.seconds / 1e6;
+    row.decode_million_per_s = static_cast<double>(gaps.integers) / gaps_seconds / 1e6;
+    row.docids_million_per_s = static_cast<double>(docids.integers) / docids_seconds / 1e6;
     return row;
 }
 
@@ -283,16 +305,19 @@ GpuRow measure_gpu_units(const Codec& codec, const Collection& collection, const
     append_units(docids, units, both);
     append_units(tfs, units, both);
     append_units(docids, units, docid_units);
-    const GpuDecodeResult values = decode(both, false, repeat, nullptr);
-    const GpuDecodeResult summed = decode(docid_units, true, repeat, nullptr);
+    double values_seconds = 0, summed_seconds = 0;
+    const GpuDecodeResult values = timed_decode(
+        repeat, values_seconds, [&](GpuDecodePasses passes) { return decode(both, false, nullptr, passes); });
+    const GpuDecodeResult summed = timed_decode(
+        repeat, summed_seconds, [&](GpuDecodePasses passes) { return decode(docid_units, true, nullptr, passes); });
     if (values.checksum != expected_values || summed.checksum != expected_docids) {
         throw Error("GPU " + std::string(codec.name) + " decoding (per " + unit_name + ") differs from the CPU's");
     }
     device = values.device;
     GpuRow row{std::string(codec.name), std::move(unit_name), units.size()};
     row.bits_per_docid = 8.0 * static_cast<double>(docids.bytes.size()) / static_cast<double>(collection.postings());
-    row.decode_million_per_s = static_cast<double>(values.integers) / values.seconds / 1e6;
-    row.docids_million_per_s = static_cast<double>(summed.integers) / summed.seconds / 1e6;
+    row.decode_million_per_s = static_cast<double>(values.integers) / values_seconds / 1e6;
+    row.docids_million_per_s = static_cast<double>(summed.integers) / summed_seconds / 1e6;
     return row;
 }
 
@@ -317,6 +342,14 @@ void measure_gpu(const Collection& collection, const std::vector<const Codec*>& 
                     row.bits_per_docid, row.decode_million_per_s, row.docids_million_per_s);
     }
 }
+
+#else
+
+void measure_gpu(const Collection&, const std::vector<const Codec*>&, unsigned) {
+    throw Error("invidx was built without CUDA: no GPU decoding");
+}
+
+#endif
 
 }  // namespace
 

@@ -1,7 +1,7 @@
-// The GPUs this process can use. Only devices/cuda/*.cu includes CUDA
-// headers; a build without CUDA compiles devices/no_cuda.cpp instead, which
-// says so, so a configured GPU node fails at configuration time with a clear
-// message rather than falling back to the CPU in silence.
+// The GPUs this process can use. In the library only devices/cuda/ includes
+// CUDA headers; a build without CUDA compiles devices/no_cuda.cpp instead,
+// which says so, so a configured GPU node fails at configuration time with a
+// clear message rather than falling back to the CPU in silence.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// BM25 top-k queries on a GPU (issue #5, Ding et al. §5): the device half.
+// BM25 top-k queries on a GPU (Ding et al. §5): the device half.
 //
 // Lists stay in device memory between queries, in an LRU cache bounded in
 // bytes and keyed by term, so a repeated term costs no transfer. A bp128
@@ -95,7 +95,7 @@ public:
 };
 
 // norms: Bm25::length_norm of every document; k1 as the host's Bm25 has it.
-// Throws std::runtime_error when the GPU cannot be used.
+// Throws invidx::Error naming the device when the GPU cannot be used.
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int device, const std::vector<double>& norms, double k1,
                                                               size_t cache_bytes);
 

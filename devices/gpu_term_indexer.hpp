@@ -127,7 +127,7 @@ public:
     virtual GpuTermIndexerStats stats() = 0;
 };
 
-// Throws std::runtime_error naming the device when it cannot be used (no
+// Throws invidx::Error naming the device when it cannot be used (no
 // such ordinal, built without CUDA, out of memory).
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions& options);
 

@@ -1,12 +1,11 @@
 // A build without CUDA: no GPUs, and a GPU indexer cannot be made. The index
 // node checks devices before it builds anything, so users see this at
 // configuration time, never a silent fallback to the CPU.
-#include <stdexcept>
-
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_query.hpp"
 #include "devices/gpu_term_indexer.hpp"
+#include "invidx/error.hpp"
 
 namespace invidx {
 
@@ -19,24 +18,24 @@ GpuInventory list_gpus() {
 void warm_up_gpu(int) {}
 
 GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>&, const std::vector<uint32_t>&, bool,
-                                 unsigned) {
-    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+                                 GpuDecodePasses) {
+    throw Error("invidx was built without CUDA: no GPU decoding");
 }
 
-GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
-    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses) {
+    throw Error("invidx was built without CUDA: no GPU decoding");
 }
 
-GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*) {
-    throw std::runtime_error("invidx was built without CUDA: no GPU decoding");
+GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses) {
+    throw Error("invidx was built without CUDA: no GPU decoding");
 }
 
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
-    throw std::runtime_error("invidx was built without CUDA: no GPU query processing");
+    throw Error("invidx was built without CUDA: no GPU query processing");
 }
 
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {
-    throw std::runtime_error("invidx was built without CUDA: GPU indexers are not available");
+    throw Error("invidx was built without CUDA: GPU indexers are not available");
 }
 
 }  // namespace invidx

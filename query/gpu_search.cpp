@@ -42,13 +42,16 @@ void take_gpu_result(GpuQueryResult&& gpu, SearchResult& result) {
     result.stats.tf_blocks_decoded += gpu.blocks_decoded;
 }
 
-// The device half throws plain exceptions (CUDA errors, "built without
-// CUDA"); a user sees them as a query that cannot run.
+// A device failure (an invidx::Error naming the device, or "built without
+// CUDA") is a query that cannot run here; a damaged index stays a
+// FormatError, so the tools still tell the two apart.
 template <typename Call>
 auto as_query_error(Call&& call) {
     try {
         return call();
-    } catch (const Error&) {
+    } catch (const QueryError&) {
+        throw;
+    } catch (const FormatError&) {
         throw;
     } catch (const std::exception& error) {
         throw QueryError(std::string("GPU query processing failed: ") + error.what());

@@ -22,14 +22,14 @@ ErrorContext index_context() {
     return ErrorContext{.node = "index", .file = {}, .record = {}, .byte_offset = {}};
 }
 
-// Device failures (CUDA errors, occurrences the device refused) become
-// invidx errors of the index node.
+// Device failures (CUDA errors, occurrences the device refused: errors that
+// name the device) are errors of the index node.
 template <class Call>
 decltype(auto) on_device(Call&& call) {
     try {
         return std::forward<Call>(call)();
-    } catch (const Error&) {
-        throw;
+    } catch (const Error& error) {
+        throw error.with_defaults(index_context());
     } catch (const std::exception& error) {
         throw Error(error.what(), index_context());
     }

@@ -1,20 +1,21 @@
 // GPU PForDelta and Rice decoding (devices/gpu_codecs.hpp) against the CPU
 // codecs (store/codecs/): the same values, and the same docids after the
 // prefix sum, for short and long units, huge gaps, equal values, many
-// exceptions and the extreme bit widths; damaged bytes are refused. Skipped
-// without a CUDA device; run on the GPU machine.
+// exceptions and the extreme bit widths; damaged bytes are refused; every
+// pass is shown to an observer (the benchmark's timer) and decodes the
+// same. Skipped without a CUDA device; run on the GPU machine.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
+#include "invidx/error.hpp"
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/pfor.hpp"
 #include "store/codecs/registry.hpp"
@@ -25,7 +26,7 @@ namespace {
 using namespace invidx;
 using codecs::Codec;
 using Sequences = std::vector<std::vector<uint32_t>>;
-using GpuDecode = GpuDecodeResult (*)(const GpuEncodedUnits&, bool, unsigned, std::vector<uint32_t>*);
+using GpuDecode = GpuDecodeResult (*)(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses);
 
 constexpr uint32_t kMax = std::numeric_limits<uint32_t>::max();
 
@@ -79,8 +80,8 @@ void check_against_cpu(const GpuCodec& codec, const Sequences& sequences) {
         docids_checksum += decoded.back();
     }
     std::vector<uint32_t> values, docids;
-    const GpuDecodeResult gaps = codec.gpu(units, false, 2, &values);
-    const GpuDecodeResult summed = codec.gpu(units, true, 2, &docids);
+    const GpuDecodeResult gaps = codec.gpu(units, false, &values, {3});  // the last of 3 passes
+    const GpuDecodeResult summed = codec.gpu(units, true, &docids, {3});
     CHECK(gaps.integers == expected_values.size());
     CHECK(gaps.checksum == values_checksum);
     CHECK(summed.checksum == docids_checksum);
@@ -217,14 +218,57 @@ TEST_CASE("gpu codecs: damaged bytes are refused, not decoded") {
             GpuEncodedUnits shorter = good;  // the last byte missing
             shorter.bytes.pop_back();
             shorter.byte_ends[0] -= 1;
-            CHECK_THROWS_AS(codec.gpu(shorter, false, 1, nullptr), std::runtime_error);
+            // Named after the device that refused them.
+            CHECK_THROWS_WITH_AS(codec.gpu(shorter, false, nullptr, {2}), doctest::Contains("gpu:0 ("), Error);
             GpuEncodedUnits longer = good;  // a byte after the encoding
             longer.bytes.push_back('\xFF');
             longer.byte_ends[0] += 1;
-            CHECK_THROWS_AS(codec.gpu(longer, false, 1, nullptr), std::runtime_error);
+            CHECK_THROWS_AS(codec.gpu(longer, false, nullptr, {2}), Error);
             GpuEncodedUnits wide = good;  // a bit width over the limit
             wide.bytes[0] = static_cast<char>(40);
-            CHECK_THROWS_AS(codec.gpu(wide, false, 1, nullptr), std::runtime_error);
+            CHECK_THROWS_AS(codec.gpu(wide, false, nullptr, {2}), Error);
         }
     }
+}
+
+TEST_CASE("gpu codecs: the observer sees every pass, and every pass decodes the same") {
+    if (gpu_missing()) return;
+    // Counts the calls, and that they alternate: begins, ends, begins, ...
+    struct CountingObserver final : GpuPassObserver {
+        unsigned begun = 0, ended = 0;
+        bool alternate = true;
+        void pass_begins(CUstream_st*) override {
+            alternate = alternate && begun == ended;
+            ++begun;
+        }
+        void pass_ends(CUstream_st*) override {
+            ++ended;
+            alternate = alternate && begun == ended;
+        }
+    };
+    for (const GpuCodec& codec : both_codecs()) {
+        CAPTURE(codec.cpu.name);
+        const GpuEncodedUnits units = encode_units(codec.cpu, {geometric_gaps(1000, 30, 9), geometric_gaps(77, 3, 10)});
+        std::vector<uint32_t> once_values, passes_values;
+        const GpuDecodeResult once = codec.gpu(units, true, &once_values, {});
+        CountingObserver observer;
+        const GpuDecodeResult four = codec.gpu(units, true, &passes_values, {4, &observer});
+        CHECK(observer.begun == 4);
+        CHECK(observer.ended == 4);
+        CHECK(observer.alternate);
+        CHECK(four.checksum == once.checksum);  // zeroed before every pass
+        CHECK(passes_values == once_values);
+        CHECK_THROWS_AS(codec.gpu(units, true, nullptr, {0}), Error);
+    }
+    // One bp128 group whose docids count from 5: the checksum is its last docid.
+    const std::vector<uint32_t> gaps = geometric_gaps(128, 10, 11);
+    std::string group;
+    codecs::find_codec("bp128").encode(gaps, group);
+    uint64_t last_docid = 5;
+    for (size_t i = 0; i < gaps.size(); ++i) last_docid += gaps[i] + (i == 0 ? 0 : 1);
+    CountingObserver observer;
+    CHECK(gpu_decode_bp128(group, {0}, {5}, true, {2, &observer}).checksum == last_docid);
+    CHECK(observer.begun == 2);
+    CHECK(observer.ended == 2);
+    CHECK(gpu_decode_bp128(group, {0}, {5}, true).checksum == last_docid);
 }

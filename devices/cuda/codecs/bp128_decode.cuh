@@ -4,7 +4,7 @@
 // value i. A full group of 128 is in the 4-lane vertical layout (value i is
 // field i / 4 of lane i % 4, which may straddle two of the lane's words); a
 // shorter one (a list's last block) is one little-endian bit stream, value i
-// at bits [i·b, i·b + b). Used by the codec benchmark (gpu_codecs.cu) and by
+// at bits [i·b, i·b + b). Used by the codec benchmark (gpu_bp128_decode.cu) and by
 // the query processor, which keeps bp128 lists compressed in device memory.
 //
 // Reads may run up to 20 bytes past the group's last byte (a 0-bit group

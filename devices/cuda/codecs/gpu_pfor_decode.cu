@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(kUnitThreads) decode_pfor(DeviceUnits units) {
 
 }  // namespace
 
-GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits& units, bool docids, unsigned repetitions,
-                                std::vector<uint32_t>* values) {
+GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits& units, bool docids, std::vector<uint32_t>* values,
+                                GpuDecodePasses passes) {
     auto launch = [](const DeviceUnits& device_units, unsigned count, bool with_docids, cudaStream_t stream) {
         if (with_docids) {
             decode_pfor<true><<<count, kUnitThreads, 0, stream>>>(device_units);
@@ -153,7 +153,7 @@ GpuDecodeResult gpu_decode_pfor(const GpuEncodedUnits& units, bool docids, unsig
             decode_pfor<false><<<count, kUnitThreads, 0, stream>>>(device_units);
         }
     };
-    return decode_units_timed("pfor", units, docids, repetitions, values, launch);
+    return decode_units("pfor", units, docids, values, passes, launch);
 }
 
 }  // namespace invidx

@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(kUnitThreads) decode_rice(DeviceUnits units) {
 
 }  // namespace
 
-GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits& units, bool docids, unsigned repetitions,
-                                std::vector<uint32_t>* values) {
+GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits& units, bool docids, std::vector<uint32_t>* values,
+                                GpuDecodePasses passes) {
     auto launch = [](const DeviceUnits& device_units, unsigned count, bool with_docids, cudaStream_t stream) {
         if (with_docids) {
             decode_rice<true><<<count, kUnitThreads, 0, stream>>>(device_units);
@@ -104,7 +104,7 @@ GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits& units, bool docids, unsig
             decode_rice<false><<<count, kUnitThreads, 0, stream>>>(device_units);
         }
     };
-    return decode_units_timed("rice", units, docids, repetitions, values, launch);
+    return decode_units("rice", units, docids, values, passes, launch);
 }
 
 }  // namespace invidx

@@ -4,11 +4,10 @@
 // memory, a longer one in place in global memory, in chunks of kUnitThreads
 // with the prefix sums carried from chunk to chunk; the docid prefix sum and the
 // checksum at the end. And the host side: the units copied to the device
-// once, then timed passes with CUDA events, the median kept.
+// once, then decoded in passes (decode_passes.hpp).
 #pragma once
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,7 +15,7 @@
 
 #include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/common/device_array.hpp"
-#include "devices/cuda/codecs/timed_passes.cuh"
+#include "devices/cuda/codecs/decode_passes.hpp"
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx::cuda {
@@ -120,32 +119,31 @@ __device__ inline const unsigned char* unit_bytes(const DeviceUnits& units, cons
     return staged;
 }
 
-// Host: checks the units' shape, copies them to the device, runs one
-// untimed and `repetitions` timed passes of launch(device_units, unit_count,
-// docids, stream), and returns the median, the checksum and, if asked, the
-// values. `codec` names the codec in errors.
+// Host: checks the units' shape, copies them to the device, runs the
+// passes of launch(device_units, unit_count, docids, stream), and returns
+// the checksum and, if asked, the values. `codec` names the codec in errors.
 template <class Launch>
-GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& units, bool docids, unsigned repetitions,
-                                   std::vector<uint32_t>* values, Launch&& launch) {
-    const std::string name = std::string("GPU ") + codec + " decode: ";
+GpuDecodeResult decode_units(const char* codec, const GpuEncodedUnits& units, bool docids,
+                             std::vector<uint32_t>* values, const GpuDecodePasses& passes, Launch&& launch) {
+    const std::string name = std::string(codec) + " decode: ";
     const size_t count = units.byte_ends.size();
     if (units.value_counts.size() != count || (docids && units.first_docids.size() != count)) {
-        throw std::runtime_error(name + "byte_ends, value_counts and first_docids differ in length");
+        fail_on(kDecodeDevice, name + "byte_ends, value_counts and first_docids differ in length");
     }
     std::vector<uint64_t> value_starts(count + 1, 0);
     uint64_t previous_end = 0;
     for (size_t u = 0; u < count; ++u) {
-        if (units.value_counts[u] == 0) throw std::runtime_error(name + "a unit of no values");
+        if (units.value_counts[u] == 0) fail_on(kDecodeDevice, name + "a unit of no values");
         if (units.byte_ends[u] < previous_end || units.byte_ends[u] > units.bytes.size()) {
-            throw std::runtime_error(name + "byte_ends out of order or past the bytes");
+            fail_on(kDecodeDevice, name + "byte_ends out of order or past the bytes");
         }
         previous_end = units.byte_ends[u];
         value_starts[u + 1] = value_starts[u] + units.value_counts[u];
     }
-    if (count > 0x7FFFFFFFu) throw std::runtime_error(name + "more units than one launch takes");
+    if (count > 0x7FFFFFFFu) fail_on(kDecodeDevice, name + "more units than one launch takes");
 
     GpuDecodeResult out;
-    out.device = cuda::use_device(0);
+    out.device = cuda::use_device(kDecodeDevice);
     out.integers = value_starts[count];
     if (values) values->assign(out.integers, 0);
     if (count == 0) return out;
@@ -191,7 +189,7 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     device_units.checksum = device_checksum.data();
     device_units.error = device_error.data();
 
-    out.seconds = median_pass_seconds(stream, repetitions, device_checksum.data(), codec, [&] {
+    run_decode_passes(stream, passes, device_checksum.data(), codec, [&] {
         launch(device_units, static_cast<unsigned>(count), docids, stream);
     });
     unsigned long long checksum = 0;
@@ -209,7 +207,7 @@ GpuDecodeResult decode_units_timed(const char* codec, const GpuEncodedUnits& uni
     device_checksum.release();
     device_error.release();
     cudaStreamDestroy(stream);
-    if (error != 0) throw std::runtime_error(name + "the bytes are not an encoding of the given counts");
+    if (error != 0) fail_on(kDecodeDevice, name + "the bytes are not an encoding of the given counts");
     out.checksum = checksum;
     return out;
 }

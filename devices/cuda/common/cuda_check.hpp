@@ -1,18 +1,28 @@
-// CUDA runtime errors become exceptions that say which call failed and why;
-// the index node adds its own name (graph/guard.hpp).
+// Device failures become invidx::Error naming the device, e.g.
+// "gpu:0 (NVIDIA H100 80GB HBM3): cudaMallocAsync: out of memory": CUDA
+// calls that fail, and requests a device refuses (bytes that are not an
+// encoding, a list too long). The index node or the searcher adds its own
+// context (graph/guard.hpp, query/searcher.cpp).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
 #include <cuda_runtime.h>
 
 namespace invidx::cuda {
 
+// How errors name GPU `device`: "gpu:N (its name)", or "gpu:N" when CUDA
+// cannot tell its name (no such device).
+std::string device_label(int device);
+
+// Throw invidx::Error "<device>: <message>": fail_on for a device known by
+// ordinal, fail for the one this thread uses (cudaSetDevice). Out of line so
+// that the checks inlined at every call stay small.
+[[noreturn]] void fail_on(int device, const std::string& message);
+[[noreturn]] void fail(const std::string& message);
+
 inline void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-    }
+    if (status != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
 // After a kernel launch: reports a bad launch configuration at once (errors
@@ -21,14 +31,6 @@ inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel)
 
 // Makes GPU `device` this thread's current device and returns its name;
 // throws when it does not exist.
-inline std::string use_device(int device) {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (device < 0 || device >= count) throw std::runtime_error("gpu:" + std::to_string(device) + " does not exist");
-    check(cudaSetDevice(device), "cudaSetDevice");
-    cudaDeviceProp properties{};
-    check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
-    return properties.name;
-}
+std::string use_device(int device);
 
 }  // namespace invidx::cuda

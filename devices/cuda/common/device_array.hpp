@@ -1,6 +1,6 @@
 // Growable arrays in device memory and in pinned host memory, counting what
-// they hold so an indexer can report its device memory (issue #3: "device
-// memory use is reported and bounded per run").
+// they hold so that an indexer or the query processor can report (and bound)
+// the device memory it uses.
 #pragma once
 
 #include <algorithm>

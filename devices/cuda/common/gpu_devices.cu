@@ -1,3 +1,4 @@
+// The GPUs CUDA sees (devices/gpu_devices.hpp).
 #include <cuda_runtime.h>
 
 #include "devices/gpu_devices.hpp"

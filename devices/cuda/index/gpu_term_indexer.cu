@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -21,7 +20,7 @@
 #include "devices/cuda/common/cuda_check.hpp"
 #include "invidx/collections.hpp"
 #include "devices/cuda/common/device_array.hpp"
-#include "devices/cuda/index/hash_dictionary.cuh"
+#include "devices/cuda/index/gpu_hash_dictionary.cuh"
 #include "devices/gpu_term_indexer.hpp"
 
 namespace invidx {
@@ -75,7 +74,10 @@ enum OccurrenceError : unsigned {
 };
 constexpr unsigned long long kNoError = ~0ull;
 constexpr uint32_t kCollectionCount = invidx::kCollections;
-constexpr uint32_t kHashedCollectionCount = 1024;
+constexpr uint32_t kHashedCollectionCount = invidx::kHashedCollections;
+static_assert(kCollectionCount == kHashedCollectionCount + 26 * 26 * 26,
+              "expand_chunk reads a collection after the hashed ones as a three-letter prefix");
+static_assert(kCollectionCount <= 0x10000, "a term's collection is kept in 16 bits");
 
 // Checks every staged occurrence and lays out what the dictionary kernels
 // read (key place, length, collection) and what the run keeps (docid, tf,
@@ -183,22 +185,15 @@ public:
           result_docids_(pinned_memory_),
           result_tfs_(pinned_memory_),
           result_position_starts_(pinned_memory_) {
-        int count = 0;
-        check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-        if (options.device < 0 || options.device >= count) {
-            throw std::runtime_error("gpu:" + std::to_string(options.device) + " does not exist: this machine has " +
-                                     std::to_string(count) + " CUDA device(s)");
-        }
+        const std::string name = cuda::use_device(options.device);
         if (options.staging_occurrences == 0 || options.staging_occurrences >= cuda::kMaxHashTerms) {
-            throw std::runtime_error("GPU indexer staging buffers must hold 1 to 2^31-2 occurrences");
+            cuda::fail_on(options.device, "GPU indexer staging buffers must hold 1 to 2^31-2 occurrences");
         }
         if (!options.owned.empty() && options.owned.size() != kCollectionCount) {
-            throw std::runtime_error("GPU indexer ownership table must have " + std::to_string(kCollectionCount) + " entries");
+            cuda::fail_on(options.device,
+                          "GPU indexer ownership table must have " + std::to_string(kCollectionCount) + " entries");
         }
-        use_device();
-        cudaDeviceProp properties{};
-        check(cudaGetDeviceProperties(&properties, options.device), "cudaGetDeviceProperties");
-        device_name_ = "gpu:" + std::to_string(options.device) + " " + properties.name;
+        device_name_ = "gpu:" + std::to_string(options.device) + " " + name;
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         for (auto& slot : slots_) slot = std::make_unique<StagingSlot>(pinned_memory_, options);
         check_event(sort_events_);
@@ -267,7 +262,7 @@ public:
             }
         }
         if (upper_terms >= cuda::kMaxHashTerms) {
-            throw std::runtime_error(device_name_ + ": a GPU indexer holds at most 2^31-1 terms");
+            cuda::fail_on(options_.device, "a GPU indexer holds at most 2^31-1 terms");
         }
         const auto chunk_size = static_cast<uint32_t>(n);
         reserve_dictionary(upper_terms, upper_bytes, chunk_size);
@@ -428,7 +423,7 @@ public:
             ordered.collections.resize(terms);
             for (size_t p = 0; p < terms; ++p) {
                 const uint32_t id = final_id[p];
-                if (id >= terms) throw std::runtime_error(device_name_ + ": B-tree term numbering is inconsistent");
+                if (id >= terms) cuda::fail_on(options_.device, "B-tree term numbering is inconsistent");
                 ordered.key_offsets[id] = out.key_offsets[p];
                 ordered.key_lengths[id] = out.key_lengths[p];
                 ordered.collections[id] = out.collections[p];
@@ -496,8 +491,8 @@ private:
                view.terms_used + term_bytes <= view.term_capacity && view.batch_count < view.batch_capacity;
     }
 
-    // The first refused occurrence of a finished chunk, as the host half
-    // would name it: batch, docid, what is wrong.
+    // The first refused occurrence of a finished chunk, named as the host
+    // half names a bad batch (batch, docid, what is wrong) after the device.
     [[noreturn]] void fail_occurrence(const StagingSlot& slot, unsigned long long error) const {
         const auto i = static_cast<uint32_t>(error >> 8);
         const unsigned code = static_cast<unsigned>(error & 0xFF);
@@ -522,8 +517,8 @@ private:
                 break;
             default: what = "refused occurrence (code " + std::to_string(code) + ")";
         }
-        throw std::runtime_error("batch " + std::to_string(batch.sequence) + ": docid " +
-                                 std::to_string(batch.first_docid + occurrence.local_docid) + ": " + what);
+        cuda::fail_on(options_.device, "batch " + std::to_string(batch.sequence) + ": docid " +
+                                           std::to_string(batch.first_docid + occurrence.local_docid) + ": " + what);
     }
 
     static void check_event(TimedEvents& events) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "devices/cuda/common/cuda_check.hpp"
@@ -64,7 +63,7 @@ public:
           candidate_blocks_(memory_), candidate_alive_(memory_), candidate_tfs_(memory_), needed_(memory_),
           level_docids_(memory_), level_tfs_(memory_) {
         stats_.device = "gpu:" + std::to_string(device) + " " + cuda::use_device(device);
-        if (documents_ >= (size_t{1} << 32)) throw std::runtime_error("too many documents for the GPU query path");
+        if (documents_ >= (size_t{1} << 32)) fail_on(device, "too many documents for the GPU query path");
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         cache_ = std::make_unique<ListCache>(memory_, stream_, cache_bytes);
         staging_ = std::make_unique<BatchStaging>(memory_);
@@ -217,7 +216,7 @@ private:
                 level_blocks = std::max(level_blocks, needed_base);
             }
         }
-        if (bound >= (uint64_t{1} << 32)) throw std::runtime_error("a GPU query batch too large: split it");
+        if (bound >= (uint64_t{1} << 32)) fail_on(device_, "a GPU query batch too large: split it");
         uint64_t out_total = 0;
         std::vector<uint32_t> out_base(count);
         for (size_t q = 0; q < count; ++q) {
@@ -333,7 +332,7 @@ private:
                 uint32_t slot = 0, docid = 0;
                 double score = 0.0;
                 read_sort_key(host_top[plan[q].out_base + i], docid_bits_, slot, docid, score);
-                if (slot != q) throw std::runtime_error("GPU query batch: a result of another query");
+                if (slot != q) fail_on(device_, "GPU query batch: a result of another query");
                 result.hits.emplace_back(docid, score);
             }
         }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 namespace invidx::cuda {
@@ -17,20 +16,20 @@ void CachedList::upload(const GpuList& list) {
     // One allocation and one copy per list: the block table (last docids, and
     // for bp128 the groups' offsets) then the payload.
     const uint64_t postings = list.bp128 ? list.postings : list.docids.size();
-    if (postings >= (uint64_t{1} << 32)) throw std::runtime_error("a list too long for the GPU query path");
+    if (postings >= (uint64_t{1} << 32)) fail("a list too long for the GPU query path");
     const size_t blocks = blocks_of(postings);
     std::vector<uint32_t> table;
     std::vector<unsigned char> blob;
     if (list.bp128) {
         if (list.last_docids.size() != blocks || list.docid_starts.size() != blocks || list.tf_starts.size() != blocks) {
-            throw std::runtime_error("a bp128 list's block table does not match its length");
+            fail("a bp128 list's block table does not match its length");
         }
         table.reserve(3 * blocks);
         table.insert(table.end(), list.last_docids.begin(), list.last_docids.end());
         table.insert(table.end(), list.docid_starts.begin(), list.docid_starts.end());
         table.insert(table.end(), list.tf_starts.begin(), list.tf_starts.end());
     } else {
-        if (list.docids.size() != list.tfs.size()) throw std::runtime_error("a list's docids and tfs differ in length");
+        if (list.docids.size() != list.tfs.size()) fail("a list's docids and tfs differ in length");
         table.reserve(blocks + 2 * postings);
         for (size_t b = 0; b < blocks; ++b) table.push_back(list.docids[std::min<size_t>(postings, (b + 1) * kBlockPostings) - 1]);
         table.insert(table.end(), list.docids.begin(), list.docids.end());

@@ -198,5 +198,10 @@ TEST_CASE("gpu indexer: bad input is an error, not a crash") {
 TEST_CASE("gpu indexer: a device that does not exist is a clear error") {
     GpuTermIndexerOptions options;
     options.device = 99;
-    CHECK_THROWS_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options), std::exception);
+    if (have_gpu()) {
+        CHECK_THROWS_WITH_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options),
+                             doctest::Contains("gpu:99 does not exist"), Error);
+    } else {  // built without CUDA, or no device: said so
+        CHECK_THROWS_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options), Error);
+    }
 }

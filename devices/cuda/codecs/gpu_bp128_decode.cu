@@ -1,11 +1,14 @@
-#include <algorithm>
-#include <stdexcept>
+// bp128 groups decoded on the GPU for the codec benchmark
+// (devices/gpu_codecs.hpp): one thread block per full group of 128
+// (bp128_decode.cuh), the groups copied to the device once and decoded in
+// passes (decode_passes.hpp).
+#include <string>
 #include <vector>
 
 #include "devices/cuda/codecs/bp128_decode.cuh"
+#include "devices/cuda/codecs/decode_passes.hpp"
 #include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/common/device_array.hpp"
-#include "devices/cuda/codecs/timed_passes.cuh"
 #include "devices/gpu_codecs.hpp"
 
 namespace invidx {
@@ -30,9 +33,9 @@ __global__ void __launch_bounds__(kGroupValues)
 }  // namespace
 
 GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uint64_t>& group_offsets,
-                                 const std::vector<uint32_t>& first_docids, bool docids, unsigned repetitions) {
+                                 const std::vector<uint32_t>& first_docids, bool docids, GpuDecodePasses passes) {
     GpuDecodeResult out;
-    out.device = cuda::use_device(0);
+    out.device = cuda::use_device(cuda::kDecodeDevice);
     const size_t groups = group_offsets.size();
     out.integers = groups * kGroupValues;
     if (groups == 0) return out;
@@ -58,7 +61,7 @@ GpuDecodeResult gpu_decode_bp128(const std::string& bytes, const std::vector<uin
                               cudaMemcpyHostToDevice, stream),
               "H2D");
     }
-    out.seconds = cuda::median_pass_seconds(stream, repetitions, device_checksum.data(), "decode_bp128", [&] {
+    cuda::run_decode_passes(stream, passes, device_checksum.data(), "decode_bp128", [&] {
         if (docids) {
             decode_bp128<true><<<static_cast<unsigned>(groups), kGroupValues, 0, stream>>>(
                 device_bytes.data(), device_offsets.data(), device_first.data(), device_checksum.data());

@@ -1,4 +1,4 @@
-#include "devices/cuda/index/hash_dictionary.cuh"
+#include "devices/cuda/index/gpu_hash_dictionary.cuh"
 
 #include <cub/device/device_scan.cuh>
 
