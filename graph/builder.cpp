@@ -111,7 +111,11 @@ GraphRunResult run_graph(const std::vector<NodeSpec>& specs, const NodeRegistry&
     if (failure) std::rethrow_exception(failure);
 
     const auto finish_start = std::chrono::steady_clock::now();
-    for (auto& node : nodes) node->finish(state);
+    for (auto& node : nodes) {
+        node->finish(state);
+        // A stop or a worker failure that came after the graph drained.
+        if (state.failure()) std::rethrow_exception(state.failure());
+    }
     result.finish_seconds = seconds_since(finish_start);
 
     result.nodes = nlohmann::json::array();
