@@ -124,14 +124,17 @@ TEST_CASE("SIGINT and SIGTERM stop a build: one line, exit 130 or 143, no tempor
 
 TEST_CASE("a second signal ends invidx-run at once") {
     TempDir dir;
-    const auto input = write_collection(dir, "small", 3, 20);
+    const auto small = write_collection(dir, "small", 3, 20);
+    const auto large = write_collection(dir, "large", 10, 2500);
     const auto output = dir / "out" / "idx";
-    build(dir, input, output);
+    build(dir, small, output);
     const std::string old_ciff = ciff_bytes(output);
-    // Stopped at the start of publishing, where a first signal is too late to
-    // stop the build: both signals wait for it and come in together.
-    SpawnedTool run(tool("invidx-run"), build_arguments(dir, input, output), dir / "run.err",
-                    {"INVIDX_TEST_STOP_AT=publish:1"});
+    // Both signals come in together mid-build (held back by SIGSTOP): the
+    // first asks for the stop, the second ends the process before the
+    // cancelled graph has even drained.
+    SpawnedTool run(tool("invidx-run"), build_arguments(dir, large, output), dir / "run.err");
+    wait_until_runs_are_written(output);
+    run.signal(SIGSTOP);
     REQUIRE(run.wait_until_stopped());
     run.signal(SIGINT);
     run.signal(SIGTERM);
@@ -140,10 +143,10 @@ TEST_CASE("a second signal ends invidx-run at once") {
     REQUIRE(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGTERM);
     CHECK(ciff_bytes(output) == old_ciff);
-    // What it left (its complete temporary directory) goes with the next build.
+    // What it left (its temporary directory) goes with the next build.
     const auto left = leftovers(output);
     REQUIRE(left.size() == 1);
-    const std::string messages = build(dir, input, output);
+    const std::string messages = build(dir, small, output);
     CHECK(messages.find("removed " + left[0].string()) != std::string::npos);
     CHECK(leftovers(output).empty());
 }
