@@ -124,7 +124,11 @@ GraphRunResult FlowGraph::run() {
     if (failure) std::rethrow_exception(failure);
 
     const auto finish_start = std::chrono::steady_clock::now();
-    for (auto& node : nodes_) node->finish(state_);
+    for (auto& node : nodes_) {
+        node->finish(state_);
+        // A stop or a worker failure that came after the graph drained.
+        if (state_.failure()) std::rethrow_exception(state_.failure());
+    }
     result.finish_seconds = seconds_since(finish_start);
 
     result.nodes = nlohmann::json::array();

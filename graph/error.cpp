@@ -32,6 +32,8 @@ ConfigError::ConfigError(const std::string& json_pointer, const std::string& mes
     : Error("pipeline config " + (json_pointer.empty() ? std::string("/") : json_pointer) + ": " + message),
       pointer_(json_pointer) {}
 
+Interrupted::Interrupted() : Error("interrupted: the build was stopped before it published anything") {}
+
 FormatError::FormatError(const std::string& file, const std::string& message)
     : Error(message, ErrorContext{.node = "", .file = file, .record = std::nullopt, .byte_offset = std::nullopt}) {}
 

@@ -32,8 +32,12 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
 
-BuildReport Pipeline::run(const NodeRegistry& registry) {
+BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
+    const auto stop_if_requested = [&] {
+        if (options.stop.stop_requested()) throw Interrupted();
+    };
+    stop_if_requested();
     if (config_.inputs.empty())
         throw ConfigError("/input", "no input: name files or directories in \"input\" or with --input");
 
@@ -47,9 +51,12 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
     state.files = files;
     for (const auto& file : files) state.input_bytes_compressed += file.size_bytes;
 
-    // Created first, so an unwritable output fails before any work is done;
-    // destroyed without publish() on any error, leaving nothing behind.
-    IndexWriter writer(config_.output, config_.analysis, std::move(files));
+    // Created first, so an unwritable or locked output fails before any work
+    // is done; destroyed without publish() on any error, leaving nothing behind.
+    PublishOptions publishing{.notice = options.notice,
+                              .at_step = options.at_publish_step,
+                              .exchange = options.publish_by_exchange};
+    IndexWriter writer(config_.output, config_.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
 
     // The steps of a build, in order. 1: the graph, every node made and
@@ -64,6 +71,13 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
 
     GraphRunResult result;
     {
+        // Runs on the thread that asks for the stop; run_graph rethrows the
+        // Interrupted once the cancelled graph has drained. Unregistered
+        // (waiting for a callback under way) before state goes.
+        const std::stop_callback cancel_on_stop(options.stop, [&state] {
+            state.fail(std::make_exception_ptr(Interrupted()));
+        });
+        stop_if_requested();
         ProgressReporter progress(state, config_.progress);
         // 2: sampling binds each trie collection to one indexer for the
         // whole build; the GPUs' contexts are made meanwhile.
@@ -79,6 +93,7 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
         // its indexers' dictionaries).
         result = graph.run();
     }
+    stop_if_requested();
     // 4: the dictionary, from the index node to the flush node, written
     // once, after the last run.
     if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
@@ -118,6 +133,7 @@ BuildReport Pipeline::run(const NodeRegistry& registry) {
         dictionary_bytes += indexer.value("memory_bytes", uint64_t{0});
     report["dictionary_memory_bytes"] = dictionary_bytes;
     writer.write_report(report);
+    stop_if_requested();
     writer.publish();
     report["total_seconds"] = seconds_since(start);
     return BuildReport{std::move(report)};

@@ -1,27 +1,21 @@
 #include "store/index_writer.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
-#include <unistd.h>
 
 #include "invidx/error.hpp"
 #include "store/block_checksums.hpp"
 #include "store/index_layout.hpp"
+#include "store/sibling_directories.hpp"
 
 namespace invidx {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<uint64_t> next_directory_number{0};
-
-// "<dir>.<tag>-<pid>-<n>": unique per process and call, beside `dir` so the
-// final rename stays within one file system (and so stays atomic).
-fs::path sibling_path(const fs::path& dir, const char* tag) {
-    return fs::path(dir.string() + "." + tag + "-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(next_directory_number++));
-}
 
 bool replaceable(const fs::path& dir) {
     std::error_code error;
@@ -52,16 +46,21 @@ void check_part(uint32_t run, const CompressedRun& part) {
 
 }  // namespace
 
-IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vector<InputFile> files)
-    : analysis_(std::move(analysis)), files_(std::move(files)) {
+IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vector<InputFile> files,
+                         PublishOptions options)
+    : options_(std::move(options)), analysis_(std::move(analysis)), files_(std::move(files)) {
+    if (!options_.notice) options_.notice = [](const std::string& line) { std::fprintf(stderr, "invidx: %s\n", line.c_str()); };
     final_dir_ = final_dir.lexically_normal();
     if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
     ensure(!final_dir_.empty(), "index directory must not be empty");
     // Fail before hours of indexing, not at publish(): publish checks again.
     if (!replaceable(final_dir_)) throw refusing(final_dir_);
-    temp_dir_ = sibling_path(final_dir_, "tmp");
     std::error_code error;
     if (!final_dir_.parent_path().empty()) fs::create_directories(final_dir_.parent_path(), error);
+    lock_ = std::make_unique<OutputLock>(final_dir_);
+    clean_up_after_earlier_writers(final_dir_, options_.notice);
+    if (!replaceable(final_dir_)) throw refusing(final_dir_);  // a restored old index is one
+    temp_dir_ = sibling_path(final_dir_, "tmp");
     if (!fs::create_directory(temp_dir_, error) || !fs::create_directory(temp_dir_ / layout::kRunsDirectory, error)) {
         throw Error("cannot create index directory: " + error.message(), in_file(temp_dir_.string()));
     }
@@ -82,10 +81,7 @@ IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vec
 IndexWriter::~IndexWriter() {
     documents_.reset();
     document_offsets_.reset();
-    if (!published_) {
-        std::error_code ignored;
-        fs::remove_all(temp_dir_, ignored);
-    }
+    if (!published_) remove_index_directory(temp_dir_);
 }
 
 void IndexWriter::record_file(const std::string& relative_path, const BinaryWriter& writer) {
@@ -299,32 +295,62 @@ void IndexWriter::publish() {
     sync_directory(temp_dir_ / layout::kRunsDirectory);
     sync_directory(temp_dir_);
     replace_final_directory();
-    published_ = true;
 }
 
+void IndexWriter::step(const char* name) const {
+    if (options_.at_step) options_.at_step(name);
+}
+
+// At every moment final_dir_ holds a complete index (the old one, then the
+// new one), except between the two renames of the fallback, when the old one
+// is complete at "<final>.old-<pid>-<n>" and the next writer renames it back.
 void IndexWriter::replace_final_directory() {
     std::error_code error;
     const fs::path parent = final_dir_.parent_path().empty() ? fs::path(".") : final_dir_.parent_path();
+    step("publish:1");
     if (!fs::exists(final_dir_, error)) {
         fs::rename(temp_dir_, final_dir_, error);
         if (error) throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));
+        published_ = true;
         sync_directory(parent);
+        step("publish:3");
         return;
     }
     if (!replaceable(final_dir_)) throw refusing(final_dir_);
-    // Old aside, new in, old deleted: at every moment final_dir_ is either
-    // absent or a complete index.
+#ifdef RENAME_EXCHANGE
+    if (options_.exchange) {
+        // One atomic step: new at final_dir_, old at temp_dir_.
+        if (::renameat2(AT_FDCWD, temp_dir_.c_str(), AT_FDCWD, final_dir_.c_str(), RENAME_EXCHANGE) == 0) {
+            published_ = true;
+            sync_directory(parent);
+            step("publish:3");
+            remove_index_directory(temp_dir_);
+            return;
+        }
+        // Other errors would fail the renames below just the same.
+        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+            throw Error(std::string("cannot swap the new index into place: ") + std::strerror(errno),
+                        in_file(final_dir_.string()));
+    }
+#endif
     const fs::path aside = sibling_path(final_dir_, "old");
     fs::rename(final_dir_, aside, error);
     if (error) throw Error("cannot move the old index aside: " + error.message(), in_file(final_dir_.string()));
+    sync_directory(parent);
+    step("publish:2");
     fs::rename(temp_dir_, final_dir_, error);
     if (error) {
-        std::error_code ignored;
-        fs::rename(aside, final_dir_, ignored);
-        throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));
+        std::error_code restore_error;
+        fs::rename(aside, final_dir_, restore_error);
+        throw Error("cannot rename the new index into place: " + error.message() +
+                        (restore_error ? "; the old index is at " + aside.string() + " (" + restore_error.message() + ")"
+                                       : std::string()),
+                    in_file(final_dir_.string()));
     }
+    published_ = true;
     sync_directory(parent);
-    fs::remove_all(aside, error);
+    step("publish:3");
+    remove_index_directory(aside);
 }
 
 }  // namespace invidx

@@ -1,7 +1,8 @@
 // Writes one index directory (docs/FORMAT.md). Everything goes to a
 // temporary directory beside the final one; publish() writes manifest.json
-// last and renames the directory into place, so a reader sees either the
-// old index, the new one, or nothing -- never a half-written index.
+// last and swaps the directory into place, so a reader sees either the old
+// index or the new one -- never a half-written index. One writer per final
+// directory: the second one fails at once (OutputLock).
 #pragma once
 
 #include <cstdint>
@@ -17,15 +18,33 @@
 #include "invidx/messages.hpp"
 #include "store/binary_io.hpp"
 #include "store/manifest.hpp"
+#include "store/output_lock.hpp"
 
 namespace invidx {
 
+struct PublishOptions {
+    // One line each: leftovers of earlier writers removed or restored.
+    std::function<void(const std::string&)> notice;
+    // Called between the steps of publish() with "publish:1" (the new index
+    // complete and synced, nothing at final_dir changed), "publish:2" (two
+    // renames only: the old index moved aside, nothing at final_dir) and
+    // "publish:3" (the new index in place, the old one not yet removed).
+    // Tests stop the process there to kill it.
+    std::function<void(const std::string&)> at_step;
+    // Swap old and new in one renameat2(RENAME_EXCHANGE) where the file
+    // system allows it; false: always the two renames (tests of that path).
+    bool exchange = true;
+};
+
 class IndexWriter {
 public:
-    // Creates "<final_dir>.tmp-<pid>-<n>" (and final_dir's parent if needed).
-    // Nothing exists at final_dir until publish(). An unwritable location is
-    // an invidx::Error naming the directory.
-    IndexWriter(std::filesystem::path final_dir, AnalysisSettings analysis, std::vector<InputFile> files);
+    // Locks final_dir (OutputLock: a second writer fails at once, naming the
+    // holder's pid), cleans up after earlier writers that were killed
+    // (clean_up_after_earlier_writers) and creates "<final_dir>.tmp-<pid>-<n>"
+    // (and final_dir's parent if needed). Nothing at final_dir changes until
+    // publish(). An unwritable location is an invidx::Error naming it.
+    IndexWriter(std::filesystem::path final_dir, AnalysisSettings analysis, std::vector<InputFile> files,
+                PublishOptions options = {});
     ~IndexWriter();  // not published -> the temporary directory is removed
     IndexWriter(const IndexWriter&) = delete;
     IndexWriter& operator=(const IndexWriter&) = delete;
@@ -40,8 +59,9 @@ public:
     // Any other binary file (query.post): `write` fills it, then its CRC-32
     // is appended and it is listed in the manifest like the others.
     void write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write);
-    // Writes manifest.json, syncs, and renames the directory to final_dir
-    // (replacing an existing invidx index or an empty directory only).
+    // Writes manifest.json, syncs, and moves the directory to final_dir
+    // (replacing an existing invidx index or an empty directory only): by
+    // exchange where possible, else old aside, new in (docs/FORMAT.md).
     void publish();
 
     const std::filesystem::path& temporary_directory() const { return temp_dir_; }
@@ -54,8 +74,11 @@ private:
     void finish_documents();
     void record_file(const std::string& relative_path, const BinaryWriter& writer);
     void replace_final_directory();
+    void step(const char* name) const;
 
     std::filesystem::path final_dir_;
+    PublishOptions options_;
+    std::unique_ptr<OutputLock> lock_;  // released after the temporary directory is gone
     std::filesystem::path temp_dir_;
     AnalysisSettings analysis_;
     std::vector<InputFile> files_;

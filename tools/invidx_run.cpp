@@ -1,11 +1,19 @@
 // invidx-run: builds an index from a pipeline description.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <pthread.h>
+#include <stop_token>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
-#include "invidx/pipeline.hpp"
 #include "devices/gpu_devices.hpp"
+#include "invidx/pipeline.hpp"
 #include "nodes/index/indexer_registry.hpp"
 #include "tools/common/flags.hpp"
 
@@ -44,8 +52,12 @@ std::string help_text(const invidx::tools::Flags& flags) {
          .options_heading = "",
          .example = "  invidx-run configs/default.json --input sample/debian-docs.warc.gz --output /tmp/idx --set parse.count=2\n",
          .footer = "The index is written to a temporary directory beside DIR and published atomically at the\n"
-                   "end; report.json in it holds the timings. Exit codes: 0 built; 1 the build failed (bad\n"
-                   "input, I/O error); 2 bad command line or pipeline description.\n"});
+                   "end; report.json in it holds the timings. DIR.lock beside it keeps a second build out of\n"
+                   "DIR while one runs. SIGINT (Ctrl-C) or SIGTERM stops the build, removes the temporary\n"
+                   "directory and leaves DIR as it was; a second signal ends the process at once.\n"
+                   "Exit codes: 0 built; 1 the build failed (bad input, I/O error, DIR locked by another\n"
+                   "build); 2 bad command line or pipeline description; 130 interrupted by SIGINT; 143\n"
+                   "interrupted by SIGTERM.\n"});
 }
 
 void list_kinds() {
@@ -62,6 +74,60 @@ void list_kinds() {
                     gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
                     static_cast<double>(gpu.memory_bytes) / (1u << 30));
     if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
+}
+
+// SIGINT and SIGTERM become a stop request. They are blocked in every thread
+// (threads inherit the mask, so this is made before any thread starts) and
+// taken by one thread with sigwait: no work ever runs in a signal handler. A
+// second signal ends the process at once by the signal's default action; the
+// next build into the same output removes what it left.
+class InterruptWatcher {
+public:
+    InterruptWatcher() {
+        sigemptyset(&signals_);
+        sigaddset(&signals_, SIGINT);
+        sigaddset(&signals_, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+        // Detached and never destroyed: it may take a signal until exit.
+        std::thread([this] { watch(); }).detach();
+    }
+
+    std::stop_token token() const { return stop_.get_token(); }
+    int signal_number() const { return signal_.load(); }
+
+private:
+    void watch() {
+        int number = 0;
+        if (sigwait(&signals_, &number) != 0) return;
+        signal_ = number;
+        stop_.request_stop();
+        if (sigwait(&signals_, &number) != 0) return;
+        std::signal(number, SIG_DFL);
+        pthread_sigmask(SIG_UNBLOCK, &signals_, nullptr);
+        raise(number);
+        _exit(128 + number);
+    }
+
+    sigset_t signals_;
+    std::stop_source stop_;
+    std::atomic<int> signal_{0};
+};
+
+// Tests kill the process between the steps of publishing: INVIDX_TEST_STOP_AT
+// names a step ("publish:1", ...), where the process stops itself (SIGSTOP)
+// for the test to kill; INVIDX_TEST_PUBLISH=renames publishes by two renames
+// even where the file system can exchange directories.
+void apply_test_hooks(invidx::RunOptions& options) {
+    if (const char* step = std::getenv("INVIDX_TEST_STOP_AT"); step && *step) {
+        options.at_publish_step = [stop_at = std::string(step)](const std::string& reached) {
+            if (reached != stop_at) return;
+            std::fprintf(stderr, "invidx-run: stopping at %s (INVIDX_TEST_STOP_AT)\n", reached.c_str());
+            std::fflush(stderr);
+            raise(SIGSTOP);
+        };
+    }
+    if (const char* publish = std::getenv("INVIDX_TEST_PUBLISH"); publish && std::string(publish) == "renames")
+        options.publish_by_exchange = false;
 }
 
 int usage_error(const std::string& message) {
@@ -115,12 +181,23 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    const std::string output_dir = config.output.string();
+    const auto& watcher = *new InterruptWatcher;
+    invidx::RunOptions options;
+    options.stop = watcher.token();
+    options.notice = [](const std::string& line) { std::fprintf(stderr, "invidx-run: %s\n", line.c_str()); };
+    apply_test_hooks(options);
     try {
         invidx::Pipeline pipeline(std::move(config));
-        const invidx::BuildReport report = pipeline.run();
+        const invidx::BuildReport report = pipeline.run(options);
         if (!quiet) std::cout << report.summary_table();
         std::fprintf(stderr, "invidx-run: index written to %s\n", pipeline.config().output.c_str());
         return 0;
+    } catch (const invidx::Interrupted&) {
+        const int number = watcher.signal_number() != 0 ? watcher.signal_number() : SIGINT;
+        std::fprintf(stderr, "invidx-run: interrupted by %s: build stopped, temporary files removed, nothing published to %s\n",
+                     number == SIGTERM ? "SIGTERM" : "SIGINT", output_dir.c_str());
+        return 128 + number;
     } catch (const invidx::ConfigError& error) {
         std::fprintf(stderr, "invidx-run: %s\n", error.what());
         return 2;

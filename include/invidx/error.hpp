@@ -49,6 +49,14 @@ public:
     FormatError(const std::string& file, const std::string& message);
 };
 
+// A build stopped because its caller asked it to (RunOptions::stop): the
+// graph was cancelled and drained and the temporary directory removed, so
+// nothing was published. Distinct from a failure: the input is not at fault.
+class Interrupted : public Error {
+public:
+    Interrupted();
+};
+
 std::string format_error_message(const std::string& message, const ErrorContext& context);
 
 // One-line checks: ensure(n > 0, "count must be positive").

@@ -9,6 +9,8 @@
 // of your own passed to run()) and named in the JSON's "nodes" list.
 #pragma once
 
+#include <functional>
+#include <stop_token>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,24 @@ struct BuildReport {
     std::string summary_table() const;
 };
 
+// What a caller can do to a running build besides waiting for it.
+struct RunOptions {
+    // stop.request_stop() (from any thread) cancels the flow graph, drains
+    // its workers and device threads, removes the temporary directory and
+    // makes run() throw invidx::Interrupted. A stop once publishing has begun
+    // is too late: the build completes.
+    std::stop_token stop;
+    // One-line notices about leftovers of earlier builds into the same output
+    // (removed, or an old index restored); default: "invidx: ..." on stderr.
+    std::function<void(const std::string&)> notice;
+    // Called between the steps of publishing ("publish:1", "publish:2",
+    // "publish:3": docs/FORMAT.md), so tests can stop the process there.
+    std::function<void(const std::string&)> at_publish_step;
+    // Publish over an old index by renameat2(RENAME_EXCHANGE) where the file
+    // system allows it; false: always by two renames (tests of that path).
+    bool publish_by_exchange = true;
+};
+
 class Pipeline {
 public:
     explicit Pipeline(PipelineConfig config);
@@ -35,8 +55,11 @@ public:
     // Builds the index into config().output: written into a temporary
     // directory beside it and published atomically at the very end, so a
     // failed or interrupted build never leaves a directory that looks like a
-    // complete index. Throws invidx::Error (node, file, record, offset).
-    BuildReport run(const NodeRegistry& registry = node_registry());
+    // complete index. One build per output at a time: a second one fails at
+    // once, naming the first one's pid. Throws invidx::Error (node, file,
+    // record, offset); invidx::Interrupted when options.stop was requested.
+    BuildReport run(const RunOptions& options, const NodeRegistry& registry = node_registry());
+    BuildReport run(const NodeRegistry& registry = node_registry()) { return run(RunOptions{}, registry); }
 
 private:
     PipelineConfig config_;
