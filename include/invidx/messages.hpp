@@ -63,7 +63,7 @@ struct TextBlock {
     Lease lease;
 };
 
-// One document as framed from its container format (nodes/parse/<format>).
+// One document as framed from its container format (nodes/frame/<format>).
 struct DocRecord {
     std::string name;           // WARC-TREC-ID / WARC-Record-ID / DOCNO / id / path
     uint32_t text_offset = 0;   // into DocBatch::text
@@ -74,7 +74,7 @@ struct DocRecord {
     uint64_t record_number = 0; // 0-based record number in the entry
 };
 
-// Consecutive documents with their docids, in input order (nodes/parse/frame).
+// Consecutive documents with their docids, in input order (nodes/frame).
 struct DocBatch {
     uint64_t sequence = 0;      // 0,1,2,... : order restored after parallel nodes
     uint64_t first_docid = 0;   // docid of docs[0]

@@ -1,5 +1,5 @@
 // The "frame" node: cuts each entry's text into documents with the framer of
-// its format (nodes/parse/<format>.cpp), assigns docids in input order and
+// its format (nodes/frame/<format>.cpp), assigns docids in input order and
 // packs consecutive documents into batches for the parallel parsers.
 #pragma once
 
