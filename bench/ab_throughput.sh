@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Before/after throughput of two invidx-run builds on the same files: runs
+# them alternately (A B A B ...) so drift of a shared machine hits both alike,
+# optionally pinned to some CPUs, and prints the median MB/s of each and the
+# ratio. Used to check that a change leaves throughput "within noise".
+#   bench/ab_throughput.sh OLD_INVIDX_RUN NEW_INVIDX_RUN COLLECTION CONFIG [REPEAT] [CPUS] [--set K=V ...]
+# CPUS: a taskset list such as 0,1 (empty: all). MB/s = uncompressed input
+# over the engine's total_seconds (report.json), as in docs/PERFORMANCE.md.
+set -euo pipefail
+old=${1:?old invidx-run} new=${2:?new invidx-run} collection=${3:?collection} config=${4:?config}
+repeat=${5:-3} cpus=${6:-}
+shift $(( $# < 6 ? $# : 6 ))
+pin=()
+[ -n "$cpus" ] && pin=(taskset -c "$cpus")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+declare -A rates
+for r in $(seq 1 "$repeat"); do
+  for side in old new; do
+    binary=$old; [ $side = new ] && binary=$new
+    rm -rf "$work/idx"
+    "${pin[@]}" "$binary" "$config" --input "$collection" --output "$work/idx" --quiet --progress off "$@" 2> "$work/log" ||
+      { cat "$work/log"; exit 1; }
+    rate=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%.1f" % (r["input_bytes_uncompressed"]/1e6/r["total_seconds"]))' "$work/idx/report.json")
+    rates[$side]+="$rate "
+    echo "run $r $side: $rate MB/s"
+  done
+done
+python3 - "${rates[old]}" "${rates[new]}" <<'PY'
+import statistics, sys
+old = [float(x) for x in sys.argv[1].split()]
+new = [float(x) for x in sys.argv[2].split()]
+mo, mn = statistics.median(old), statistics.median(new)
+print("| build | runs MB/s | median MB/s |")
+print("|---|---|---|")
+print("| old | %s | %.1f |" % (" ".join("%.1f" % x for x in old), mo))
+print("| new | %s | %.1f |" % (" ".join("%.1f" % x for x in new), mn))
+print("new/old: %.3f" % (mn / mo))
+PY
