@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "invidx/error.hpp"
+
 namespace invidx {
 
 namespace {
@@ -287,7 +289,7 @@ void QueryScheduler::run_gpu_batch(std::vector<QueryJob*>& batch, std::vector<Qu
         try {
             auto answers = processors_.gpu(view);
             if (answers.size() != jobs.size()) {
-                throw std::runtime_error("the GPU processor returned " + std::to_string(answers.size()) + " results for " +
+                throw Error("the GPU processor returned " + std::to_string(answers.size()) + " results for " +
                                          std::to_string(jobs.size()) + " queries");
             }
             for (size_t i = 0; i < jobs.size(); ++i) out[i].result = std::move(answers[i]);
@@ -395,7 +397,7 @@ void QueryScheduler::stop() {
     for (auto* queue : {&gpu_queue_, &cpu_queue_, &undecided_}) {
         for (QueryJob* job : *queue) {
             QueryOutcome outcome;
-            outcome.error = std::make_exception_ptr(std::runtime_error("the query scheduler stopped before the query ran"));
+            outcome.error = std::make_exception_ptr(Error("the query scheduler stopped before the query ran"));
             complete(*job, std::move(outcome));
         }
         queue->clear();
