@@ -4,6 +4,7 @@
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_query.hpp"
+#include "devices/gpu_stemmer.hpp"
 #include "devices/gpu_term_indexer.hpp"
 #include "invidx/error.hpp"
 
@@ -32,6 +33,10 @@ GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, std::vector<uint32
 
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
     throw Error("invidx was built without CUDA: no GPU query processing");
+}
+
+GpuTokenList gpu_stem_tokens(int, const GpuTokenList&) {
+    throw Error("invidx was built without CUDA: no GPU stemming");
 }
 
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {

@@ -23,7 +23,9 @@ const std::map<std::string, std::set<std::string>>& allowed_includes() {
         {"analysis", {"invidx", "analysis"}},
         {"store", {"invidx", "store"}},
         {"graph", {"invidx", "graph"}},
-        {"devices", {"invidx", "devices"}},
+        // Device code runs the analyzer's shared host/device functions (the
+        // byte classes, stop words, the stemmer) so GPU analysis equals the CPU's.
+        {"devices", {"invidx", "analysis", "devices"}},
         {"nodes", {"invidx", "analysis", "store", "graph", "devices", "nodes"}},
         {"query", {"invidx", "analysis", "store", "devices", "query"}},
         {"pipelines", {"invidx", "analysis", "store", "graph", "devices", "nodes", "pipelines"}},

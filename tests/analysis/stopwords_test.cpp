@@ -48,3 +48,36 @@ TEST_CASE("StopwordSet: empty and custom lists, many words") {
     CHECK(set.size() == 500);
     for (int i = 0; i < 1000; ++i) CHECK(set.contains("w" + std::to_string(i)) == (i % 2 == 0));
 }
+
+TEST_CASE("StopwordTable: a copy of a set's arrays answers as the set does") {
+    // What a device does: copies the three arrays elsewhere and looks up
+    // through a StopwordTable pointing at the copies.
+    const invidx::StopwordSet set(invidx::english_stopwords());
+    const std::string bytes = set.bytes();
+    const std::vector<uint32_t> offsets = set.word_offsets();
+    const std::vector<uint32_t> slots = set.slots();
+    invidx::StopwordTable copy = set.table();
+    copy.bytes = reinterpret_cast<const unsigned char*>(bytes.data());
+    copy.word_offsets = offsets.data();
+    copy.slots = slots.data();
+    CHECK(copy.words == 33);
+    CHECK((slots.size() & (slots.size() - 1)) == 0);
+    for (const std::string word : {"the", "a", "with", "such", "", "th", "them", "into", "in", "The", "cat", "x"}) {
+        INFO(word);
+        const auto* p = reinterpret_cast<const unsigned char*>(word.data());
+        CHECK(copy.contains(p, static_cast<uint32_t>(word.size())) == set.contains(word));
+    }
+    CHECK(copy.contains(reinterpret_cast<const unsigned char*>("their"), 5));
+    CHECK_FALSE(copy.contains(reinterpret_cast<const unsigned char*>("theirs"), 6));
+    const invidx::StopwordTable empty = invidx::StopwordSet{std::vector<std::string>{}}.table();
+    CHECK_FALSE(empty.contains(reinterpret_cast<const unsigned char*>("the"), 3));
+    CHECK_FALSE(empty.contains(nullptr, 0));
+}
+
+TEST_CASE("StopwordSet: the empty word is a word like any other") {
+    const invidx::StopwordSet set(std::vector<std::string>{"", "of"});
+    CHECK(set.size() == 2);
+    CHECK(set.contains(""));
+    CHECK(set.contains("of"));
+    CHECK_FALSE(set.contains("o"));
+}

@@ -102,3 +102,23 @@ TEST_CASE("tokenize: tokens longer than 255 bytes are dropped") {
     // following token is intact.
     CHECK(tokens(std::string(300, 'A') + "." + std::string(255, 'B')) == Tokens{std::string(255, 'b')});
 }
+
+TEST_CASE("token bytes: the ASCII table is ascii_token_byte, letters and digits only") {
+    for (int c = 0; c < 128; ++c) {
+        INFO("byte " << c);
+        char expected = 0;
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) expected = static_cast<char>(c);
+        if (c >= 'A' && c <= 'Z') expected = static_cast<char>(c + 32);
+        CHECK(invidx::utf8::ascii_token_byte(static_cast<unsigned char>(c)) == static_cast<unsigned char>(expected));
+        CHECK(invidx::utf8::kAsciiTokenBytes[c] == expected);
+    }
+}
+
+// The classes are constexpr functions (device code calls them as well).
+static_assert(invidx::utf8::ascii_token_byte('Q') == 'q');
+static_assert(invidx::utf8::is_separator_code_point(0x2014));
+static_assert(!invidx::utf8::is_separator_code_point(0x20AC));
+constexpr unsigned char kEuro[] = {0xE2, 0x82, 0xAC};
+static_assert(invidx::utf8::classify_multibyte(kEuro, kEuro + 3).bytes == 3);
+static_assert(invidx::utf8::classify_multibyte(kEuro, kEuro + 3).token);
+static_assert(!invidx::utf8::classify_multibyte(kEuro, kEuro + 2).token);
