@@ -24,8 +24,11 @@ void DocumentTerms::clear() {
     tokens = 0;
 }
 
-Analyzer::Analyzer(const AnalysisSettings& settings)
-    : settings_(settings), stopwords_(settings.stopwords), stemmer_(settings.stemmer) {
+TokenScan default_token_scan() { return vector_scan_built() ? TokenScan::vector : TokenScan::scalar; }
+
+Analyzer::Analyzer(const AnalysisSettings& settings, TokenScan scan)
+    : settings_(settings), scan_(scan), stopwords_(settings.stopwords), stemmer_(settings.stemmer) {
+    ensure(scan_ == TokenScan::scalar || vector_scan_built(), "this build has no vector token scan (no Highway)");
     slots_.resize(kInitialSlots);
     mask_ = kInitialSlots - 1;
 }
@@ -71,15 +74,9 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
         slots_.assign(slots_.size(), Slot{});
         stamp_ = 1;
     }
-    if (html) {
-        html_text_.clear();
-        strip_html(text, html_text_);
-        text = html_text_;
-    }
-
     const bool positional = settings_.positions;
     uint64_t position = 0;
-    tokenize(text, [&](std::string_view token) {
+    const auto on_token = [&](std::string_view token) {
         const uint64_t this_position = position++;
         if (stopwords_.contains(token)) return;  // SPEC §4.1: before stemming
         const CachedStemmer::Stem stem = stemmer_.stem_hashed(token);
@@ -90,7 +87,18 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
                    "a document has more than 2^32 token positions");
             occurrences_.emplace_back(index, static_cast<uint32_t>(this_position));
         }
-    });
+    };
+    if (scan_ == TokenScan::vector) {
+        scanner_.scan(text, html);
+        for (const TokenSpan& span : scanner_) on_token(scanner_.token(span));
+    } else {
+        if (html) {
+            html_text_.clear();
+            strip_html(text, html_text_);
+            text = html_text_;
+        }
+        tokenize(text, on_token);
+    }
     out.tokens = position;
 
     uint64_t length = 0;

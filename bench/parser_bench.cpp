@@ -105,8 +105,9 @@ struct Row {
     uint64_t digest = 0;
 };
 
-Row measure(const std::string& name, const Corpus& corpus, const AnalysisSettings& settings, unsigned passes) {
-    Analyzer analyzer(settings);
+Row measure(const std::string& name, const Corpus& corpus, const AnalysisSettings& settings, TokenScan scan,
+            unsigned passes) {
+    Analyzer analyzer(settings, scan);
     DocumentTerms terms;
     run_pass(corpus, analyzer, terms);  // warm the stem cache and the tables
     std::vector<double> seconds;
@@ -155,7 +156,12 @@ int main(int argc, char** argv) {
         std::printf("%zu files, %zu records, %.1f MB of record text; median of %u passes, 1 thread\n",
                     files.size(), corpus.records.size(), corpus.text.size() / 1e6, passes);
         std::vector<Row> rows;
-        rows.push_back(measure("scalar", corpus, settings, passes));
+        rows.push_back(measure("scalar", corpus, settings, TokenScan::scalar, passes));
+        for (const ScanTarget& target : vector_scan_targets()) {
+            use_vector_scan_target(target.id);
+            rows.push_back(measure("vector " + target.name, corpus, settings, TokenScan::vector, passes));
+        }
+        use_vector_scan_target(0);
         std::printf("%-16s %10s %18s\n", "path", "MB/s", "terms digest");
         for (const Row& row : rows) {
             std::printf("%-16s %10.1f %18llx\n", row.path.c_str(), row.mb_per_s,

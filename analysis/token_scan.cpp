@@ -1,0 +1,239 @@
+// The vector token scan. Each step classifies 64 bytes with vector compares
+// into three bit masks (ASCII letters and digits, bytes >= 0x80, '<' and
+// '&'), stores them lowercased, and walks the masks with countr_zero:
+//  - only '<' and '&' can start an SPEC §2 construct; at each one the scalar
+//    rules of html.cpp decide (constructs are rare per byte), and scanning
+//    goes on after the construct, which separates tokens as the space that
+//    strip_html puts in its place does;
+//  - a byte >= 0x80 goes to the scalar UTF-8 classifier, which marks the
+//    bytes of a well-formed token character as token bytes (a character cut
+//    by the end of the 64 bytes starts the next step instead);
+//  - tokens are the runs of token bits; a run longer than kMaxTokenBytes is
+//    dropped, as tokenize() does.
+// Highway compiles this file once per instruction set (foreach_target.h) and
+// HWY_DYNAMIC_DISPATCH picks the best one the CPU has at run time.
+
+#include "analysis/token_scan.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "invidx/error.hpp"
+
+#if INVIDX_HAVE_HWY
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "analysis/token_scan.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+#include "analysis/html.hpp"
+#include "analysis/tokenize.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace invidx {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr size_t kBlockBytes = 64;  // one bit per byte in a uint64_t
+
+struct BlockMasks {
+    uint64_t token;   // ASCII letter or digit
+    uint64_t high;    // byte >= 0x80: part of a UTF-8 sequence, or ill-formed
+    uint64_t markup;  // '<' or '&'
+};
+
+// Bits [from, to) set; from <= to <= 64.
+inline uint64_t bit_range(size_t from, size_t to) {
+    const uint64_t below_to = to >= 64 ? ~uint64_t{0} : (uint64_t{1} << to) - 1;
+    const uint64_t below_from = from >= 64 ? ~uint64_t{0} : (uint64_t{1} << from) - 1;
+    return below_to & ~below_from;
+}
+
+// Classifies the 64 bytes at `in` and stores them, ASCII A-Z lowercased, at `lowered`.
+HWY_INLINE BlockMasks classify_block(const uint8_t* HWY_RESTRICT in, uint8_t* HWY_RESTRICT lowered) {
+    const hn::CappedTag<uint8_t, kBlockBytes> d;  // lanes never exceed the block
+    const hn::RebindToSigned<decltype(d)> di;
+    const size_t lanes = hn::Lanes(d);
+    BlockMasks masks{0, 0, 0};
+    for (size_t i = 0; i < kBlockBytes; i += lanes) {
+        const auto v = hn::LoadU(d, in + i);
+        // Unsigned v - lo < count tests lo <= v < lo + count in one compare.
+        const auto upper = hn::Lt(hn::Sub(v, hn::Set(d, 'A')), hn::Set(d, 26));
+        const auto folded = hn::Or(v, hn::Set(d, 0x20));  // ASCII letters to lowercase
+        const auto letter = hn::Lt(hn::Sub(folded, hn::Set(d, 'a')), hn::Set(d, 26));
+        const auto digit = hn::Lt(hn::Sub(v, hn::Set(d, '0')), hn::Set(d, 10));
+        const auto high = hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
+        const auto markup = hn::Or(hn::Eq(v, hn::Set(d, '<')), hn::Eq(v, hn::Set(d, '&')));
+        hn::StoreU(hn::IfThenElse(upper, folded, v), d, lowered + i);
+
+        const auto bits = [&](auto mask) {
+            uint8_t bytes[8] = {};
+            hn::StoreMaskBits(d, mask, bytes);
+            uint64_t word;
+            std::memcpy(&word, bytes, sizeof(word));
+            return (lanes >= 64 ? word : word & ((uint64_t{1} << lanes) - 1)) << i;
+        };
+        masks.token |= bits(hn::Or(letter, digit));
+        masks.high |= bits(high);
+        masks.markup |= bits(markup);
+    }
+    return masks;
+}
+
+// Returns the number of spans written; `spans` has room for size / 2 + 1
+// (tokens are separated by at least one byte) and `lowered` for size bytes.
+size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, TokenSpan* spans) {
+    const auto* const in = reinterpret_cast<const uint8_t*>(text);
+    auto* const lowered = reinterpret_cast<uint8_t*>(lowered_out);
+    const std::string_view whole(text, size);
+    size_t count = 0;
+    bool in_token = false;
+    size_t token_start = 0;
+    const auto end_token = [&](size_t end) {
+        const size_t length = end - token_start;
+        if (length <= kMaxTokenBytes) {
+            spans[count++] = TokenSpan{static_cast<uint32_t>(token_start), static_cast<uint32_t>(length)};
+        }
+        in_token = false;
+    };
+
+    alignas(64) uint8_t tail_in[kBlockBytes];
+    alignas(64) uint8_t tail_lowered[kBlockBytes];
+    size_t pos = 0;  // the block's first byte
+    while (pos < size) {
+        const size_t n = size - pos < kBlockBytes ? size - pos : kBlockBytes;
+        BlockMasks masks;
+        if (n == kBlockBytes) {
+            masks = classify_block(in + pos, lowered + pos);
+        } else {  // the last bytes: NUL padding is neither token, high nor markup
+            std::memset(tail_in, 0, sizeof(tail_in));
+            std::memcpy(tail_in, in + pos, n);
+            masks = classify_block(tail_in, tail_lowered);
+            std::memcpy(lowered + pos, tail_lowered, n);
+        }
+        if (!html) masks.markup = 0;
+
+        size_t off = 0;  // bytes of the block before it are done
+        for (;;) {
+            const uint64_t markup_ahead = masks.markup & bit_range(off, n);
+            size_t region_end = markup_ahead != 0 ? static_cast<size_t>(std::countr_zero(markup_ahead)) : n;
+
+            // Bytes >= 0x80 in [off, region_end): one UTF-8 character at a time.
+            bool cut = false;
+            uint64_t high = masks.high & bit_range(off, region_end);
+            while (high != 0) {
+                const auto i = static_cast<size_t>(std::countr_zero(high));
+                const utf8::Character character = utf8::classify_multibyte(in + pos + i, in + size);
+                if (i + character.bytes > region_end) {  // runs past the block: the next one starts here
+                    region_end = i;
+                    cut = true;
+                    break;
+                }
+                const uint64_t character_bits = bit_range(i, i + character.bytes);
+                if (character.token) masks.token |= character_bits;
+                high &= ~character_bits;
+            }
+
+            // Runs of token bits in [off, region_end); a token open before
+            // `off` continues at bit `off` when that bit is set.
+            if (off < region_end) {
+                const uint64_t range = bit_range(off, region_end);
+                const uint64_t t = masks.token & range;
+                const uint64_t before = (t << 1) | (in_token ? uint64_t{1} << off : 0);
+                uint64_t starts = t & ~before;
+                uint64_t ends = ~t & before & range;
+                for (;;) {
+                    if (in_token) {
+                        if (ends == 0) break;
+                        end_token(pos + static_cast<size_t>(std::countr_zero(ends)));
+                        ends &= ends - 1;
+                    } else {
+                        if (starts == 0) break;
+                        token_start = pos + static_cast<size_t>(std::countr_zero(starts));
+                        in_token = true;
+                        starts &= starts - 1;
+                    }
+                }
+            }
+            if (cut || region_end == n) {
+                pos += region_end;
+                break;
+            }
+
+            // A '<' or '&' at region_end: a construct, or an ordinary separator byte.
+            if (in_token) end_token(pos + region_end);
+            const size_t at = pos + region_end;
+            const size_t construct_end = html_construct_end(whole, at);
+            const size_t next = construct_end == 0 ? at + 1 : construct_end;
+            if (next - pos >= n) {
+                pos = next;
+                break;
+            }
+            off = next - pos;
+        }
+    }
+    if (in_token) end_token(size);
+    return count;
+}
+
+// The instruction set this copy was compiled for.
+int64_t CompiledTarget() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace invidx
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace invidx {
+
+HWY_EXPORT(ScanTokens);
+HWY_EXPORT(CompiledTarget);
+
+void TokenScanner::scan(std::string_view text, bool html) {
+    ensure(text.size() < std::numeric_limits<uint32_t>::max(), "a document of 4 GiB or more");
+    if (text.size() > capacity_) {
+        capacity_ = text.size() + text.size() / 2;
+        lowered_ = std::make_unique_for_overwrite<char[]>(capacity_);
+        spans_ = std::make_unique_for_overwrite<TokenSpan[]>(capacity_ / 2 + 1);
+    }
+    count_ = HWY_DYNAMIC_DISPATCH(ScanTokens)(text.data(), text.size(), html, lowered_.get(), spans_.get());
+}
+
+bool vector_scan_built() { return true; }
+
+std::vector<ScanTarget> vector_scan_targets() {
+    std::vector<ScanTarget> targets;
+    for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        targets.push_back(ScanTarget{target, hwy::TargetName(target)});
+    }
+    // Highway's bits run from the best target to the most basic one.
+    std::sort(targets.begin(), targets.end(), [](const ScanTarget& a, const ScanTarget& b) { return a.id > b.id; });
+    return targets;
+}
+
+void use_vector_scan_target(int64_t target) {
+    hwy::SetSupportedTargetsForTest(target);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+}
+
+std::string vector_scan_target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CompiledTarget)()); }
+
+}  // namespace invidx
+#endif  // HWY_ONCE
+
+#else  // no Highway: the scalar scan of the analyzer is the only one
+
+namespace invidx {
+
+void TokenScanner::scan(std::string_view, bool) { throw Error("this build has no vector token scan (no Highway)"); }
+bool vector_scan_built() { return false; }
+std::vector<ScanTarget> vector_scan_targets() { return {}; }
+void use_vector_scan_target(int64_t) {}
+std::string vector_scan_target_name() { return ""; }
+
+}  // namespace invidx
+
+#endif  // INVIDX_HAVE_HWY
