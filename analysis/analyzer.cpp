@@ -27,7 +27,7 @@ void DocumentTerms::clear() {
 TokenScan default_token_scan() { return vector_scan_built() ? TokenScan::vector : TokenScan::scalar; }
 
 Analyzer::Analyzer(const AnalysisSettings& settings, TokenScan scan)
-    : settings_(settings), scan_(scan), stopwords_(settings.stopwords), stemmer_(settings.stemmer) {
+    : settings_(settings), scan_(scan), cache_(settings.stopwords, settings.stemmer) {
     ensure(scan_ == TokenScan::scalar || vector_scan_built(), "this build has no vector token scan (no Highway)");
     slots_.resize(kInitialSlots);
     mask_ = kInitialSlots - 1;
@@ -72,15 +72,20 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     occurrences_.clear();
     if (++stamp_ == 0) {  // stamps wrapped: old slots could look current
         slots_.assign(slots_.size(), Slot{});
+        cache_.clear_stamps();
         stamp_ = 1;
     }
     const bool positional = settings_.positions;
     uint64_t position = 0;
-    const auto on_token = [&](std::string_view token) {
+    const auto on_token = [&](std::string_view token, uint64_t h) {
         const uint64_t this_position = position++;
-        if (stopwords_.contains(token)) return;  // SPEC §4.1: before stemming
-        const CachedStemmer::Stem stem = stemmer_.stem_hashed(token);
-        const uint32_t index = find_or_add(stem.term, stem.hash, out);
+        TokenCache::Entry& entry = cache_.lookup(token, h);
+        if (entry.stopword) return;  // SPEC §4.1: before stemming
+        if (entry.stamp != stamp_) {  // the token's first occurrence in this document
+            entry.term_index = find_or_add(cache_.stem(entry), entry.stem_hash, out);
+            entry.stamp = stamp_;
+        }
+        const uint32_t index = entry.term_index;
         ++out.terms[index].tf;
         if (positional) {
             ensure(this_position <= std::numeric_limits<uint32_t>::max(),
@@ -90,14 +95,32 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     };
     if (scan_ == TokenScan::vector) {
         scanner_.scan(text, html);
-        for (const TokenSpan& span : scanner_) on_token(scanner_.token(span));
+        // All tokens are known before the first is looked up: each one's
+        // cache entry is fetched kAhead tokens early, so that its (random)
+        // cache line is there when the token's turn comes.
+        constexpr size_t kAhead = 8;
+        uint64_t ahead[kAhead];
+        const TokenSpan* const spans = scanner_.begin();
+        const size_t count = scanner_.size();
+        for (size_t i = 0; i < kAhead && i < count; ++i) {
+            ahead[i] = hash_term(scanner_.token(spans[i]));
+            cache_.prefetch(ahead[i]);
+        }
+        for (size_t i = 0; i < count; ++i) {
+            const uint64_t h = ahead[i % kAhead];
+            if (i + kAhead < count) {
+                ahead[i % kAhead] = hash_term(scanner_.token(spans[i + kAhead]));
+                cache_.prefetch(ahead[i % kAhead]);
+            }
+            on_token(scanner_.token(spans[i]), h);
+        }
     } else {
         if (html) {
             html_text_.clear();
             strip_html(text, html_text_);
             text = html_text_;
         }
-        tokenize(text, on_token);
+        tokenize(text, [&](std::string_view token) { on_token(token, hash_term(token)); });
     }
     out.tokens = position;
 
@@ -123,8 +146,8 @@ void Analyzer::lay_out_positions(DocumentTerms& out) {
 std::vector<std::string> Analyzer::analyze_query(std::string_view text) {
     std::vector<std::string> terms;
     tokenize(text, [&](std::string_view token) {
-        if (stopwords_.contains(token)) return;
-        terms.emplace_back(stemmer_.stem(token));
+        const TokenCache::Entry& entry = cache_.lookup(token, hash_term(token));
+        if (!entry.stopword) terms.emplace_back(cache_.stem(entry));
     });
     return terms;
 }

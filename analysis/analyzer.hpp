@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "invidx/analysis_settings.hpp"
-#include "analysis/stem_cache.hpp"
-#include "analysis/stopwords.hpp"
+#include "analysis/token_cache.hpp"
 #include "analysis/token_scan.hpp"
 
 namespace invidx {
@@ -70,8 +69,7 @@ private:
     AnalysisSettings settings_;
     TokenScan scan_;
     TokenScanner scanner_;  // the vector scan's buffers
-    StopwordSet stopwords_;
-    CachedStemmer stemmer_;  // a PorterStemmer behind a cache of recent stems
+    TokenCache cache_;  // stop word test and stem of recent tokens, and their terms here
     std::string html_text_;
 
     // Open-addressing table from term to its index in DocumentTerms::terms.

@@ -6,8 +6,10 @@
 // set this CPU supports. All of them must give the same terms (a digest
 // checks it), so the bench also catches a wrong vector path.
 //
-//   invidx_parser_bench [--passes P] [--path NAME] INPUT...
+//   invidx_parser_bench [--passes P] [--path NAME] [--positions] INPUT...
 //
+// --path measures one path only: "scalar" or a target name ("AVX2", ...),
+// for profiles. --positions analyzes as a positional index does.
 // INPUT: files or directories (walked like invidx-run --input). Prints one
 // row per path: MB (10^6 bytes of record text) per second of the thread's
 // CPU time (so that other work on the machine does not count), the median of
@@ -124,7 +126,7 @@ Row measure(const std::string& name, const Corpus& corpus, const AnalysisSetting
 
 [[noreturn]] void usage(const char* why) {
     if (why) std::cerr << "invidx_parser_bench: " << why << "\n";
-    std::cerr << "usage: invidx_parser_bench [--passes P] [--positions] INPUT...\n";
+    std::cerr << "usage: invidx_parser_bench [--passes P] [--path NAME] [--positions] INPUT...\n";
     std::exit(2);
 }
 
@@ -132,6 +134,7 @@ Row measure(const std::string& name, const Corpus& corpus, const AnalysisSetting
 
 int main(int argc, char** argv) {
     unsigned passes = 5;
+    std::string only;  // --path NAME: that path only (profiles)
     AnalysisSettings settings = AnalysisSettings::defaults();
     std::vector<InputSpec> specs;
     for (int i = 1; i < argc; ++i) {
@@ -141,6 +144,9 @@ int main(int argc, char** argv) {
             const long value = std::strtol(argv[++i], nullptr, 10);
             if (value < 1) usage("--passes must be at least 1");
             passes = static_cast<unsigned>(value);
+        } else if (arg == "--path") {
+            if (i + 1 >= argc) usage("missing value");
+            only = argv[++i];
         } else if (arg == "--positions") {
             settings.positions = true;
         } else if (arg == "-h" || arg == "--help") {
@@ -156,11 +162,15 @@ int main(int argc, char** argv) {
         std::printf("%zu files, %zu records, %.1f MB of record text; median of %u passes, 1 thread\n",
                     files.size(), corpus.records.size(), corpus.text.size() / 1e6, passes);
         std::vector<Row> rows;
-        rows.push_back(measure("scalar", corpus, settings, TokenScan::scalar, passes));
+        if (only.empty() || only == "scalar") {
+            rows.push_back(measure("scalar", corpus, settings, TokenScan::scalar, passes));
+        }
         for (const ScanTarget& target : vector_scan_targets()) {
+            if (!only.empty() && only != target.name) continue;
             use_vector_scan_target(target.id);
             rows.push_back(measure("vector " + target.name, corpus, settings, TokenScan::vector, passes));
         }
+        ensure(!rows.empty(), "--path " + only + ": no such path here");
         use_vector_scan_target(0);
         std::printf("%-16s %10s %18s\n", "path", "MB/s", "terms digest");
         for (const Row& row : rows) {
