@@ -9,10 +9,10 @@ namespace invidx {
 
 TokenCache::TokenCache(const std::vector<std::string>& stopwords, const std::string& stemmer, size_t slots)
     : stopwords_(stopwords), stemmer_(stemmer) {
-    const size_t count = std::bit_ceil(slots < 1 ? size_t{1} : slots);
+    const size_t count = std::bit_ceil(slots < 2 ? size_t{2} : slots);
     entries_.resize(count + 1);
     long_stems_.resize(count + 1);
-    mask_ = count - 1;
+    set_mask_ = count - 2;
 }
 
 void TokenCache::fill(Entry& entry, std::string_view token, uint64_t h) {
@@ -33,19 +33,16 @@ void TokenCache::fill(Entry& entry, std::string_view token, uint64_t h) {
     entry.stamp = 0;
 }
 
-TokenCache::Entry& TokenCache::lookup(std::string_view token, uint64_t h) {
+TokenCache::Entry& TokenCache::refill(Entry* set, std::string_view token, uint64_t h) {
     if (token.size() > kInlineTokenBytes) {
         Entry& overflow = entries_.back();
         overflow.tag = 0;  // never a hit: its token is not kept
         fill(overflow, token, h);
         return overflow;
     }
-    const uint64_t tag = h | 1;
-    Entry& entry = entries_[h & mask_];
-    if (entry.tag == tag && entry.token_length == token.size() && same_bytes(entry.token, token.data(), token.size())) {
-        return entry;
-    }
-    entry.tag = tag;
+    Entry& entry = set[0].recent ? set[1] : set[0];
+    use(entry, &entry == &set[0] ? set[1] : set[0]);
+    entry.tag = h | 1;
     entry.token_length = static_cast<uint8_t>(token.size());
     std::memcpy(entry.token, token.data(), token.size());
     fill(entry, token, h);

@@ -43,6 +43,7 @@ struct BlockMasks {
     uint64_t token;   // ASCII letter or digit
     uint64_t high;    // byte >= 0x80: part of a UTF-8 sequence, or ill-formed
     uint64_t markup;  // '<' or '&'
+    uint64_t close;   // '>': where most tags end, found without leaving the block
 };
 
 // Bits [from, to) set; from <= to <= 64.
@@ -57,7 +58,7 @@ HWY_INLINE BlockMasks classify_block(const uint8_t* HWY_RESTRICT in, uint8_t* HW
     const hn::CappedTag<uint8_t, kBlockBytes> d;  // lanes never exceed the block
     const hn::RebindToSigned<decltype(d)> di;
     const size_t lanes = hn::Lanes(d);
-    BlockMasks masks{0, 0, 0};
+    BlockMasks masks{0, 0, 0, 0};
     for (size_t i = 0; i < kBlockBytes; i += lanes) {
         const auto v = hn::LoadU(d, in + i);
         // Unsigned v - lo < count tests lo <= v < lo + count in one compare.
@@ -79,8 +80,21 @@ HWY_INLINE BlockMasks classify_block(const uint8_t* HWY_RESTRICT in, uint8_t* HW
         masks.token |= bits(hn::Or(letter, digit));
         masks.high |= bits(high);
         masks.markup |= bits(markup);
+        masks.close |= bits(hn::Eq(v, hn::Set(d, '>')));
     }
     return masks;
+}
+
+// Whether the '<' at `at` starts a plain tag (SPEC §2 rule 3) that neither
+// a comment (rule 1) nor a script or style element (rule 2) could take: then
+// it ends at the first '>' after at + 1, which the block's masks often show.
+inline bool plain_tag_start(const uint8_t* in, size_t size, size_t at) {
+    if (at + 1 >= size) return false;
+    const uint8_t next = in[at + 1];
+    const uint8_t folded = next | 0x20;
+    if (folded >= 'a' && folded <= 'z') return folded != 's';  // <s... may be <script or <style
+    if (next == '/' || next == '?') return true;
+    return next == '!' && !(at + 3 < size && in[at + 2] == '-' && in[at + 3] == '-');
 }
 
 // Returns the number of spans written; `spans` has room for size / 2 + 1
@@ -102,7 +116,13 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
 
     alignas(64) uint8_t tail_in[kBlockBytes];
     alignas(64) uint8_t tail_lowered[kBlockBytes];
+    // Blocks start at multiples of 64 from the text's start, so each byte is
+    // classified once; scanning resumes inside a block after a construct.
     size_t pos = 0;  // the block's first byte
+    size_t off = 0;  // bytes of the block before it are done (skipped or scanned)
+    // Bits of the next block that continue a character begun in this one:
+    // all of them, and those that are token bytes.
+    uint64_t carried = 0, carried_token = 0;
     while (pos < size) {
         const size_t n = size - pos < kBlockBytes ? size - pos : kBlockBytes;
         BlockMasks masks;
@@ -115,21 +135,29 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
             std::memcpy(lowered + pos, tail_lowered, n);
         }
         if (!html) masks.markup = 0;
+        masks.high &= ~carried;
+        masks.token |= carried_token;
+        carried = carried_token = 0;
 
-        size_t off = 0;  // bytes of the block before it are done
+        size_t next_block = pos + n;
         for (;;) {
             const uint64_t markup_ahead = masks.markup & bit_range(off, n);
-            size_t region_end = markup_ahead != 0 ? static_cast<size_t>(std::countr_zero(markup_ahead)) : n;
+            const size_t region_end = markup_ahead != 0 ? static_cast<size_t>(std::countr_zero(markup_ahead)) : n;
 
-            // Bytes >= 0x80 in [off, region_end): one UTF-8 character at a time.
-            bool cut = false;
+            // Bytes >= 0x80 in [off, region_end): one UTF-8 character at a
+            // time. Only a character that ends the region can run past it,
+            // and then region_end is the block's end (a well-formed
+            // character has no '<' or '&' in it; an ill-formed byte is one).
             uint64_t high = masks.high & bit_range(off, region_end);
             while (high != 0) {
                 const auto i = static_cast<size_t>(std::countr_zero(high));
                 const utf8::Character character = utf8::classify_multibyte(in + pos + i, in + size);
-                if (i + character.bytes > region_end) {  // runs past the block: the next one starts here
-                    region_end = i;
-                    cut = true;
+                if (i + character.bytes > region_end) {  // into the next block
+                    carried = bit_range(0, i + character.bytes - region_end);
+                    if (character.token) {
+                        masks.token |= bit_range(i, region_end);
+                        carried_token = carried;
+                    }
                     break;
                 }
                 const uint64_t character_bits = bit_range(i, i + character.bytes);
@@ -158,22 +186,41 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
                     }
                 }
             }
-            if (cut || region_end == n) {
-                pos += region_end;
+            if (region_end == n) {
+                off = 0;
                 break;
             }
 
             // A '<' or '&' at region_end: a construct, or an ordinary separator byte.
             if (in_token) end_token(pos + region_end);
             const size_t at = pos + region_end;
-            const size_t construct_end = html_construct_end(whole, at);
-            const size_t next = construct_end == 0 ? at + 1 : construct_end;
-            if (next - pos >= n) {
-                pos = next;
-                break;
+            size_t construct_end;
+            if (in[at] == '<' && plain_tag_start(in, size, at)) {
+                size_t from = at + 2;  // the '>' is searched after "<x"
+                construct_end = 0;
+                if (from < pos + n) {
+                    const uint64_t close = masks.close & bit_range(from - pos, n);
+                    if (close != 0) construct_end = pos + static_cast<size_t>(std::countr_zero(close)) + 1;
+                    from = pos + n;
+                }
+                if (construct_end == 0) {
+                    const void* gt = from < size ? std::memchr(in + from, '>', size - from) : nullptr;
+                    construct_end = gt != nullptr ? static_cast<size_t>(static_cast<const uint8_t*>(gt) - in) + 1 : size;
+                }
+            } else {
+                construct_end = html_construct_end(whole, at);
             }
-            off = next - pos;
+            const size_t next = construct_end == 0 ? at + 1 : construct_end;
+            if (next - pos < n) {
+                off = next - pos;
+                continue;
+            }
+            // On in the block that holds `next` (whole blocks inside the construct are never read).
+            next_block = pos + (next - pos) / kBlockBytes * kBlockBytes;
+            off = next - next_block;
+            break;
         }
+        pos = next_block;
     }
     if (in_token) end_token(size);
     return count;

@@ -39,7 +39,7 @@ TEST_CASE("TokenCache: same stop words and stems as the plain stemmer, hits and 
 }
 
 TEST_CASE("TokenCache: a hit keeps the caller's stamp, a refill or a long token resets it") {
-    invidx::TokenCache cache({}, "porter", 1);  // one slot: every other token evicts
+    invidx::TokenCache cache({}, "porter", 1);  // one set of two slots: a third token evicts
     auto& first = cache.lookup("ponies", invidx::hash_term("ponies"));
     CHECK(first.stamp == 0);
     first.stamp = 7;
@@ -47,8 +47,12 @@ TEST_CASE("TokenCache: a hit keeps the caller's stamp, a refill or a long token 
     auto& again = cache.lookup("ponies", invidx::hash_term("ponies"));
     CHECK(again.stamp == 7);
     CHECK(again.term_index == 3);
-    CHECK(cache.lookup("sky", invidx::hash_term("sky")).stamp == 0);
-    CHECK(cache.lookup("ponies", invidx::hash_term("ponies")).stamp == 0);
+    const auto stamp_of = [&](const std::string& token) { return cache.lookup(token, invidx::hash_term(token)).stamp; };
+    CHECK(stamp_of("sky") == 0);      // the set's other slot
+    CHECK(stamp_of("ponies") == 7);   // still there, and now the more recent
+    CHECK(stamp_of("feet") == 0);     // takes sky's slot
+    CHECK(stamp_of("sky") == 0);      // takes ponies' slot (feet is more recent)
+    CHECK(stamp_of("ponies") == 0);   // filled again
     const std::string long_token(invidx::TokenCache::kInlineTokenBytes + 1, 'x');
     auto& overflow = cache.lookup(long_token, invidx::hash_term(long_token));
     overflow.stamp = 9;
