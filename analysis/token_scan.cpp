@@ -117,9 +117,11 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
     alignas(64) uint8_t tail_in[kBlockBytes];
     alignas(64) uint8_t tail_lowered[kBlockBytes];
     // Blocks start at multiples of 64 from the text's start, so each byte is
-    // classified once; scanning resumes inside a block after a construct.
+    // classified once. Each block is done in three passes over its masks:
+    // constructs (which clear their bytes from `live`), then UTF-8
+    // characters outside them, then the runs of token bits.
     size_t pos = 0;  // the block's first byte
-    size_t off = 0;  // bytes of the block before it are done (skipped or scanned)
+    size_t off = 0;  // bytes of the block before it are inside a construct begun earlier
     // Bits of the next block that continue a character begun in this one:
     // all of them, and those that are token bytes.
     uint64_t carried = 0, carried_token = 0;
@@ -134,66 +136,19 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
             masks = classify_block(tail_in, tail_lowered);
             std::memcpy(lowered + pos, tail_lowered, n);
         }
-        if (!html) masks.markup = 0;
-        masks.high &= ~carried;
-        masks.token |= carried_token;
+        uint64_t live = bit_range(off, n);  // bytes outside constructs
+        uint64_t token = (masks.token | carried_token) & live;
+        uint64_t high = masks.high & ~carried & live;
         carried = carried_token = 0;
-
         size_t next_block = pos + n;
-        for (;;) {
-            const uint64_t markup_ahead = masks.markup & bit_range(off, n);
-            const size_t region_end = markup_ahead != 0 ? static_cast<size_t>(std::countr_zero(markup_ahead)) : n;
+        off = 0;
 
-            // Bytes >= 0x80 in [off, region_end): one UTF-8 character at a
-            // time. Only a character that ends the region can run past it,
-            // and then region_end is the block's end (a well-formed
-            // character has no '<' or '&' in it; an ill-formed byte is one).
-            uint64_t high = masks.high & bit_range(off, region_end);
-            while (high != 0) {
-                const auto i = static_cast<size_t>(std::countr_zero(high));
-                const utf8::Character character = utf8::classify_multibyte(in + pos + i, in + size);
-                if (i + character.bytes > region_end) {  // into the next block
-                    carried = bit_range(0, i + character.bytes - region_end);
-                    if (character.token) {
-                        masks.token |= bit_range(i, region_end);
-                        carried_token = carried;
-                    }
-                    break;
-                }
-                const uint64_t character_bits = bit_range(i, i + character.bytes);
-                if (character.token) masks.token |= character_bits;
-                high &= ~character_bits;
-            }
-
-            // Runs of token bits in [off, region_end); a token open before
-            // `off` continues at bit `off` when that bit is set.
-            if (off < region_end) {
-                const uint64_t range = bit_range(off, region_end);
-                const uint64_t t = masks.token & range;
-                const uint64_t before = (t << 1) | (in_token ? uint64_t{1} << off : 0);
-                uint64_t starts = t & ~before;
-                uint64_t ends = ~t & before & range;
-                for (;;) {
-                    if (in_token) {
-                        if (ends == 0) break;
-                        end_token(pos + static_cast<size_t>(std::countr_zero(ends)));
-                        ends &= ends - 1;
-                    } else {
-                        if (starts == 0) break;
-                        token_start = pos + static_cast<size_t>(std::countr_zero(starts));
-                        in_token = true;
-                        starts &= starts - 1;
-                    }
-                }
-            }
-            if (region_end == n) {
-                off = 0;
-                break;
-            }
-
-            // A '<' or '&' at region_end: a construct, or an ordinary separator byte.
-            if (in_token) end_token(pos + region_end);
-            const size_t at = pos + region_end;
+        // Constructs, left to right; an ordinary '<' or '&' is a separator
+        // byte already (no token bit).
+        uint64_t markup = html ? masks.markup & live : 0;
+        while (markup != 0) {
+            const auto r = static_cast<size_t>(std::countr_zero(markup));
+            const size_t at = pos + r;
             size_t construct_end;
             if (in[at] == '<' && plain_tag_start(in, size, at)) {
                 size_t from = at + 2;  // the '>' is searched after "<x"
@@ -209,16 +164,62 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
                 }
             } else {
                 construct_end = html_construct_end(whole, at);
+                if (construct_end == 0) {  // ordinary text
+                    markup &= markup - 1;
+                    continue;
+                }
             }
-            const size_t next = construct_end == 0 ? at + 1 : construct_end;
-            if (next - pos < n) {
-                off = next - pos;
+            if (construct_end - pos < n) {
+                const uint64_t done = bit_range(0, construct_end - pos);
+                live &= ~(done & ~bit_range(0, r));
+                markup &= ~done;
                 continue;
             }
-            // On in the block that holds `next` (whole blocks inside the construct are never read).
-            next_block = pos + (next - pos) / kBlockBytes * kBlockBytes;
-            off = next - next_block;
+            // The construct runs past the block: scanning goes on in the
+            // block that holds its end (whole blocks inside it are never read).
+            live &= bit_range(0, r);
+            next_block = pos + (construct_end - pos) / kBlockBytes * kBlockBytes;
+            off = construct_end - next_block;
             break;
+        }
+        token &= live;
+        high &= live;
+
+        // Bytes >= 0x80 outside constructs: one UTF-8 character at a time.
+        // Only the block's last character can run past its end (a
+        // well-formed character holds no '<' or '&'; an ill-formed byte is one).
+        while (high != 0) {
+            const auto i = static_cast<size_t>(std::countr_zero(high));
+            const utf8::Character character = utf8::classify_multibyte(in + pos + i, in + size);
+            if (i + character.bytes > n) {  // into the next block
+                carried = bit_range(0, i + character.bytes - n);
+                if (character.token) {
+                    token |= bit_range(i, n);
+                    carried_token = carried;
+                }
+                break;
+            }
+            const uint64_t character_bits = bit_range(i, i + character.bytes);
+            if (character.token) token |= character_bits;
+            high &= ~character_bits;
+        }
+
+        // Tokens: the runs of token bits; one open at the block's start
+        // continues when bit 0 is set.
+        const uint64_t before = (token << 1) | (in_token ? 1 : 0);
+        uint64_t starts = token & ~before;
+        uint64_t ends = ~token & before & bit_range(0, n);
+        for (;;) {
+            if (in_token) {
+                if (ends == 0) break;
+                end_token(pos + static_cast<size_t>(std::countr_zero(ends)));
+                ends &= ends - 1;
+            } else {
+                if (starts == 0) break;
+                token_start = pos + static_cast<size_t>(std::countr_zero(starts));
+                in_token = true;
+                starts &= starts - 1;
+            }
         }
         pos = next_block;
     }
