@@ -27,6 +27,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "analysis/token_scan.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "analysis/html.hpp"
@@ -129,6 +130,7 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
         const size_t n = size - pos < kBlockBytes ? size - pos : kBlockBytes;
         BlockMasks masks;
         if (n == kBlockBytes) {
+            hwy::Prefetch(in + pos + 8 * kBlockBytes);  // a hint only: never faults past the end
             masks = classify_block(in + pos, lowered + pos);
         } else {  // the last bytes: NUL padding is neither token, high nor markup
             std::memset(tail_in, 0, sizeof(tail_in));
