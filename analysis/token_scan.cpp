@@ -99,7 +99,8 @@ inline bool plain_tag_start(const uint8_t* in, size_t size, size_t at) {
 }
 
 // Returns the number of spans written; `spans` has room for size / 2 + 1
-// (tokens are separated by at least one byte) and `lowered` for size bytes.
+// (tokens are separated by at least one byte, so even the span of a dropped
+// token is written inside it) and `lowered` for size bytes.
 size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, TokenSpan* spans) {
     const auto* const in = reinterpret_cast<const uint8_t*>(text);
     auto* const lowered = reinterpret_cast<uint8_t*>(lowered_out);
@@ -207,21 +208,28 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
         }
 
         // Tokens: the runs of token bits; one open at the block's start
-        // continues when bit 0 is set.
+        // continues when bit 0 is set. Starts and ends alternate, so they
+        // pair up without a branch per token.
         const uint64_t before = (token << 1) | (in_token ? 1 : 0);
         uint64_t starts = token & ~before;
         uint64_t ends = ~token & before & bit_range(0, n);
-        for (;;) {
-            if (in_token) {
-                if (ends == 0) break;
-                end_token(pos + static_cast<size_t>(std::countr_zero(ends)));
-                ends &= ends - 1;
-            } else {
-                if (starts == 0) break;
-                token_start = pos + static_cast<size_t>(std::countr_zero(starts));
+        if (in_token && ends != 0) {
+            end_token(pos + static_cast<size_t>(std::countr_zero(ends)));
+            ends &= ends - 1;
+        }
+        while (starts != 0) {
+            const size_t start = pos + static_cast<size_t>(std::countr_zero(starts));
+            starts &= starts - 1;
+            if (ends == 0) {  // runs on into the next block
+                token_start = start;
                 in_token = true;
-                starts &= starts - 1;
+                break;
             }
+            const size_t length = pos + static_cast<size_t>(std::countr_zero(ends)) - start;
+            ends &= ends - 1;
+            // Written always, kept only when short enough (SPEC §3).
+            spans[count] = TokenSpan{static_cast<uint32_t>(start), static_cast<uint32_t>(length)};
+            count += length <= kMaxTokenBytes ? 1 : 0;
         }
         pos = next_block;
     }
