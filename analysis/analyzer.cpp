@@ -14,6 +14,11 @@ namespace {
 
 constexpr size_t kInitialSlots = 1024;
 
+// Larger documents take the scalar scan (the same tokens): the vector scan's
+// buffers (lowered text and token spans) hold about 5.5 bytes per byte of
+// the largest document seen, and a record may be up to 1 GiB.
+constexpr size_t kMaxVectorScanBytes = size_t{16} << 20;
+
 }  // namespace
 
 void DocumentTerms::clear() {
@@ -93,7 +98,7 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
             occurrences_.emplace_back(index, static_cast<uint32_t>(this_position));
         }
     };
-    if (scan_ == TokenScan::vector) {
+    if (scan_ == TokenScan::vector && text.size() <= kMaxVectorScanBytes) {
         scanner_.scan(text, html);
         // All tokens are known before the first is looked up: each one's
         // cache entry is fetched kAhead tokens early, so that its (random)

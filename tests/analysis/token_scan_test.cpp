@@ -217,6 +217,21 @@ TEST_CASE("vector token scan: generated collections give the scalar terms and po
     check_same_terms(docs);
 }
 
+TEST_CASE("vector token scan: a document over 16 MiB (scalar scan in a vector analyzer) gives the same terms") {
+    if (!invidx::vector_scan_built()) return;
+    std::mt19937 random(5);
+    const auto words = invidx::testing::test_vocabulary(random, 300);
+    Doc big{"", true};
+    while (big.text.size() <= (size_t{16} << 20)) big.text += invidx::testing::random_html(random, words, 2000);
+    const Doc small{big.text.substr(0, size_t{1} << 20), true};
+    auto settings = invidx::AnalysisSettings::defaults();
+    settings.positions = true;
+    invidx::Analyzer scalar(settings, TokenScan::scalar);
+    invidx::Analyzer vector(settings, TokenScan::vector);
+    CHECK(terms_of(vector, big) == terms_of(scalar, big));
+    CHECK(terms_of(vector, small) == terms_of(scalar, small));  // and the vector scan again after it
+}
+
 TEST_CASE("vector token scan: a million generated fragments, cut at every offset of a block") {
     if (!invidx::vector_scan_built()) return;
     const auto p = pieces();
