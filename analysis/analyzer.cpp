@@ -14,6 +14,11 @@ namespace {
 
 constexpr size_t kInitialSlots = 1024;
 
+// Larger documents take the scalar scan (the same tokens): the vector scan's
+// buffers (lowered text and token spans) hold about 5.5 bytes per byte of
+// the largest document seen, and a record may be up to 1 GiB.
+constexpr size_t kMaxVectorScanBytes = size_t{16} << 20;
+
 }  // namespace
 
 void DocumentTerms::clear() {
@@ -24,8 +29,11 @@ void DocumentTerms::clear() {
     tokens = 0;
 }
 
-Analyzer::Analyzer(const AnalysisSettings& settings)
-    : settings_(settings), stopwords_(settings.stopwords), stemmer_(settings.stemmer) {
+TokenScan default_token_scan() { return vector_scan_built() ? TokenScan::vector : TokenScan::scalar; }
+
+Analyzer::Analyzer(const AnalysisSettings& settings, TokenScan scan)
+    : settings_(settings), scan_(scan), cache_(settings.stopwords, settings.stemmer) {
+    ensure(scan_ == TokenScan::scalar || vector_scan_built(), "this build has no vector token scan (no Highway)");
     slots_.resize(kInitialSlots);
     mask_ = kInitialSlots - 1;
 }
@@ -69,28 +77,56 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     occurrences_.clear();
     if (++stamp_ == 0) {  // stamps wrapped: old slots could look current
         slots_.assign(slots_.size(), Slot{});
+        cache_.clear_stamps();
         stamp_ = 1;
     }
-    if (html) {
-        html_text_.clear();
-        strip_html(text, html_text_);
-        text = html_text_;
-    }
-
     const bool positional = settings_.positions;
     uint64_t position = 0;
-    tokenize(text, [&](std::string_view token) {
+    const auto on_token = [&](std::string_view token, uint64_t h) {
         const uint64_t this_position = position++;
-        if (stopwords_.contains(token)) return;  // SPEC §4.1: before stemming
-        const CachedStemmer::Stem stem = stemmer_.stem_hashed(token);
-        const uint32_t index = find_or_add(stem.term, stem.hash, out);
+        TokenCache::Entry& entry = cache_.lookup(token, h);
+        if (entry.stopword) return;  // SPEC §4.1: before stemming
+        if (entry.stamp != stamp_) {  // the token's first occurrence in this document
+            entry.term_index = find_or_add(cache_.stem(entry), entry.stem_hash, out);
+            entry.stamp = stamp_;
+        }
+        const uint32_t index = entry.term_index;
         ++out.terms[index].tf;
         if (positional) {
             ensure(this_position <= std::numeric_limits<uint32_t>::max(),
                    "a document has more than 2^32 token positions");
             occurrences_.emplace_back(index, static_cast<uint32_t>(this_position));
         }
-    });
+    };
+    if (scan_ == TokenScan::vector && text.size() <= kMaxVectorScanBytes) {
+        scanner_.scan(text, html);
+        // All tokens are known before the first is looked up: each one's
+        // cache entry is fetched kAhead tokens early, so that its (random)
+        // cache line is there when the token's turn comes.
+        constexpr size_t kAhead = 8;
+        uint64_t ahead[kAhead];
+        const TokenSpan* const spans = scanner_.begin();
+        const size_t count = scanner_.size();
+        for (size_t i = 0; i < kAhead && i < count; ++i) {
+            ahead[i] = hash_term(scanner_.token(spans[i]));
+            cache_.prefetch(ahead[i]);
+        }
+        for (size_t i = 0; i < count; ++i) {
+            const uint64_t h = ahead[i % kAhead];
+            if (i + kAhead < count) {
+                ahead[i % kAhead] = hash_term(scanner_.token(spans[i + kAhead]));
+                cache_.prefetch(ahead[i % kAhead]);
+            }
+            on_token(scanner_.token(spans[i]), h);
+        }
+    } else {
+        if (html) {
+            html_text_.clear();
+            strip_html(text, html_text_);
+            text = html_text_;
+        }
+        tokenize(text, [&](std::string_view token) { on_token(token, hash_term(token)); });
+    }
     out.tokens = position;
 
     uint64_t length = 0;
@@ -115,8 +151,8 @@ void Analyzer::lay_out_positions(DocumentTerms& out) {
 std::vector<std::string> Analyzer::analyze_query(std::string_view text) {
     std::vector<std::string> terms;
     tokenize(text, [&](std::string_view token) {
-        if (stopwords_.contains(token)) return;
-        terms.emplace_back(stemmer_.stem(token));
+        const TokenCache::Entry& entry = cache_.lookup(token, hash_term(token));
+        if (!entry.stopword) terms.emplace_back(cache_.stem(entry));
     });
     return terms;
 }

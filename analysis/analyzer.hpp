@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "invidx/analysis_settings.hpp"
-#include "analysis/stem_cache.hpp"
-#include "analysis/stopwords.hpp"
+#include "analysis/token_cache.hpp"
+#include "analysis/token_scan.hpp"
 
 namespace invidx {
 
@@ -34,12 +34,21 @@ struct DocumentTerms {
     std::string_view term(const Term& t) const { return std::string_view(bytes).substr(t.term_offset, t.term_length); }
 };
 
+// How analyze() finds the tokens of a text (SPEC §2-3). Both give the same
+// tokens; the scalar scan (strip_html + tokenize) is the reference and the
+// only one of a build without Highway. With `vector`, documents over 16 MiB
+// still take the scalar scan, which needs less memory.
+enum class TokenScan { scalar, vector };
+
+// The vector scan when this build has it, else the scalar one.
+TokenScan default_token_scan();
+
 // One per thread (it owns a libstemmer handle and scratch tables). In the
 // steady state analyze() allocates nothing per token: the term table, the
 // HTML buffer and the output vectors are reused from document to document.
 class Analyzer {
 public:
-    explicit Analyzer(const AnalysisSettings& settings);
+    explicit Analyzer(const AnalysisSettings& settings, TokenScan scan = default_token_scan());
 
     // Replaces `out` with the terms of `text`; `html` applies SPEC §2 first.
     void analyze(std::string_view text, bool html, DocumentTerms& out);
@@ -49,6 +58,7 @@ public:
     std::vector<std::string> analyze_query(std::string_view text);
 
     const AnalysisSettings& settings() const { return settings_; }
+    TokenScan token_scan() const { return scan_; }
 
 private:
     // Index of `term` (whose hash_term() is `h`) in out.terms, added with tf
@@ -58,8 +68,9 @@ private:
     void lay_out_positions(DocumentTerms& out);
 
     AnalysisSettings settings_;
-    StopwordSet stopwords_;
-    CachedStemmer stemmer_;  // a PorterStemmer behind a cache of recent stems
+    TokenScan scan_;
+    TokenScanner scanner_;  // the vector scan's buffers
+    TokenCache cache_;  // stop word test and stem of recent tokens, and their terms here
     std::string html_text_;
 
     // Open-addressing table from term to its index in DocumentTerms::terms.

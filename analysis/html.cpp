@@ -99,6 +99,10 @@ const char* find_markup_start(const char* from, const char* end) {
 
 }  // namespace
 
+size_t html_construct_end(std::string_view in, size_t at) {
+    return in[at] == '<' ? markup_end(in, at) : reference_end(in, at);
+}
+
 void strip_html(std::string_view in, std::string& out) {
     out.reserve(out.size() + in.size());
     const char* const begin = in.data();
@@ -108,7 +112,7 @@ void strip_html(std::string_view in, std::string& out) {
     while (scan < in.size()) {
         const size_t at = static_cast<size_t>(find_markup_start(begin + scan, end) - begin);
         if (at >= in.size()) break;
-        const size_t construct_end = in[at] == '<' ? markup_end(in, at) : reference_end(in, at);
+        const size_t construct_end = html_construct_end(in, at);
         if (construct_end == 0) {  // ordinary text
             scan = at + 1;
             continue;

@@ -2,6 +2,7 @@
 // becoming one space so that it separates the tokens on either side.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,10 @@ namespace invidx {
 // An unterminated construct runs to the end of `in`. Any other `<` or `&` is
 // ordinary text. Rules are tried in that order, so `<!--` wins over rule 3.
 void strip_html(std::string_view in, std::string& out);
+
+// End (one past) of the construct that the '<' or '&' at `at` starts, or 0
+// when that byte is ordinary text: what strip_html does at each '<' and '&',
+// for scanners that find those bytes their own way.
+size_t html_construct_end(std::string_view in, size_t at);
 
 }  // namespace invidx

@@ -18,8 +18,22 @@ inline uint64_t hash_term(std::string_view term) {
         h = (h ^ word) * kMultiplier;
         h ^= h >> 29;
     }
+    // The last 1..7 bytes without a variable-length memcpy: its byte stores
+    // would stall the load that follows (no store forwarding). Overlapping
+    // loads instead; for a given length the bytes still determine `tail`.
+    const size_t rest = term.size() - i;
     uint64_t tail = 0;
-    std::memcpy(&tail, term.data() + i, term.size() - i);
+    if (rest != 0 && term.size() >= 8) {
+        std::memcpy(&tail, term.data() + term.size() - 8, 8);
+    } else if (rest >= 4) {
+        uint32_t low, high;
+        std::memcpy(&low, term.data(), 4);
+        std::memcpy(&high, term.data() + rest - 4, 4);
+        tail = low | uint64_t{high} << 32;
+    } else if (rest != 0) {
+        const auto* p = reinterpret_cast<const unsigned char*>(term.data());
+        tail = uint64_t{p[0]} | uint64_t{p[rest / 2]} << 8 | uint64_t{p[rest - 1]} << 16;
+    }
     h = (h ^ tail) * kMultiplier;
     return h ^ (h >> 32);
 }

@@ -9,7 +9,9 @@
 //               libdeflate when built with it, zlib for the others),
 //               libarchive for other files: what the decompress node does
 //   frame       + make_framer (SPEC §1)
-//   tokenize    + strip_html (for HTML records) + tokenize (SPEC §2-3)
+//   tokenize    + the HTML rules and tokens (SPEC §2-3) as the Analyzer
+//               finds them: the vector TokenScanner when built with
+//               Highway, else strip_html + tokenize
 //   analyze     + stop words, Porter stem, per-document term table: the
 //               full Analyzer (SPEC §2-4), what the parse node runs
 // Throughput is always in MB (10^6 bytes) of uncompressed text per second,
@@ -42,6 +44,7 @@
 #include "invidx/error.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/html.hpp"
+#include "analysis/token_scan.hpp"
 #include "analysis/tokenize.hpp"
 #include "nodes/decompress/decompress_file.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
@@ -66,7 +69,7 @@ constexpr StageInfo kStages[] = {
     {Stage::libarchive, "libarchive", "+ decompress (libarchive)"},
     {Stage::zlib, "zlib", "+ decompress (GzipStream: libdeflate/zlib)"},
     {Stage::frame, "frame", "+ frame records"},
-    {Stage::tokenize, "tokenize", "+ HTML strip + tokenize"},
+    {Stage::tokenize, "tokenize", "+ HTML rules + tokens"},
     {Stage::analyze, "analyze", "+ stopwords + stem (Analyzer)"},
 };
 
@@ -79,6 +82,7 @@ struct Worker {
     Analyzer analyzer;
     DocumentTerms terms;
     std::string html;
+    TokenScanner scanner;  // the tokenize stage's vector scan
     std::vector<char> buffer, next;  // read blocks
     uint64_t text_bytes = 0;  // uncompressed bytes seen (decompress stages and later)
     uint64_t sink = 0;        // keeps the work observable
@@ -121,6 +125,11 @@ void run_file(const InputFile& file, Stage stage, Worker& w) {
         if (stage == Stage::frame) {
             w.sink += record.text.size();
         } else if (stage == Stage::tokenize) {
+            if (vector_scan_built()) {
+                w.scanner.scan(record.text, record.html);
+                for (const TokenSpan& span : w.scanner) w.sink += span.length;
+                return;
+            }
             std::string_view text = record.text;
             if (record.html) {
                 w.html.clear();

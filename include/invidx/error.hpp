@@ -64,4 +64,10 @@ inline void ensure(bool condition, const std::string& message, ErrorContext cont
     if (!condition) throw Error(message, std::move(context));
 }
 
+// The same for a message that is a literal: the string is made only when the
+// check fails, so hot loops (once per token or term) allocate nothing.
+inline void ensure(bool condition, const char* message, ErrorContext context = {}) {
+    if (!condition) throw Error(message, std::move(context));
+}
+
 }  // namespace invidx

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <string>
 
-#include "analysis/stem_cache.hpp"
 #include "analysis/term_hash.hpp"
 
 TEST_CASE("same_bytes agrees with memcmp for every length and every differing byte") {
@@ -19,18 +18,4 @@ TEST_CASE("same_bytes agrees with memcmp for every length and every differing by
             CHECK_FALSE(invidx::same_bytes(a.data(), b.data(), n));
         }
     }
-}
-
-TEST_CASE("CachedStemmer::stem_hashed: the stem with its hash_term, on hits and misses") {
-    invidx::CachedStemmer cached("porter", 4);
-    for (int round = 0; round < 2; ++round) {
-        for (const char* word : {"ponies", "running", "sky", "a", "relational", "ponies"}) {
-            const auto stem = cached.stem_hashed(word);
-            CHECK(stem.hash == invidx::hash_term(stem.term));
-        }
-    }
-    invidx::CachedStemmer none("none");
-    const auto same = none.stem_hashed("running");
-    CHECK(same.term == "running");
-    CHECK(same.hash == invidx::hash_term("running"));
 }

@@ -91,7 +91,7 @@ TEST_CASE("positions: a positional build stores every kept token's position") {
 
 TEST_CASE("jsonl, trec, text and tar members in one collection, in byte-wise path order") {
     TempDir dir;
-    Analyzer analyzer(AnalysisSettings::defaults());
+    Analyzer analyzer(AnalysisSettings::defaults(), TokenScan::scalar);  // the reference scan; the pipeline runs the default (vector) one
     ReferenceIndex reference;
     // Sorted order: "B.txt" < "a.jsonl" < "b.trec" < "c.tar.gz" < "d/e.txt"
     dir.write("in/B.txt", "Plain <b>text</b> is not HTML");
@@ -126,7 +126,7 @@ ReferenceIndex reference_from_warc_gz(const std::string& path) {
     char buffer[1 << 16];
     for (int n; (n = gzread(file, buffer, sizeof buffer)) > 0;) data.append(buffer, static_cast<size_t>(n));
     gzclose(file);
-    Analyzer analyzer(AnalysisSettings::defaults());
+    Analyzer analyzer(AnalysisSettings::defaults(), TokenScan::scalar);  // the reference scan; the pipeline runs the default (vector) one
     ReferenceIndex reference;
     size_t pos = 0;
     while (true) {

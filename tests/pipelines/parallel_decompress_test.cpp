@@ -69,7 +69,7 @@ private:
 
     std::mt19937 random_;
     std::vector<std::string> words_;
-    Analyzer analyzer_{AnalysisSettings::defaults()};
+    Analyzer analyzer_{AnalysisSettings::defaults(), TokenScan::scalar};  // the reference scan
     Collection collection_;
     size_t next_document_ = 0;
 };

@@ -22,7 +22,7 @@ struct GeneratedWarc {
 inline GeneratedWarc generate_warc(unsigned seed, size_t documents, size_t files) {
     std::mt19937 random(seed);
     const auto words = test_vocabulary(random, 400);
-    Analyzer analyzer(AnalysisSettings::defaults());
+    Analyzer analyzer(AnalysisSettings::defaults(), TokenScan::scalar);  // the reference scan; the pipeline runs the default (vector) one
     GeneratedWarc out;
     out.file_contents.resize(files);
     for (size_t f = 0; f < files; ++f) {

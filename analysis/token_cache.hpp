@@ -1,0 +1,105 @@
+// What the analyzer has learned about recent tokens: whether each is a stop
+// word (SPEC §4.1), its stem (§4.2) with the stem's hash, and its term in the
+// document being analyzed. libstemmer costs far more per token than the rest
+// of the analysis, and word frequencies are Zipfian, so most tokens of a
+// document were seen a moment ago: a hit costs one hash of the token and one
+// cache line, with no copy and no allocation. Stop words and stems are pure
+// functions of the token, so the cache cannot change a term.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/stem.hpp"
+#include "analysis/term_hash.hpp"
+#include "analysis/stopwords.hpp"
+
+namespace invidx {
+
+// A two-way set-associative cache: each token hashes (hash_term) to a set of
+// two slots, and a miss overwrites the one used less recently (a direct-
+// mapped cache lost a token in four to collisions on a vocabulary half its
+// size). Warm, it allocates nothing. One per thread, like the stemmer it owns.
+class TokenCache {
+public:
+    // Tokens of up to this many bytes are kept in the slot itself; longer
+    // ones (rare) are analyzed afresh each time.
+    static constexpr size_t kInlineTokenBytes = 36;
+    // Stems of up to this many bytes are kept in the slot too (longer ones in
+    // a string beside it), so that a hit reads two adjacent cache lines.
+    static constexpr size_t kInlineStemBytes = 64;
+    static constexpr uint8_t kLongStem = 0xFF;  // stem_length of a stem kept beside the slot
+
+    struct alignas(64) Entry {
+        uint64_t tag = 0;         // hash_term(token) | 1; 0: empty
+        uint32_t stamp = 0;       // the caller's document stamp that term_index belongs to; 0: none
+        uint32_t term_index = 0;  // free for the caller: its term for this token in document `stamp`
+        uint64_t stem_hash = 0;   // hash_term(stem)
+        uint8_t token_length = 0;
+        uint8_t stem_length = 0;  // or kLongStem
+        bool stopword = false;
+        bool recent = false;      // used more recently than the other slot of its set
+        char token[kInlineTokenBytes];
+        char stem[kInlineStemBytes];
+    };
+    static_assert(sizeof(Entry) == 128, "two cache lines per entry");
+
+    // `slots` is rounded up to a power of two, at least 2.
+    TokenCache(const std::vector<std::string>& stopwords, const std::string& stemmer,
+               size_t slots = size_t{1} << 15);
+
+    // The entry of `token`, whose hash_term() is `h`; filled now on a miss.
+    // Valid until the next call. Its stamp is 0 when it was (re)filled.
+    Entry& lookup(std::string_view token, uint64_t h) {
+        Entry* const set = &entries_[h & set_mask_];
+        // The common case, inline in the caller's loop.
+        if (token.size() <= kInlineTokenBytes) {
+            if (holds(set[0], token, h)) return use(set[0], set[1]);
+            if (holds(set[1], token, h)) return use(set[1], set[0]);
+        }
+        return refill(set, token, h);
+    }
+
+    // Starts loading the entry of the token whose hash_term() is `h`, for a
+    // lookup a little later.
+    void prefetch(uint64_t h) const {
+        const auto* set = reinterpret_cast<const char*>(&entries_[h & set_mask_]);
+        for (size_t line = 0; line < 2 * sizeof(Entry); line += 64) __builtin_prefetch(set + line);
+    }
+
+    // The stem of `entry`'s token (meaningless for a stop word).
+    std::string_view stem(const Entry& entry) const {
+        if (entry.stem_length != kLongStem) return {entry.stem, entry.stem_length};
+        return long_stems_[static_cast<size_t>(&entry - entries_.data())];
+    }
+
+    // Sets every entry's stamp to 0: for callers whose stamps wrapped around.
+    void clear_stamps();
+
+private:
+    static bool holds(const Entry& entry, std::string_view token, uint64_t h) {
+        return entry.tag == (h | 1) && entry.token_length == token.size() &&
+               same_bytes(entry.token, token.data(), token.size());
+    }
+    static Entry& use(Entry& entry, Entry& other) {
+        if (!entry.recent) {
+            entry.recent = true;
+            other.recent = false;
+        }
+        return entry;
+    }
+    Entry& refill(Entry* set, std::string_view token, uint64_t h);
+    void fill(Entry& entry, std::string_view token, uint64_t h);
+
+    StopwordSet stopwords_;
+    PorterStemmer stemmer_;
+    // slots + 1 entries, sets of two from 0: the last one holds the token too long to keep.
+    std::vector<Entry> entries_;
+    std::vector<std::string> long_stems_;  // per entry, for stems of more than kInlineStemBytes
+    size_t set_mask_;  // of the first slot of a set: the slot count - 2
+};
+
+}  // namespace invidx
