@@ -45,7 +45,9 @@ struct RawBlock {
 // compressed file is a single entry named after the file; tar/zip archives
 // give one entry per regular member, in archive order.
 // Order: several files may be decoded at once, so blocks are ordered by
-// (file_ordinal, file_block), file after file (graph/in_order.hpp FileOrder).
+// (file_ordinal, file_block): each file's blocks in order by file_block, and
+// files in ordinal order where the collection's order matters (the frame
+// node's docid step, graph/in_order.hpp FileOrder).
 // Every file ends with exactly one file_end block, an empty marker (no bytes,
 // neither entry_begin nor entry_end) when its last text was already sent or
 // it had none; the end_of_input sentinel is keyed (number of files, 0).
@@ -74,7 +76,7 @@ struct DocRecord {
     uint64_t record_number = 0; // 0-based record number in the entry
 };
 
-// Consecutive documents with their docids, in input order (nodes/parse/frame).
+// Consecutive documents with their docids, in input order (nodes/frame).
 struct DocBatch {
     uint64_t sequence = 0;      // 0,1,2,... : order restored after parallel nodes
     uint64_t first_docid = 0;   // docid of docs[0]
