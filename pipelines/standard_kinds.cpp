@@ -18,7 +18,7 @@ NodeRegistry& node_registry() {
         r->add("read", "source: reads the input files block by block, one read at a time", make_read_node);
         r->add("decompress", "decompresses gzip/bzip2/xz/zstd/lz4 and unpacks tar/zip entries (libarchive)",
                make_decompress_node);
-        r->add("frame", "cuts entries into documents (warc, trec, jsonl, text) and assigns docids", make_frame_node);
+        r->add("frame", "cuts entries into documents (warc, trec, jsonl, text; count: framers) and assigns docids", make_frame_node);
         r->add("parse", "HTML rules, tokens, stop words, Porter stemming, trie collections (count: parsers)",
                make_parse_node);
         r->add("regroup", "regroups each parsed batch by trie collection", make_regroup_node);

@@ -45,7 +45,9 @@ struct RawBlock {
 // compressed file is a single entry named after the file; tar/zip archives
 // give one entry per regular member, in archive order.
 // Order: several files may be decoded at once, so blocks are ordered by
-// (file_ordinal, file_block), file after file (graph/in_order.hpp FileOrder).
+// (file_ordinal, file_block): each file's blocks in order by file_block, and
+// files in ordinal order where the collection's order matters (the frame
+// node's docid step, graph/in_order.hpp FileOrder).
 // Every file ends with exactly one file_end block, an empty marker (no bytes,
 // neither entry_begin nor entry_end) when its last text was already sent or
 // it had none; the end_of_input sentinel is keyed (number of files, 0).

@@ -35,14 +35,15 @@ using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
 // length checked, no extra thread) and everything else with its
 // StreamingDecompressor (libarchive, whose decoder runs on its own thread, so
 // reading the next block overlaps decoding this one). The frame
-// node puts the workers' output back in collection order by
-// (file_ordinal, file_block) (messages.hpp).
+// node puts each file's blocks back in order by file_block, and its docid
+// step the files' documents in collection order (messages.hpp).
 //
 // No deadlock with few tokens: blocks are read in file order, so while any
 // block of file f is unread, no later file holds a token, and once all of
 // f's blocks are read they sit, already leased, in its worker's queue ahead
-// of every later file's. Either way file f can finish, and the frame node,
-// waiting for f, releases the tokens of f's text as it frames it.
+// of every later file's. Either way file f can finish, and the frame node
+// frames f and, f being next, passes its batches on, which releases the
+// tokens of f's text.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)

@@ -1,9 +1,15 @@
 #include "nodes/frame/frame_node.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <thread>
+#include <vector>
+
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
-#include "invidx/entry_name.hpp"
-#include "nodes/frame/framer.hpp"
+#include "nodes/frame/docid_assigner.hpp"
+#include "nodes/frame/file_framer.hpp"
 
 namespace invidx {
 namespace {
@@ -11,120 +17,151 @@ namespace {
 namespace flow = oneapi::tbb::flow;
 using In = std::shared_ptr<const TextBlock>;
 using Out = std::shared_ptr<const DocBatch>;
-using Body = flow::multifunction_node<In, std::tuple<Out>>;
-using OutPort = std::tuple_element_t<0, Body::output_ports_type>;
+using RouterBody = flow::multifunction_node<In, std::tuple<FileBatch>>;
+using WorkerBody = flow::multifunction_node<In, std::tuple<FileBatch>>;
+using DocidBody = flow::multifunction_node<FileBatch, std::tuple<Out>>;
 
-// Serial: framing is sequential within an entry, and docids are handed out
-// here, in input order, so they never depend on how many parsers run later
-// or how many files are decompressed at once.
+// Framing is sequential within a file but independent between files, except
+// for the docids. So `count` workers frame whole files (file f goes to
+// worker f % count, its blocks put back in file_block order there), each
+// file into batches numbered within the file (FileFramer), and a light
+// serial step takes the batches in collection order, by (file ordinal,
+// batch within the file) through FileOrder, and numbers them
+// (DocidAssigner): docids never depend on how many framers, decompressors
+// or parsers run.
+//
+// No deadlock with few tokens, by the decompress node's argument: blocks are
+// read in file order, so while a block of the earliest unfinished file f is
+// unread no later file holds a token, and once all are read they are in the
+// graph; a worker never waits (blocks of other files it holds wait in its
+// per-file order, not in its way), so f is framed to its end, and the docid
+// step, for which f is next, passes its batches on. Only messages hold
+// leases: a batch in progress holds none (file_framer.hpp, docid_assigner.hpp).
 class FrameNode final : public Stage<TextBlock, DocBatch> {
 public:
-    FrameNode(RunState& state, uint64_t batch_bytes)
+    FrameNode(RunState& state, uint64_t batch_bytes, unsigned count)
         : state_(state),
           batch_bytes_(batch_bytes),
-          node_(state.graph, flow::serial, [this](const In& text, Body::output_ports_type& ports) {
-              run_guarded(metrics_, [&] {
-                  file_order_.push(FilePosition{text->file_ordinal, text->file_block, text->file_end}, text,
-                                   [&](const In& next) { process(*next, next->lease, std::get<0>(ports)); });
-              });
-          }) {
-        metrics_.concurrency = 1;
-        start_batch();
+          router_(state.graph, flow::unlimited,
+                  [this](const In& text, RouterBody::output_ports_type& ports) {
+                      run_guarded(metrics_, [&] { route(text, std::get<0>(ports)); });
+                  }),
+          docid_step_(state.graph, flow::serial,
+                      [this](const FileBatch& in, DocidBody::output_ports_type& ports) {
+                          run_guarded(metrics_, [&] {
+                              file_order_.push(in.position, in.batch, [&](const std::shared_ptr<DocBatch>& batch) {
+                                  number(batch, std::get<0>(ports));
+                              });
+                          });
+                      }),
+          assigner_(batch_bytes) {
+        for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this));
+        flow::make_edge(flow::output_port<0>(router_), docid_step_);
+        for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), docid_step_);
+        metrics_.concurrency = count;
     }
 
-    flow::receiver<In>& input_port() override { return node_; }
-    flow::sender<Out>& output_port() override { return flow::output_port<0>(node_); }
+    flow::receiver<In>& input_port() override { return router_; }
+    flow::sender<Out>& output_port() override { return flow::output_port<0>(docid_step_); }
+
+    void finish(RunState& state) override {
+        state.add_report_section("frame", {{"framers", workers_.size()},
+                                           {"framing_busy_seconds", framing_busy_ns_.load() / 1e9},
+                                           {"docid_step_busy_seconds", docid_busy_ns_.load() / 1e9}});
+    }
 
 private:
-    void process(const TextBlock& text, const Lease& lease, OutPort& out) {
-        auto busy = metrics_.busy_scope();
+    // The files one worker frames, each with its blocks put back in order;
+    // used on the worker's thread only.
+    struct OpenFile {
+        OpenFile(const InputFile& file, const AnalysisSettings& settings, uint64_t batch_bytes)
+            : framer(file, settings, batch_bytes) {}
+        InOrder<In> blocks;  // by TextBlock::file_block
+        FileFramer framer;
+    };
+
+    struct Worker {
+        explicit Worker(FrameNode& owner)
+            : node(owner.state_.graph, flow::serial, [this, &owner](const In& text, WorkerBody::output_ports_type& ports) {
+                  run_guarded(owner.metrics_, [&] { owner.frame(*this, text, std::get<0>(ports)); });
+              }) {}
+
+        std::map<uint32_t, OpenFile> files;
+        WorkerBody node;
+    };
+
+    template <class Port>
+    void route(const In& text, Port& out) {
         ++metrics_.items_in;
-        metrics_.bytes_in += text.bytes.size();
-        // The batch holds the lease of the newest block it took text from:
-        // tokens return only when the text is indexed.
-        batch_->lease = lease;
-        if (text.end_of_input) {
-            ensure(!framer_, "input ended inside entry '" + entry_name_ + "'");
-            batch_->end_of_input = true;
-            emit(out);
+        metrics_.bytes_in += text->bytes.size();
+        if (text->end_of_input) {
+            // Keyed (number of files, 0) by the decompress node: the docid
+            // step takes it once every file's last batch has passed.
+            auto end = std::make_shared<DocBatch>();
+            end->end_of_input = true;
+            end->lease = text->lease;
+            out.try_put(FileBatch{FilePosition{text->file_ordinal, text->file_block, true}, std::move(end)});
             return;
         }
-        const auto emit_record = [&](const FramedRecord& record) { add(record, text.file_ordinal, out); };
-        // A file's empty file_end marker (messages.hpp) carries no entry.
-        const bool marker = text.bytes.empty() && !text.entry_begin && !text.entry_end;
-        if (!marker) {
-            if (text.entry_begin) {
-                const InputFile& file = state_.files.at(text.file_ordinal);
-                entry_name_ = text.entry_name;
-                framer_ = make_framer(file.format, document_name_of_entry(file, text.entry_name),
-                                      state_.config.analysis);
-            }
-            ensure(framer_ != nullptr, "text block of '" + text.entry_name + "' arrived outside an entry");
-            try {
-                framer_->feed(text.bytes, emit_record);
-                if (text.entry_end) {
-                    framer_->finish(emit_record);
-                    framer_.reset();
-                }
-            } catch (const Error& error) {
-                // Framers know the entry by its document name; the user needs
-                // the path they gave (and the member, for archives).
-                ErrorContext context = error.context();
-                context.file = entry_path_for_errors(state_.files.at(text.file_ordinal), text.entry_name);
-                throw Error(error.message(), context);
-            }
+        Worker& worker = *workers_[text->file_ordinal % workers_.size()];
+        worker.node.try_put(text);
+    }
+
+    template <class Port>
+    void frame(Worker& worker, const In& text, Port& out) {
+        auto busy = metrics_.busy_scope();
+        auto framing = NodeMetrics::BusyScope(framing_busy_ns_);
+        auto it = worker.files.find(text->file_ordinal);
+        if (it == worker.files.end()) {
+            it = worker.files.try_emplace(text->file_ordinal, state_.files.at(text->file_ordinal),
+                                          state_.config.analysis, batch_bytes_).first;
         }
-        if (text.file_end) ensure(!framer_, "file ended inside entry '" + entry_name_ + "'");
+        OpenFile& file = it->second;
+        file.blocks.push(text->file_block, text, [&](const In& next) {
+            file.framer.take(*next, next->lease, [&](FileBatch&& batch) { out.try_put(std::move(batch)); });
+        });
+        if (file.framer.ended()) worker.files.erase(it);
     }
 
-    void add(const FramedRecord& record, uint32_t file_ordinal, OutPort& out) {
-        if (!batch_->docs.empty() && batch_->text.size() + record.text.size() > batch_bytes_) emit(out);
-        DocRecord doc;
-        doc.name = record.name;
-        doc.text_offset = static_cast<uint32_t>(batch_->text.size());
-        doc.text_length = static_cast<uint32_t>(record.text.size());
-        doc.html = record.html;
-        doc.file_ordinal = file_ordinal;
-        doc.source_offset = record.source_offset;
-        doc.record_number = record.record_number;
-        batch_->text.append(record.text);
-        batch_->docs.push_back(std::move(doc));
-        ++state_.documents;
-        state_.text_bytes += record.text.size();
-    }
-
-    void emit(OutPort& out) {
-        next_docid_ += batch_->docs.size();
-        metrics_.bytes_out += batch_->text.size();
-        ++metrics_.items_out;
-        Lease lease = batch_->lease;
-        out.try_put(std::move(batch_));
-        start_batch();
-        batch_->lease = std::move(lease);
-    }
-
-    void start_batch() {
-        batch_ = std::make_shared<DocBatch>();
-        batch_->sequence = next_sequence_++;
-        batch_->first_docid = next_docid_;
-        batch_->text.reserve(batch_bytes_ + batch_bytes_ / 8);
+    template <class Port>
+    void number(const std::shared_ptr<DocBatch>& batch, Port& out) {
+        auto busy = metrics_.busy_scope();
+        auto numbering = NodeMetrics::BusyScope(docid_busy_ns_);
+        const auto emit = [&](std::shared_ptr<DocBatch> numbered) {
+            state_.documents += numbered->docs.size();
+            state_.text_bytes += numbered->text.size();
+            metrics_.bytes_out += numbered->text.size();
+            ++metrics_.items_out;
+            out.try_put(std::move(numbered));
+        };
+        if (batch->end_of_input) {
+            assigner_.finish(batch->lease, emit);
+        } else {
+            assigner_.take(batch, emit);
+        }
     }
 
     RunState& state_;
-    uint64_t batch_bytes_;
-    FileOrder<In> file_order_;  // by (file_ordinal, file_block), see messages.hpp
-    std::unique_ptr<Framer> framer_;
-    std::string entry_name_;
-    std::shared_ptr<DocBatch> batch_;
-    uint64_t next_sequence_ = 0;
-    uint64_t next_docid_ = 0;
-    Body node_;
+    const uint64_t batch_bytes_;
+    std::atomic<uint64_t> framing_busy_ns_{0};
+    std::atomic<uint64_t> docid_busy_ns_{0};
+    RouterBody router_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    FileOrder<std::shared_ptr<DocBatch>> file_order_;  // used on the docid step's thread
+    DocidBody docid_step_;
+    DocidAssigner assigner_;
 };
 
 }  // namespace
 
 std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
-    return std::make_unique<FrameNode>(state, options.byte_size("batch_bytes", state.config.memory.batch_bytes));
+    const uint64_t batch_bytes = options.byte_size("batch_bytes", state.config.memory.batch_bytes);
+    // Default "auto": one framer per four cores. Framing costs well under a
+    // nanosecond per byte, a tenth of parsing, and files can only be framed
+    // at once as far as the decompress workers decode them at once.
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned automatic = std::max(1u, hardware / 4);
+    return std::make_unique<FrameNode>(state, batch_bytes, options.count(automatic, automatic));
 }
 
 }  // namespace invidx

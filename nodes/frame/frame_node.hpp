@@ -1,6 +1,7 @@
 // The "frame" node: cuts each entry's text into documents with the framer of
-// its format (nodes/frame/<format>.cpp), assigns docids in input order and
-// packs consecutive documents into batches for the parallel parsers.
+// its format (nodes/frame/<format>.cpp), several files at once, packs each
+// file's documents into batches for the parallel parsers, and assigns docids
+// in input order in a serial step (frame_node.cpp).
 #pragma once
 
 #include <memory>

@@ -25,13 +25,11 @@ void JsonlFramer::fail(const std::string& message, uint64_t byte_offset) const {
 }
 
 void JsonlFramer::feed(std::string_view bytes, const EmitRecord& emit) {
-    const std::string_view view = window_.open(bytes);
-    window_.close(view, frame(view, false, emit));
+    window_.feed(bytes, [&](std::string_view view) { return frame(view, false, emit); });
 }
 
 void JsonlFramer::finish(const EmitRecord& emit) {
-    const std::string_view view = window_.open({});
-    window_.close(view, frame(view, true, emit));
+    window_.finish([&](std::string_view view) { return frame(view, true, emit); });
 }
 
 size_t JsonlFramer::frame(std::string_view view, bool at_end, const EmitRecord& emit) {

@@ -33,13 +33,11 @@ void TrecFramer::fail(const std::string& message, uint64_t byte_offset) const {
 }
 
 void TrecFramer::feed(std::string_view bytes, const EmitRecord& emit) {
-    const std::string_view view = window_.open(bytes);
-    window_.close(view, frame(view, false, emit));
+    window_.feed(bytes, [&](std::string_view view) { return frame(view, false, emit); });
 }
 
 void TrecFramer::finish(const EmitRecord& emit) {
-    const std::string_view view = window_.open({});
-    window_.close(view, frame(view, true, emit));
+    window_.finish([&](std::string_view view) { return frame(view, true, emit); });
 }
 
 size_t TrecFramer::frame(std::string_view view, bool at_end, const EmitRecord& emit) {

@@ -72,15 +72,12 @@ void WarcFramer::start_record(uint64_t offset) {
 }
 
 void WarcFramer::feed(std::string_view bytes, const EmitRecord& emit) {
-    const std::string_view view = window_.open(bytes);
-    window_.close(view, frame(view, false, emit));
+    window_.feed(bytes, [&](std::string_view view) { return frame(view, false, emit); });
 }
 
 void WarcFramer::finish(const EmitRecord& emit) {
-    const std::string_view view = window_.open({});
-    const size_t consumed = frame(view, true, emit);
     // frame() with at_end either consumes everything or throws.
-    window_.close(view, consumed);
+    window_.finish([&](std::string_view view) { return frame(view, true, emit); });
 }
 
 size_t WarcFramer::frame(std::string_view view, bool at_end, const EmitRecord& emit) {

@@ -1,0 +1,76 @@
+#include "nodes/frame/file_framer.hpp"
+
+#include <algorithm>
+
+#include "invidx/entry_name.hpp"
+#include "invidx/error.hpp"
+
+namespace invidx {
+
+FileFramer::FileFramer(const InputFile& file, const AnalysisSettings& settings, uint64_t batch_bytes)
+    : file_(file), settings_(settings), batch_bytes_(batch_bytes) {}
+
+void FileFramer::take(const TextBlock& text, const Lease& lease, const EmitFileBatch& emit) {
+    const ErrorContext in_file{.node = "", .file = file_.path, .record = std::nullopt, .byte_offset = std::nullopt};
+    ensure(!ended_, "text block of '" + text.entry_name + "' arrived after its file ended", in_file);
+    const auto emit_record = [&](const FramedRecord& record) { add(record, text.bytes.size(), lease, emit); };
+    // A file's empty file_end marker (messages.hpp) carries no entry.
+    const bool marker = text.bytes.empty() && !text.entry_begin && !text.entry_end;
+    if (!marker) {
+        if (text.entry_begin) {
+            entry_name_ = text.entry_name;
+            framer_ = make_framer(file_.format, document_name_of_entry(file_, text.entry_name), settings_);
+        }
+        ensure(framer_ != nullptr, "text block of '" + text.entry_name + "' arrived outside an entry", in_file);
+        reserve_for(text.bytes.size());
+        try {
+            framer_->feed(text.bytes, emit_record);
+            if (text.entry_end) {
+                framer_->finish(emit_record);
+                framer_.reset();
+            }
+        } catch (const Error& error) {
+            // Framers know the entry by its document name; the user needs
+            // the path they gave (and the member, for archives).
+            ErrorContext context = error.context();
+            context.file = entry_path_for_errors(file_, text.entry_name);
+            throw Error(error.message(), context);
+        }
+    }
+    if (text.file_end) {
+        ensure(!framer_, "file ended inside entry '" + entry_name_ + "'", in_file);
+        emit_batch(true, lease, emit);
+        ended_ = true;
+    }
+}
+
+void FileFramer::add(const FramedRecord& record, uint64_t feed_bytes, const Lease& lease, const EmitFileBatch& emit) {
+    if (!batch_->docs.empty() && batch_->text.size() + record.text.size() > batch_bytes_) {
+        emit_batch(false, lease, emit);
+        reserve_for(feed_bytes);
+    }
+    DocRecord doc;
+    doc.name = record.name;
+    doc.text_offset = static_cast<uint32_t>(batch_->text.size());
+    doc.text_length = static_cast<uint32_t>(record.text.size());
+    doc.html = record.html;
+    doc.file_ordinal = file_.ordinal;
+    doc.source_offset = record.source_offset;
+    doc.record_number = record.record_number;
+    batch_->text.append(record.text);
+    batch_->docs.push_back(std::move(doc));
+}
+
+void FileFramer::emit_batch(bool file_end, const Lease& lease, const EmitFileBatch& emit) {
+    batch_->lease = lease;
+    emit(FileBatch{FilePosition{file_.ordinal, next_batch_++, file_end}, std::move(batch_)});
+    batch_ = std::make_shared<DocBatch>();
+}
+
+void FileFramer::reserve_for(uint64_t feed_bytes) {
+    const uint64_t full = batch_bytes_ + batch_bytes_ / 8;
+    const uint64_t wanted = std::min(full, batch_->text.size() + feed_bytes);
+    if (batch_->text.capacity() < wanted) batch_->text.reserve(wanted);
+}
+
+}  // namespace invidx

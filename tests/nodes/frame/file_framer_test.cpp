@@ -1,0 +1,113 @@
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "nodes/frame/file_framer.hpp"
+
+using namespace invidx;
+
+namespace {
+
+InputFile file_of(const std::string& format, uint32_t ordinal = 7) {
+    InputFile file;
+    file.ordinal = ordinal;
+    file.path = "/data/in." + format;
+    file.name = "in." + format;
+    file.format = format;
+    return file;
+}
+
+TextBlock block(uint64_t number, std::string bytes, bool entry_begin, bool entry_end, bool file_end,
+                const std::string& entry_name = "in.jsonl") {
+    TextBlock text;
+    text.file_ordinal = 7;
+    text.file_block = number;
+    text.bytes = std::move(bytes);
+    text.entry_name = entry_name;
+    text.entry_begin = entry_begin;
+    text.entry_end = entry_end;
+    text.file_end = file_end;
+    return text;
+}
+
+std::string line(const std::string& id, const std::string& contents) {
+    return "{\"id\": \"" + id + "\", \"contents\": \"" + contents + "\"}\n";
+}
+
+}  // namespace
+
+TEST_CASE("FileFramer: batches numbered within the file, the last one marked, leases of the emitting block") {
+    const InputFile file = file_of("jsonl");
+    FileFramer framer(file, AnalysisSettings::defaults(), 10);
+    std::vector<FileBatch> out;
+    const EmitFileBatch emit = [&](FileBatch&& batch) { out.push_back(std::move(batch)); };
+    const std::string lines = line("a", "12345") + line("b", "678") + line("c", "9012345678901") + line("d", "x");
+    const size_t cut = lines.size() / 2;  // inside the record of "b" or "c"
+    const Lease first = std::make_shared<int>(1);
+    framer.take(block(0, lines.substr(0, cut), true, false, false), first, emit);
+    // What is emitted holds the lease; the batch in progress does not.
+    const long held_by_emitted = static_cast<long>(out.size());
+    CHECK(first.use_count() == 1 + held_by_emitted);
+    const Lease second = std::make_shared<int>(2);
+    framer.take(block(1, lines.substr(cut), false, true, true), second, emit);
+    CHECK(framer.ended());
+    // a+b fit in 10 bytes; c (13 bytes) is a batch of its own; d the last.
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].batch->text == "12345678");
+    CHECK(out[1].batch->text == "9012345678901");
+    CHECK(out[2].batch->text == "x");
+    for (size_t i = 0; i < out.size(); ++i) {
+        CHECK(out[i].position.file == 7);
+        CHECK(out[i].position.block == i);
+        CHECK(out[i].position.file_end == (i == 2));
+        CHECK(out[i].batch->lease != nullptr);
+        for (const DocRecord& doc : out[i].batch->docs) CHECK(doc.file_ordinal == 7);
+    }
+    CHECK(out[2].batch->lease == second);
+    CHECK(out[1].batch->docs[0].name == "c");
+    CHECK(out[1].batch->docs[0].record_number == 2);
+    CHECK(out[1].batch->docs[0].source_offset == line("a", "12345").size() + line("b", "678").size());
+}
+
+TEST_CASE("FileFramer: a file without documents, or without entries, ends with one empty batch") {
+    for (const bool with_entry : {true, false}) {
+        CAPTURE(with_entry);
+        const InputFile file = file_of("jsonl");
+        FileFramer framer(file, AnalysisSettings::defaults(), 100);
+        std::vector<FileBatch> out;
+        const EmitFileBatch emit = [&](FileBatch&& batch) { out.push_back(std::move(batch)); };
+        // An entry of blank lines, then the empty file_end marker; or the marker alone.
+        if (with_entry) framer.take(block(0, "\n\n", true, true, false), std::make_shared<int>(0), emit);
+        framer.take(block(with_entry ? 1 : 0, "", false, false, true), std::make_shared<int>(0), emit);
+        REQUIRE(out.size() == 1);
+        CHECK(out[0].batch->docs.empty());
+        CHECK(out[0].position.file_end);
+        CHECK(framer.ended());
+    }
+}
+
+TEST_CASE("FileFramer: framing errors name the file as given, the record and the offset") {
+    const InputFile file = file_of("jsonl");
+    FileFramer framer(file, AnalysisSettings::defaults(), 100);
+    const EmitFileBatch ignore = [](FileBatch&&) {};
+    const std::string good = line("a", "b");
+    try {
+        framer.take(block(0, good + "not json\n", true, true, true), std::make_shared<int>(0), ignore);
+        FAIL("no error");
+    } catch (const Error& error) {
+        CHECK(error.context().file == "/data/in.jsonl");
+        CHECK(error.context().record == 1);
+        CHECK(error.context().byte_offset == good.size());
+    }
+    // A file that ends inside an entry is an error naming the file too.
+    FileFramer cut_short(file, AnalysisSettings::defaults(), 100);
+    try {
+        cut_short.take(block(0, good, true, false, true), std::make_shared<int>(0), ignore);
+        FAIL("no error");
+    } catch (const Error& error) {
+        CHECK(error.context().file == "/data/in.jsonl");
+    }
+}
