@@ -1,0 +1,355 @@
+#include "pipelines/cluster/cluster_build.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/resource_usage.hpp"
+#include "graph/seconds_since.hpp"
+#include "invidx/error.hpp"
+#include "pipelines/cluster/file_ranges.hpp"
+#include "store/concatenate.hpp"
+#include "store/index_writer.hpp"
+
+namespace invidx {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// MPI is initialized once per process and finalized at its exit, after
+// every collective of every build (mpirun counts a rank that exits without
+// MPI_Finalize as failed). Only the main thread calls MPI: the flow graph's
+// threads never do.
+class MpiSession {
+public:
+    static MpiSession& get() {
+        static MpiSession session;
+        return session;
+    }
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+
+private:
+    MpiSession() {
+        int initialized = 0;
+        MPI_Initialized(&initialized);
+        if (!initialized) {
+            int provided = 0;
+            MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+            owned_ = true;
+        }
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+        MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    }
+    ~MpiSession() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (owned_ && !finalized) MPI_Finalize();
+    }
+
+    int rank_ = 0;
+    int size_ = 1;
+    bool owned_ = false;
+};
+
+// The few messages of a build, counted for the report: the plan from rank 0,
+// each rank's figures to rank 0, the outcome from rank 0.
+class Messages {
+public:
+    Messages(int rank, int size) : rank_(rank), size_(size) {}
+
+    void broadcast(std::string& text) {
+        uint64_t length = text.size();
+        MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        text.resize(length);
+        MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (rank_ == 0) {
+            sent_ += (length + 8) * static_cast<uint64_t>(size_ - 1);
+        } else {
+            received_ += length + 8;
+        }
+    }
+
+    // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
+    std::vector<std::string> gather(const std::string& text) {
+        const int length = static_cast<int>(text.size());
+        std::vector<int> lengths(rank_ == 0 ? size_ : 0);
+        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+        std::vector<int> displacements(lengths.size(), 0);
+        int total = 0;
+        for (size_t r = 0; r < lengths.size(); ++r) displacements[r] = total, total += lengths[r];
+        std::string all(static_cast<size_t>(total), '\0');
+        MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displacements.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD);
+        if (rank_ != 0) {
+            sent_ += static_cast<uint64_t>(length) + 4;
+            return {};
+        }
+        std::vector<std::string> texts;
+        for (size_t r = 0; r < lengths.size(); ++r) {
+            texts.push_back(all.substr(static_cast<size_t>(displacements[r]), static_cast<size_t>(lengths[r])));
+            if (r != 0) received_ += static_cast<uint64_t>(lengths[r]) + 4;
+        }
+        return texts;
+    }
+
+    uint64_t sent() const { return sent_; }
+    uint64_t received() const { return received_; }
+
+private:
+    int rank_;
+    int size_;
+    uint64_t sent_ = 0;
+    uint64_t received_ = 0;
+};
+
+json file_to_json(const InputFile& file) {
+    return {{"ordinal", file.ordinal}, {"path", file.path}, {"name", file.name}, {"format", file.format},
+            {"size_bytes", file.size_bytes}};
+}
+
+InputFile file_from_json(const json& value) {
+    return InputFile{.ordinal = value.at("ordinal").get<uint32_t>(),
+                     .path = value.at("path").get<std::string>(),
+                     .name = value.at("name").get<std::string>(),
+                     .format = value.at("format").get<std::string>(),
+                     .size_bytes = value.at("size_bytes").get<uint64_t>()};
+}
+
+double busy_of_kind(const json& nodes, const std::string& kind) {
+    double total = 0;
+    for (const auto& node : nodes)
+        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
+    return total;
+}
+
+// What a rank tells rank 0 about its share of the build.
+json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files, const json& part_report) {
+    uint64_t bytes_in = 0;
+    for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
+    json figures = {{"rank", rank},
+                    {"first_file", range.begin},
+                    {"files", range.end - range.begin},
+                    {"bytes_in", bytes_in},
+                    {"text_bytes", part_report.value("input_bytes_uncompressed", uint64_t{0})},
+                    {"documents", part_report.value("documents", uint64_t{0})},
+                    {"tokens", part_report.value("tokens", uint64_t{0})},
+                    {"terms", part_report.value("terms", uint64_t{0})},
+                    {"postings", part_report.value("postings", uint64_t{0})},
+                    {"build_seconds", part_report.value("total_seconds", 0.0)},
+                    {"parse_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "parse")},
+                    {"index_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "index")},
+                    {"peak_rss_bytes", peak_rss_bytes()}};
+    return figures;
+}
+
+}  // namespace
+
+BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+    const auto start = std::chrono::steady_clock::now();
+    MpiSession& mpi = MpiSession::get();
+    const int rank = mpi.rank();
+    const int ranks = mpi.size();
+    const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(ranks);
+    Messages messages(rank, ranks);
+
+    // 1. Rank 0 expands the input and takes the output (lock, temporary
+    // directory, leftovers of killed builds), then tells every rank the file
+    // list and where the parts go. Nothing starts before all know.
+    std::optional<IndexWriter> writer;
+    std::exception_ptr start_failure;
+    std::vector<InputFile> files;
+    std::string plan_text;
+    if (rank == 0) {
+        json plan;
+        try {
+            files = expand_pipeline_inputs(config);
+            writer.emplace(config.output, config.analysis, files,
+                           PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
+                                          .exchange = options.publish_by_exchange});
+            json list = json::array();
+            for (const auto& file : files) list.push_back(file_to_json(file));
+            plan = {{"ok", true}, {"parts", (writer->temporary_directory() / "cluster-parts").string()}, {"files", list}};
+        } catch (const std::exception& error) {
+            start_failure = std::current_exception();
+            plan = {{"ok", false}, {"error", error.what()}};
+        }
+        plan_text = plan.dump();
+    }
+    messages.broadcast(plan_text);
+    const json plan = json::parse(plan_text);
+    if (!plan.at("ok").get<bool>()) {
+        if (start_failure) std::rethrow_exception(start_failure);
+        throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
+    }
+    if (rank != 0)
+        for (const auto& file : plan.at("files")) files.push_back(file_from_json(file));
+    const fs::path parts_dir = plan.at("parts").get<std::string>();
+
+    // 2. This rank's contiguous share of the sorted files, indexed by the
+    // single-node pipeline into a part index with docids from 0.
+    const bool by_size = config.cluster->assign_files == "size";
+    const std::vector<FileRange> ranges = assign_file_ranges(files, static_cast<uint32_t>(ranks), by_size);
+    const FileRange range = ranges[static_cast<size_t>(rank)];
+    const fs::path part_dir = parts_dir / ("rank-" + std::to_string(rank));
+    json part_report = json::object();
+    std::exception_ptr local_failure;
+    std::string local_error;
+    if (range.begin < range.end) {
+        try {
+            PipelineConfig part_config = config;
+            part_config.cluster.reset();
+            part_config.output = part_dir;
+            if (rank != 0) part_config.progress = "off";  // one progress line per job, rank 0's
+            RunOptions part_options;
+            part_options.stop = options.stop;
+            part_options.notice = options.notice;
+            part_options.files = files_of_range(files, range);
+            part_report = Pipeline(std::move(part_config)).run(part_options, registry).json;
+        } catch (const std::exception& error) {
+            local_failure = std::current_exception();
+            local_error = error.what();
+            std::fprintf(stderr, "invidx-run: %s (input files %u-%u): %s\n", who.c_str(), range.begin,
+                         range.end - 1, local_error.c_str());
+        }
+    }
+    json figures = rank_figures(rank, range, files, part_report);
+    figures["ok"] = !local_failure;
+    figures["error"] = local_error;
+
+    // 3. Every rank reports to rank 0 once its share is done (or failed): the
+    // build goes on only if all succeeded, so no rank waits for one that died.
+    const auto wait_start = std::chrono::steady_clock::now();
+    MPI_Barrier(MPI_COMM_WORLD);
+    figures["wait_seconds"] = seconds_since(wait_start);
+    figures["bytes_sent"] = messages.sent();
+    figures["bytes_received"] = messages.received();
+    const std::vector<std::string> all_figures = messages.gather(figures.dump());
+
+    // 4. Rank 0 joins the parts in rank order and publishes; the outcome
+    // goes to every rank, so all exit alike.
+    json outcome = {{"ok", true}};
+    json report;
+    std::exception_ptr join_failure;
+    if (rank == 0) {
+        json per_rank = json::array();
+        std::string failures;
+        for (const auto& text : all_figures) {
+            per_rank.push_back(json::parse(text));
+            const json& r = per_rank.back();
+            if (!r.at("ok").get<bool>()) {
+                const auto first = r.at("first_file").get<uint32_t>();
+                const auto count = r.at("files").get<uint32_t>();
+                failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.at("rank").get<int>()) +
+                            " of " + std::to_string(ranks) + " (input files " + std::to_string(first) + "-" +
+                            std::to_string(first + count - 1) + "): " + r.at("error").get<std::string>();
+            }
+        }
+        if (!failures.empty()) {
+            outcome = {{"ok", false}, {"error", failures}};
+        } else {
+            try {
+                const auto join_start = std::chrono::steady_clock::now();
+                std::vector<IndexPart> parts;
+                std::vector<int> part_ranks;
+                for (int r = 0; r < ranks; ++r) {
+                    if (ranges[static_cast<size_t>(r)].begin == ranges[static_cast<size_t>(r)].end) continue;
+                    parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)),
+                                              .first_file = ranges[static_cast<size_t>(r)].begin});
+                    part_ranks.push_back(r);
+                }
+                // The first part's report gives the stage and node figures
+                // (its rank's); the totals are the whole build's.
+                report = part_report.is_object() && part_report.contains("nodes") ? part_report : json::object();
+                if (!parts.empty() && !report.contains("nodes")) {
+                    std::ifstream in(parts.front().directory / "report.json");
+                    if (in) report = json::parse(in, nullptr, false);
+                    if (report.is_discarded()) report = json::object();
+                }
+                if (!report.contains("nodes")) report["nodes"] = json::array();
+                report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
+                const ConcatenatedIndex joined = concatenate_indexes(parts, *writer);
+                for (size_t p = 0; p < parts.size(); ++p) {
+                    json& r = per_rank[static_cast<size_t>(part_ranks[p])];
+                    r["first_docid"] = joined.parts[p].first_docid;
+                    if (joined.parts[p].has_run) r["run"] = joined.parts[p].run;
+                }
+                uint64_t text_bytes = 0, tokens = 0, bytes_in = 0;
+                for (const auto& r : per_rank) {
+                    text_bytes += r.value("text_bytes", uint64_t{0});
+                    tokens += r.value("tokens", uint64_t{0});
+                    bytes_in += r.value("bytes_in", uint64_t{0});
+                }
+                report["format"] = "invidx build report";
+                report["description"] = config.description;
+                report["output"] = config.output.string();
+                report["input_files"] = files.size();
+                report["input_bytes_compressed"] = bytes_in;
+                report["input_bytes_uncompressed"] = text_bytes;
+                report["documents"] = joined.documents;
+                report["tokens"] = tokens;
+                report["terms"] = joined.terms;
+                report["postings"] = joined.postings;
+                report["ranks"] = ranks;
+                report["per_rank"] = per_rank;
+                report["cluster"] = {{"assign_files", config.cluster->assign_files},
+                                     {"join", "rank 0 concatenates the ranks' part indexes"}};
+                if (!report.contains("stages")) report["stages"] = json::object();
+                report["stages"]["cluster_join"] = seconds_since(join_start);
+                report["total_seconds"] = seconds_since(start);
+                report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
+                writer->write_report(report);
+                // The parts are not part of the index: gone before the
+                // manifest is written.
+                fs::remove_all(parts_dir);
+                if (options.stop.stop_requested()) throw Interrupted();
+                writer->publish();
+                report["total_seconds"] = seconds_since(start);
+            } catch (const std::exception& error) {
+                join_failure = std::current_exception();
+                outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
+                                                        ": joining the parts failed: " + error.what()}};
+            }
+        }
+        // Every rank has stopped writing into the temporary directory (they
+        // all reported): removing it is safe.
+        if (!outcome.at("ok").get<bool>()) writer.reset();
+    }
+    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
+    messages.broadcast(outcome_text);
+    outcome = json::parse(outcome_text);
+    if (!outcome.at("ok").get<bool>()) {
+        if (local_failure) {
+            try {
+                std::rethrow_exception(local_failure);
+            } catch (const Interrupted&) {
+                throw;
+            } catch (...) {
+            }
+        }
+        if (join_failure) {
+            try {
+                std::rethrow_exception(join_failure);
+            } catch (const Interrupted&) {
+                throw;
+            } catch (...) {
+            }
+        }
+        if (rank == 0 || local_failure) throw Error(outcome.at("error").get<std::string>());
+        throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
+    }
+    if (rank == 0) return BuildReport{std::move(report)};
+    figures["rank"] = rank;
+    json own = {{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}};
+    return BuildReport{std::move(own)};
+}
+
+}  // namespace invidx
