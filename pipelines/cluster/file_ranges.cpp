@@ -28,11 +28,12 @@ std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, u
     uint32_t file = 0;
     for (uint32_t r = 0; r < ranks; ++r) {
         ranges[r].begin = file;
-        // The range ends at the first file whose start reaches the next
-        // rank's share; the last rank takes the rest.
-        const unsigned __int128 share_end = static_cast<unsigned __int128>(total) * (r + 1);
+        // A file goes to the rank whose share holds its middle (equal files
+        // split evenly); the last rank takes the rest. Doubled to stay integral.
+        const unsigned __int128 share_end = static_cast<unsigned __int128>(total) * (r + 1) * 2;
         while (file < files.size() &&
-               (r + 1 == ranks || static_cast<unsigned __int128>(weight_before[file]) * ranks < share_end))
+               (r + 1 == ranks ||
+                static_cast<unsigned __int128>(weight_before[file] + weight_before[file + 1]) * ranks < share_end))
             ++file;
         ranges[r].end = file;
     }

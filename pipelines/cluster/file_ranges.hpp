@@ -23,10 +23,11 @@ struct FileRange {
 std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config);
 
 // `ranks` contiguous ranges covering every file once, in rank order.
-// by_size: rank r's range starts at the first file whose preceding bytes
-// reach r/ranks of the total (so ranges hold nearly equal bytes, a file is
-// never split, and a rank gets no file when there are more ranks than
-// files or one file outweighs several ranks' shares); otherwise by count.
+// by_size: a file goes to the rank whose share of the total bytes, [r/ranks,
+// (r+1)/ranks), holds the file's middle byte (so ranges hold nearly equal
+// bytes, a file is never split, and a rank gets no file when there are more
+// ranks than files or one file outweighs several ranks' shares); otherwise
+// the same by count.
 // Deterministic: every rank computes the same ranges.
 std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size);
 

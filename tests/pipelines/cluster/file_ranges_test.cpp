@@ -68,3 +68,10 @@ TEST_CASE("a rank's share keeps the whole list's names and numbers its ordinals 
     CHECK(share[1].ordinal == 1);
     CHECK(share[1].size_bytes == 4);
 }
+
+TEST_CASE("files a hair over equal size still split evenly over the ranks") {
+    // The fifth file starts 2 bytes before the half: its middle lies in rank 1's share.
+    const auto ranges = assign_file_ranges(files_of_sizes({1000, 1000, 1000, 1000, 1001, 1001, 1001, 1001}), 2, true);
+    check_contiguous(ranges, 8, 2);
+    CHECK(ranges[0].end == 4);
+}
