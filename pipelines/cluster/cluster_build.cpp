@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <future>
+#include <stop_token>
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -111,6 +113,70 @@ private:
     uint64_t received_ = 0;
 };
 
+// A rank whose share fails tells every other rank at once, so they stop
+// their builds instead of finishing work that will be thrown away. Each
+// rank posts one receive for such a notice before building; the main thread
+// polls it while the build runs on another thread (only the main thread
+// calls MPI). After the outcome is known every notice sent is received (each
+// rank learns how many were sent), so none is left pending at MPI_Finalize.
+class StopNotices {
+public:
+    static constexpr int kTag = 0x1d57;
+
+    StopNotices(int rank, int size) : rank_(rank), size_(size) {
+        MPI_Irecv(&incoming_, 1, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &receive_);
+    }
+
+    // True once another rank's notice has arrived.
+    bool arrived() {
+        if (!arrived_) {
+            int done = 0;
+            MPI_Status status;
+            MPI_Test(&receive_, &done, &status);
+            if (done) arrived_ = true, from_ = status.MPI_SOURCE;
+        }
+        return arrived_;
+    }
+    int from() const { return from_; }
+
+    void send_to_all() {
+        sent_ = true;
+        for (int r = 0; r < size_; ++r) {
+            if (r == rank_) continue;
+            sends_.emplace_back();
+            MPI_Isend(&outgoing_, 1, MPI_INT, r, kTag, MPI_COMM_WORLD, &sends_.back());
+        }
+    }
+    bool sent() const { return sent_; }
+
+    // `senders`: how many ranks sent notices (the outcome says).
+    void drain(int senders) {
+        if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+        int expected = senders - (sent_ ? 1 : 0);
+        if (expected > 0) {
+            if (!arrived_) MPI_Wait(&receive_, MPI_STATUS_IGNORE);
+            for (--expected; expected > 0; --expected) {
+                int ignored = 0;
+                MPI_Recv(&ignored, 1, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (!arrived_) {
+            MPI_Cancel(&receive_);
+            MPI_Wait(&receive_, MPI_STATUS_IGNORE);
+        }
+    }
+
+private:
+    int rank_;
+    int size_;
+    int incoming_ = 0;
+    int outgoing_ = 1;
+    MPI_Request receive_ = MPI_REQUEST_NULL;
+    std::vector<MPI_Request> sends_;
+    bool arrived_ = false;
+    bool sent_ = false;
+    int from_ = -1;
+};
+
 json file_to_json(const InputFile& file) {
     return {{"ordinal", file.ordinal}, {"path", file.path}, {"name", file.name}, {"format", file.format},
             {"size_bytes", file.size_bytes}};
@@ -203,26 +269,50 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
     json part_report = json::object();
     std::exception_ptr local_failure;
     std::string local_error;
+    StopNotices notices(rank, ranks);
+    bool stopped_by_peer = false;
     if (range.begin < range.end) {
+        // The build runs on a thread of its own so that this one can watch
+        // for other ranks' failures meanwhile; the caller's stop request
+        // still reaches it.
+        std::stop_source stop;
+        const std::stop_callback forward(options.stop, [&stop] { stop.request_stop(); });
+        PipelineConfig part_config = config;
+        part_config.cluster.reset();
+        part_config.output = part_dir;
+        if (rank != 0) part_config.progress = "off";  // one progress line per job, rank 0's
+        RunOptions part_options;
+        part_options.stop = stop.get_token();
+        part_options.notice = options.notice;
+        part_options.files = files_of_range(files, range);
+        auto build = std::async(std::launch::async, [&] {
+            return Pipeline(std::move(part_config)).run(part_options, registry).json;
+        });
+        while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+            if (!stopped_by_peer && notices.arrived() && !options.stop.stop_requested()) {
+                stopped_by_peer = true;
+                stop.request_stop();
+                std::fprintf(stderr, "invidx-run: %s: stopped early: rank %d failed\n", who.c_str(), notices.from());
+            }
+        }
         try {
-            PipelineConfig part_config = config;
-            part_config.cluster.reset();
-            part_config.output = part_dir;
-            if (rank != 0) part_config.progress = "off";  // one progress line per job, rank 0's
-            RunOptions part_options;
-            part_options.stop = options.stop;
-            part_options.notice = options.notice;
-            part_options.files = files_of_range(files, range);
-            part_report = Pipeline(std::move(part_config)).run(part_options, registry).json;
+            part_report = build.get();
         } catch (const std::exception& error) {
-            local_failure = std::current_exception();
-            local_error = error.what();
-            std::fprintf(stderr, "invidx-run: %s (input files %u-%u): %s\n", who.c_str(), range.begin,
-                         range.end - 1, local_error.c_str());
+            if (stopped_by_peer) {
+                local_error = "stopped because rank " + std::to_string(notices.from()) + " failed";
+            } else {
+                local_failure = std::current_exception();
+                local_error = error.what();
+                std::fprintf(stderr, "invidx-run: %s (input files %u-%u): %s\n", who.c_str(), range.begin,
+                             range.end - 1, local_error.c_str());
+                notices.send_to_all();
+            }
         }
     }
     json figures = rank_figures(rank, range, files, part_report);
-    figures["ok"] = !local_failure;
+    figures["ok"] = !local_failure && !stopped_by_peer;
+    figures["stopped_by_peer"] = stopped_by_peer;
+    figures["sent_stop"] = notices.sent();
     figures["error"] = local_error;
 
     // 3. Every rank reports to rank 0 once its share is done (or failed): the
@@ -242,10 +332,12 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
     if (rank == 0) {
         json per_rank = json::array();
         std::string failures;
+        int stop_senders = 0;
         for (const auto& text : all_figures) {
             per_rank.push_back(json::parse(text));
             const json& r = per_rank.back();
-            if (!r.at("ok").get<bool>()) {
+            if (r.at("sent_stop").get<bool>()) ++stop_senders;
+            if (!r.at("ok").get<bool>() && !r.at("stopped_by_peer").get<bool>()) {
                 const auto first = r.at("first_file").get<uint32_t>();
                 const auto count = r.at("files").get<uint32_t>();
                 failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.at("rank").get<int>()) +
@@ -253,8 +345,9 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
                             std::to_string(first + count - 1) + "): " + r.at("error").get<std::string>();
             }
         }
+        outcome["stop_senders"] = stop_senders;
         if (!failures.empty()) {
-            outcome = {{"ok", false}, {"error", failures}};
+            outcome = {{"ok", false}, {"error", failures}, {"stop_senders", stop_senders}};
         } else {
             try {
                 const auto join_start = std::chrono::steady_clock::now();
@@ -315,8 +408,9 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
                 report["total_seconds"] = seconds_since(start);
             } catch (const std::exception& error) {
                 join_failure = std::current_exception();
-                outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
-                                                        ": joining the parts failed: " + error.what()}};
+                outcome = {{"ok", false},
+                           {"error", "rank 0 of " + std::to_string(ranks) + ": joining the parts failed: " + error.what()},
+                           {"stop_senders", stop_senders}};
             }
         }
         // Every rank has stopped writing into the temporary directory (they
@@ -326,6 +420,7 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
     std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
     messages.broadcast(outcome_text);
     outcome = json::parse(outcome_text);
+    notices.drain(outcome.at("stop_senders").get<int>());
     if (!outcome.at("ok").get<bool>()) {
         if (local_failure) {
             try {

@@ -8,8 +8,9 @@
 // directory; every rank indexes its contiguous range of the sorted files
 // into a part index there (docids from 0); rank 0 joins the parts in rank
 // order (store/concatenate.hpp), so docids are the single machine's, and
-// publishes. A rank that fails makes every rank fail, naming it and its
-// reason; nothing is published.
+// publishes. A rank that fails tells the others at once (they stop their
+// shares early) and every rank fails, naming it and its reason; nothing is
+// published.
 #pragma once
 
 #include "invidx/config.hpp"

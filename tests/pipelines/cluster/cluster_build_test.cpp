@@ -126,3 +126,28 @@ TEST_CASE("bad input on one rank fails the cluster build naming the rank and the
         CHECK(entry.path().filename().string().rfind("idx.tmp-", 0) != 0);
 }
 #endif
+
+#if defined(INVIDX_MPIEXEC)
+TEST_CASE("when one rank fails the others stop their shares early") {
+    TempDir dir;
+    // Rank 0's share: one big file that takes seconds to index; rank 1's:
+    // a damaged gzip that fails at once.
+    std::mt19937 random(5);
+    std::string big;
+    while (big.size() < (24u << 20)) {
+        big += "{\"id\": \"d" + std::to_string(big.size()) + "\", \"contents\": \"";
+        for (int w = 0; w < 200; ++w) big += "w" + std::to_string(random() % 50000) + " ";
+        big += "\"}\n";
+    }
+    dir.write("in/a.jsonl", big);
+    dir.write("in/b.jsonl.gz", "\x1f\x8b\x08\x00 not really gzip");
+    const auto pipeline = write_pipeline(dir, cluster_pipeline({(dir / "in").string()}, dir / "unused"));
+    const JobResult job = run_job(dir, 2, pipeline, dir / "idx");
+    INFO(job.err);
+    CHECK(job.exit_code != 0);
+    CHECK(job.err.find("rank 1 of 2 (input files 1-1)") != std::string::npos);
+    CHECK(job.err.find("b.jsonl.gz") != std::string::npos);
+    CHECK(job.err.find("rank 0 of 2: stopped early: rank 1 failed") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir / "idx"));
+}
+#endif
