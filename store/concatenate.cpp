@@ -28,32 +28,6 @@ void append_documents(const IndexReader& part, uint32_t first_file, IndexWriter&
     writer.append_documents(batch);
 }
 
-// The part's postings as one run with one part (indexer 0), slot i = term i,
-// docids shifted by `first_docid`.
-void write_part_run(const IndexReader& part, uint64_t first_docid, uint32_t run, IndexWriter& writer) {
-    CompressedRun out;
-    out.run = run;
-    out.indexer_count = 1;
-    for (uint64_t i = 0; i < part.term_count(); ++i) {
-        auto list = part.postings(i);
-        for (auto& docid : list.docids) {
-            const uint64_t shifted = docid + first_docid;
-            ensure(shifted <= UINT32_MAX, "a docid of the joined index exceeds 2^32-1");
-            docid = static_cast<uint32_t>(shifted);
-        }
-        const TermRunList shifted{.slot = static_cast<uint32_t>(i), .docids = std::move(list.docids),
-                                  .tfs = std::move(list.tfs), .positions = std::move(list.positions)};
-        out.list_offsets.push_back(out.bytes.size());
-        out.list_counts.push_back(static_cast<uint32_t>(shifted.docids.size()));
-        out.postings += shifted.docids.size();
-        run_list::encode(shifted, part.positional(), out.bytes);
-    }
-    out.list_offsets.push_back(out.bytes.size());
-    std::vector<CompressedRun> parts;
-    parts.push_back(std::move(out));
-    writer.write_run(run, std::move(parts));
-}
-
 // Every part's dictionary merged: a term's lists in part order (its run).
 std::vector<DictionaryTerm> merge_dictionaries(const std::vector<std::unique_ptr<IndexReader>>& readers,
                                                const std::vector<ConcatenatedPart>& parts) {
@@ -86,38 +60,82 @@ std::vector<DictionaryTerm> merge_dictionaries(const std::vector<std::unique_ptr
 
 }  // namespace
 
-ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {
-    std::vector<std::unique_ptr<IndexReader>> readers;
-    std::vector<ConcatenatedPart> result(parts.size());
-    uint64_t documents = 0;
+std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents, const std::vector<uint64_t>& terms) {
+    ensure(documents.size() == terms.size(), "plan_parts: one document and one term count per part");
+    std::vector<ConcatenatedPart> plan(documents.size());
+    uint64_t first_docid = 0;
     uint32_t runs = 0;
+    for (size_t p = 0; p < plan.size(); ++p) {
+        plan[p] = ConcatenatedPart{.first_docid = first_docid, .documents = documents[p], .terms = terms[p],
+                                   .has_run = terms[p] > 0, .run = terms[p] > 0 ? runs++ : 0};
+        first_docid += documents[p];
+    }
+    ensure(first_docid <= uint64_t{UINT32_MAX} + 1, "the joined index would hold more than 2^32 documents");
+    return plan;
+}
+
+WrittenRun write_part_run(const IndexPart& part, const ConcatenatedPart& plan, const std::filesystem::path& index_dir) {
+    const IndexReader index(part.directory);
+    ensure(index.num_documents() == plan.documents && index.term_count() == plan.terms && plan.has_run,
+           "index part " + part.directory.string() + " does not hold what its plan says");
+    CompressedRun out;
+    out.run = plan.run;
+    out.indexer_count = 1;
+    for (uint64_t i = 0; i < index.term_count(); ++i) {
+        auto list = index.postings(i);
+        for (auto& docid : list.docids) docid = static_cast<uint32_t>(docid + plan.first_docid);
+        const TermRunList shifted{.slot = static_cast<uint32_t>(i), .docids = std::move(list.docids),
+                                  .tfs = std::move(list.tfs), .positions = std::move(list.positions)};
+        out.list_offsets.push_back(out.bytes.size());
+        out.list_counts.push_back(static_cast<uint32_t>(shifted.docids.size()));
+        out.postings += shifted.docids.size();
+        run_list::encode(shifted, index.positional(), out.bytes);
+    }
+    out.list_offsets.push_back(out.bytes.size());
+    std::vector<CompressedRun> parts;
+    parts.push_back(std::move(out));
+    return write_run_file(index_dir, plan.run, index.positional(), std::move(parts));
+}
+
+ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vector<ConcatenatedPart>& plan,
+                             const std::vector<WrittenRun>& runs, IndexWriter& writer) {
+    ensure(plan.size() == parts.size(), "join_parts: one plan entry per part");
+    std::vector<std::unique_ptr<IndexReader>> readers;
+    ConcatenatedIndex joined;
+    joined.parts = plan;
     for (size_t p = 0; p < parts.size(); ++p) {
         readers.push_back(std::make_unique<IndexReader>(parts[p].directory));
         const IndexReader& part = *readers.back();
-        if (p > 0) {
-            const IndexReader& first = *readers.front();
-            ensure(part.positional() == first.positional() && part.analysis() == first.analysis(),
-                   "index part " + parts[p].directory.string() + " was built with other analysis settings than " +
-                       parts[0].directory.string());
-        }
-        ConcatenatedPart& out = result[p];
-        out.first_docid = documents;
-        out.documents = part.num_documents();
-        out.terms = part.term_count();
-        out.postings = part.num_postings();
+        const IndexReader& first = *readers.front();
+        ensure(part.positional() == first.positional() && part.analysis() == first.analysis(),
+               "index part " + parts[p].directory.string() + " was built with other analysis settings than " +
+                   parts[0].directory.string());
+        ensure(part.num_documents() == plan[p].documents && part.term_count() == plan[p].terms &&
+                   plan[p].first_docid == joined.documents,
+               "index part " + parts[p].directory.string() + " does not hold what its plan says");
         append_documents(part, parts[p].first_file, writer);
-        if (part.term_count() > 0) {
-            out.has_run = true;
-            out.run = runs++;
-            write_part_run(part, documents, out.run, writer);
-        }
-        documents += part.num_documents();
+        joined.documents += part.num_documents();
+        joined.postings += part.num_postings();
     }
-    std::vector<DictionaryTerm> dictionary = merge_dictionaries(readers, result);
-    ConcatenatedIndex joined{.parts = result, .documents = documents, .terms = dictionary.size(), .postings = 0};
-    for (const auto& part : result) joined.postings += part.postings;
+    for (const auto& run : runs) writer.adopt_run(run);
+    std::vector<DictionaryTerm> dictionary = merge_dictionaries(readers, plan);
+    joined.terms = dictionary.size();
     writer.write_dictionary(std::move(dictionary));
     return joined;
+}
+
+ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {
+    std::vector<uint64_t> documents, terms;
+    for (const auto& part : parts) {
+        const IndexReader index(part.directory);
+        documents.push_back(index.num_documents());
+        terms.push_back(index.term_count());
+    }
+    const std::vector<ConcatenatedPart> plan = plan_parts(documents, terms);
+    std::vector<WrittenRun> runs;
+    for (size_t p = 0; p < parts.size(); ++p)
+        if (plan[p].has_run) runs.push_back(write_part_run(parts[p], plan[p], writer.temporary_directory()));
+    return join_parts(parts, plan, runs, writer);
 }
 
 }  // namespace invidx

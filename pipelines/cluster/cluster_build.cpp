@@ -324,19 +324,21 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
     figures["bytes_received"] = messages.received();
     const std::vector<std::string> all_figures = messages.gather(figures.dump());
 
-    // 4. Rank 0 joins the parts in rank order and publishes; the outcome
-    // goes to every rank, so all exit alike.
-    json outcome = {{"ok", true}};
-    json report;
-    std::exception_ptr join_failure;
+    // Rank 0 decides: the failures, or every part's place in the joined
+    // index (docid base = documents of the ranks before: an exclusive
+    // prefix sum; runs in rank order). Every rank learns it.
+    json per_rank = json::array();
+    json decision;
     if (rank == 0) {
-        json per_rank = json::array();
         std::string failures;
         int stop_senders = 0;
+        std::vector<uint64_t> documents, terms;
         for (const auto& text : all_figures) {
             per_rank.push_back(json::parse(text));
             const json& r = per_rank.back();
             if (r.at("sent_stop").get<bool>()) ++stop_senders;
+            documents.push_back(r.at("documents").get<uint64_t>());
+            terms.push_back(r.at("terms").get<uint64_t>());
             if (!r.at("ok").get<bool>() && !r.at("stopped_by_peer").get<bool>()) {
                 const auto first = r.at("first_file").get<uint32_t>();
                 const auto count = r.at("files").get<uint32_t>();
@@ -345,83 +347,21 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
                             std::to_string(first + count - 1) + "): " + r.at("error").get<std::string>();
             }
         }
-        outcome["stop_senders"] = stop_senders;
-        if (!failures.empty()) {
-            outcome = {{"ok", false}, {"error", failures}, {"stop_senders", stop_senders}};
-        } else {
-            try {
-                const auto join_start = std::chrono::steady_clock::now();
-                std::vector<IndexPart> parts;
-                std::vector<int> part_ranks;
-                for (int r = 0; r < ranks; ++r) {
-                    if (ranges[static_cast<size_t>(r)].begin == ranges[static_cast<size_t>(r)].end) continue;
-                    parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)),
-                                              .first_file = ranges[static_cast<size_t>(r)].begin});
-                    part_ranks.push_back(r);
-                }
-                // The first part's report gives the stage and node figures
-                // (its rank's); the totals are the whole build's.
-                report = part_report.is_object() && part_report.contains("nodes") ? part_report : json::object();
-                if (!parts.empty() && !report.contains("nodes")) {
-                    std::ifstream in(parts.front().directory / "report.json");
-                    if (in) report = json::parse(in, nullptr, false);
-                    if (report.is_discarded()) report = json::object();
-                }
-                if (!report.contains("nodes")) report["nodes"] = json::array();
-                report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
-                const ConcatenatedIndex joined = concatenate_indexes(parts, *writer);
-                for (size_t p = 0; p < parts.size(); ++p) {
-                    json& r = per_rank[static_cast<size_t>(part_ranks[p])];
-                    r["first_docid"] = joined.parts[p].first_docid;
-                    if (joined.parts[p].has_run) r["run"] = joined.parts[p].run;
-                }
-                uint64_t text_bytes = 0, tokens = 0, bytes_in = 0;
-                for (const auto& r : per_rank) {
-                    text_bytes += r.value("text_bytes", uint64_t{0});
-                    tokens += r.value("tokens", uint64_t{0});
-                    bytes_in += r.value("bytes_in", uint64_t{0});
-                }
-                report["format"] = "invidx build report";
-                report["description"] = config.description;
-                report["output"] = config.output.string();
-                report["input_files"] = files.size();
-                report["input_bytes_compressed"] = bytes_in;
-                report["input_bytes_uncompressed"] = text_bytes;
-                report["documents"] = joined.documents;
-                report["tokens"] = tokens;
-                report["terms"] = joined.terms;
-                report["postings"] = joined.postings;
-                report["ranks"] = ranks;
-                report["per_rank"] = per_rank;
-                report["cluster"] = {{"assign_files", config.cluster->assign_files},
-                                     {"join", "rank 0 concatenates the ranks' part indexes"}};
-                if (!report.contains("stages")) report["stages"] = json::object();
-                report["stages"]["cluster_join"] = seconds_since(join_start);
-                report["total_seconds"] = seconds_since(start);
-                report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
-                writer->write_report(report);
-                // The parts are not part of the index: gone before the
-                // manifest is written.
-                fs::remove_all(parts_dir);
-                if (options.stop.stop_requested()) throw Interrupted();
-                writer->publish();
-                report["total_seconds"] = seconds_since(start);
-            } catch (const std::exception& error) {
-                join_failure = std::current_exception();
-                outcome = {{"ok", false},
-                           {"error", "rank 0 of " + std::to_string(ranks) + ": joining the parts failed: " + error.what()},
-                           {"stop_senders", stop_senders}};
-            }
+        decision = {{"ok", failures.empty()}, {"error", failures}, {"stop_senders", stop_senders}};
+        if (failures.empty()) {
+            json plan_json = json::array();
+            for (const auto& part : plan_parts(documents, terms))
+                plan_json.push_back({{"first_docid", part.first_docid}, {"documents", part.documents},
+                                     {"terms", part.terms}, {"has_run", part.has_run}, {"run", part.run}});
+            decision["plan"] = plan_json;
         }
-        // Every rank has stopped writing into the temporary directory (they
-        // all reported): removing it is safe.
-        if (!outcome.at("ok").get<bool>()) writer.reset();
     }
-    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
-    messages.broadcast(outcome_text);
-    outcome = json::parse(outcome_text);
-    notices.drain(outcome.at("stop_senders").get<int>());
-    if (!outcome.at("ok").get<bool>()) {
+    std::string decision_text = rank == 0 ? decision.dump() : std::string();
+    messages.broadcast(decision_text);
+    decision = json::parse(decision_text);
+    notices.drain(decision.at("stop_senders").get<int>());
+    const auto fail_everywhere = [&](const std::string& error, bool failed_here) -> BuildReport {
+        if (rank == 0) writer.reset();  // every rank has stopped writing into it
         if (local_failure) {
             try {
                 std::rethrow_exception(local_failure);
@@ -430,17 +370,141 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
             } catch (...) {
             }
         }
-        if (join_failure) {
-            try {
-                std::rethrow_exception(join_failure);
-            } catch (const Interrupted&) {
-                throw;
-            } catch (...) {
-            }
+        if (rank == 0 || failed_here) throw Error(error);
+        throw Error(who + ": stopped because the build failed elsewhere: " + error);
+    };
+    if (!decision.at("ok").get<bool>()) return fail_everywhere(decision.at("error").get<std::string>(), bool(local_failure));
+
+    // 4. Each rank writes its part's postings as one run of the joined
+    // index, docids shifted, straight into rank 0's temporary directory:
+    // the postings are re-encoded by all ranks at once, not by rank 0 alone.
+    const auto run_start = std::chrono::steady_clock::now();
+    const json& my_plan = decision.at("plan").at(static_cast<size_t>(rank));
+    const ConcatenatedPart my_part{.first_docid = my_plan.at("first_docid").get<uint64_t>(),
+                                   .documents = my_plan.at("documents").get<uint64_t>(),
+                                   .terms = my_plan.at("terms").get<uint64_t>(),
+                                   .has_run = my_plan.at("has_run").get<bool>(),
+                                   .run = my_plan.at("run").get<uint32_t>()};
+    json run_report = {{"rank", rank}, {"ok", true}};
+    if (my_part.has_run) {
+        try {
+            const WrittenRun written =
+                write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
+            json slots = json::object();
+            for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
+            run_report["run"] = {{"run", written.run}, {"path", written.path}, {"size_bytes", written.size_bytes},
+                                 {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
+                                 {"postings", written.postings}};
+        } catch (const std::exception& error) {
+            run_report = {{"rank", rank}, {"ok", false},
+                          {"error", who + ": writing its run failed: " + std::string(error.what())}};
         }
-        if (rank == 0 || local_failure) throw Error(outcome.at("error").get<std::string>());
-        throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
     }
+    run_report["run_seconds"] = seconds_since(run_start);
+    const std::vector<std::string> all_runs = messages.gather(run_report.dump());
+
+    // 5. Rank 0 adopts the runs, appends the documents, merges the
+    // dictionaries, writes the report and publishes; every rank learns the
+    // outcome, so all exit alike.
+    json outcome = {{"ok", true}};
+    json report;
+    if (rank == 0) {
+        try {
+            const auto join_start = std::chrono::steady_clock::now();
+            std::vector<WrittenRun> runs;
+            std::string failures;
+            for (const auto& text : all_runs) {
+                const json r = json::parse(text);
+                per_rank[static_cast<size_t>(r.at("rank").get<int>())]["run_seconds"] = r.at("run_seconds");
+                if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+                if (!r.contains("run")) continue;
+                const json& w = r.at("run");
+                WrittenRun written{.run = w.at("run").get<uint32_t>(),
+                                   .path = w.at("path").get<std::string>(),
+                                   .size_bytes = w.at("size_bytes").get<uint64_t>(),
+                                   .crc32 = w.at("crc32").get<uint32_t>(),
+                                   .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
+                                   .slots = {},
+                                   .postings = w.at("postings").get<uint64_t>()};
+                for (const auto& [indexer, counts] : w.at("slots").items())
+                    written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
+                runs.push_back(std::move(written));
+            }
+            if (!failures.empty()) throw Error(failures);
+            std::vector<IndexPart> parts;
+            std::vector<ConcatenatedPart> plan;
+            std::vector<int> part_ranks;
+            for (int r = 0; r < ranks; ++r) {
+                const FileRange& share = ranges[static_cast<size_t>(r)];
+                if (share.begin == share.end) continue;
+                parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
+                const json& p = decision.at("plan").at(static_cast<size_t>(r));
+                plan.push_back(ConcatenatedPart{.first_docid = p.at("first_docid").get<uint64_t>(),
+                                                .documents = p.at("documents").get<uint64_t>(),
+                                                .terms = p.at("terms").get<uint64_t>(),
+                                                .has_run = p.at("has_run").get<bool>(),
+                                                .run = p.at("run").get<uint32_t>()});
+                part_ranks.push_back(r);
+                per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
+                if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;
+            }
+            // The first part's report gives the stage and node figures (its
+            // rank's); the totals are the whole build's.
+            report = part_report.contains("nodes") ? part_report : json::object();
+            if (!parts.empty() && !report.contains("nodes")) {
+                std::ifstream in(parts.front().directory / "report.json");
+                if (in) report = json::parse(in, nullptr, false);
+                if (report.is_discarded()) report = json::object();
+            }
+            if (!report.contains("nodes")) report["nodes"] = json::array();
+            report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
+            const ConcatenatedIndex joined = join_parts(parts, plan, runs, *writer);
+            uint64_t text_bytes = 0, tokens = 0, bytes_in = 0;
+            double slowest_run = 0;
+            for (const auto& r : per_rank) {
+                text_bytes += r.value("text_bytes", uint64_t{0});
+                tokens += r.value("tokens", uint64_t{0});
+                bytes_in += r.value("bytes_in", uint64_t{0});
+                slowest_run = std::max(slowest_run, r.value("run_seconds", 0.0));
+            }
+            report["format"] = "invidx build report";
+            report["description"] = config.description;
+            report["output"] = config.output.string();
+            report["input_files"] = files.size();
+            report["input_bytes_compressed"] = bytes_in;
+            report["input_bytes_uncompressed"] = text_bytes;
+            report["documents"] = joined.documents;
+            report["tokens"] = tokens;
+            report["terms"] = joined.terms;
+            report["postings"] = joined.postings;
+            report["ranks"] = ranks;
+            report["per_rank"] = per_rank;
+            report["cluster"] = {{"assign_files", config.cluster->assign_files},
+                                 {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
+            if (!report.contains("stages")) report["stages"] = json::object();
+            report["stages"]["cluster_runs"] = slowest_run;
+            report["stages"]["cluster_join"] = seconds_since(join_start);
+            report["total_seconds"] = seconds_since(start);
+            report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
+            writer->write_report(report);
+            // The parts are not part of the index: gone before the manifest
+            // is written.
+            fs::remove_all(parts_dir);
+            if (options.stop.stop_requested()) throw Interrupted();
+            writer->publish();
+            report["total_seconds"] = seconds_since(start);
+        } catch (const Interrupted&) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) + ": interrupted"}};
+            local_failure = std::current_exception();
+        } catch (const std::exception& error) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
+                                                    ": joining the parts failed: " + error.what()}};
+        }
+    }
+    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
+    messages.broadcast(outcome_text);
+    outcome = json::parse(outcome_text);
+    if (!outcome.at("ok").get<bool>()) return fail_everywhere(outcome.at("error").get<std::string>(), false);
     if (rank == 0) return BuildReport{std::move(report)};
     figures["rank"] = rank;
     json own = {{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}};

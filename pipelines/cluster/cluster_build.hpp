@@ -6,9 +6,11 @@
 //
 // Rank 0 expands the input, locks the output and makes the temporary
 // directory; every rank indexes its contiguous range of the sorted files
-// into a part index there (docids from 0); rank 0 joins the parts in rank
-// order (store/concatenate.hpp), so docids are the single machine's, and
-// publishes. A rank that fails tells the others at once (they stop their
+// into a part index there (docids from 0); each rank rewrites its part's
+// postings as one run of the joined index, docids shifted by the documents
+// of the ranks before it, and rank 0 joins documents and dictionaries in
+// rank order (store/concatenate.hpp), so docids are the single machine's,
+// and publishes. A rank that fails tells the others at once (they stop their
 // shares early) and every rank fails, naming it and its reason; nothing is
 // published.
 #pragma once

@@ -4,6 +4,7 @@
 
 #include "pipelines/cluster/file_ranges.hpp"
 #include "store/concatenate.hpp"
+#include "store/run_list.hpp"
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/temp_dir.hpp"
@@ -63,4 +64,24 @@ TEST_CASE("parts built with other analysis settings are not joined") {
     IndexWriter writer(dir / "joined", AnalysisSettings::defaults(), {});
     CHECK_THROWS_WITH_AS(concatenate_indexes({{dir / "a", 0}, {dir / "b", 1}}, writer),
                          doctest::Contains("other analysis settings"), Error);
+}
+
+TEST_CASE("a run written by another process is adopted only as its writer reported it") {
+    TempDir dir;
+    IndexWriter writer(dir / "idx", AnalysisSettings::defaults(), {});
+    CompressedRun part;
+    part.indexer_count = 1;
+    const TermRunList list{.slot = 0, .docids = {0}, .tfs = {2}, .positions = {}};
+    part.list_offsets = {0};
+    run_list::encode(list, false, part.bytes);
+    part.list_offsets.push_back(part.bytes.size());
+    part.list_counts = {1};
+    part.postings = 1;
+    WrittenRun written = write_run_file(writer.temporary_directory(), 0, false, {part});
+    CHECK(written.slots.at(0) == std::vector<uint32_t>{1});
+    WrittenRun wrong_size = written;
+    wrong_size.size_bytes += 1;
+    CHECK_THROWS_WITH_AS(writer.adopt_run(wrong_size), doctest::Contains("not the size its writer reported"), Error);
+    writer.adopt_run(written);
+    CHECK_THROWS_WITH_AS(writer.adopt_run(written), doctest::Contains("written twice"), Error);
 }
