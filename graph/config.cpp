@@ -180,6 +180,17 @@ void read_sampler(const json& value, const std::string& pointer, SamplerConfig& 
     reader.reject_unknown();
 }
 
+void read_cluster(const json& value, const std::string& pointer, ClusterConfig& cluster) {
+    ObjectReader reader(value, pointer);
+    if (const json* v = reader.find("assign_files")) {
+        cluster.assign_files = read_string(*v, reader.at("assign_files"));
+        if (cluster.assign_files != "size" && cluster.assign_files != "count")
+            throw ConfigError(reader.at("assign_files"), "unknown way to assign files '" + cluster.assign_files +
+                                                              "'; known: size, count");
+    }
+    reader.reject_unknown();
+}
+
 // "memory.tokens" -> path segments; a first segment naming a node ("parse")
 // is resolved to "nodes/<i>".
 json* resolve_override_target(json& root, const std::vector<std::string>& segments, const std::string& assignment) {
@@ -263,6 +274,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     if (const json* v = reader.find("positions")) config.analysis.positions = read_bool(*v, "/positions");
     if (const json* v = reader.find("memory")) read_memory(*v, "/memory", config.memory);
     if (const json* v = reader.find("sampler")) read_sampler(*v, "/sampler", config.sampler);
+    if (const json* v = reader.find("cluster")) read_cluster(*v, "/cluster", config.cluster.emplace());
     if (const json* v = reader.find("progress")) {
         config.progress = read_string(*v, "/progress");
         if (config.progress != "auto" && config.progress != "bar" && config.progress != "lines" && config.progress != "off")

@@ -11,10 +11,12 @@
 #include "graph/seconds_since.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/flush/flush_node.hpp"
-#include "nodes/frame/framer.hpp"
 #include "nodes/index/index_node.hpp"
-#include "nodes/read/input_files.hpp"
 #include "nodes/sample/sample_step.hpp"
+#include "pipelines/cluster/file_ranges.hpp"
+#if defined(INVIDX_HAVE_MPI)
+#include "pipelines/cluster/cluster_build.hpp"
+#endif
 #include "pipelines/progress.hpp"
 #include "store/index_writer.hpp"
 
@@ -38,12 +40,16 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
         if (options.stop.stop_requested()) throw Interrupted();
     };
     stop_if_requested();
-    if (config_.inputs.empty())
-        throw ConfigError("/input", "no input: name files or directories in \"input\" or with --input");
-
-    std::vector<InputSpec> specs;
-    for (const auto& input : config_.inputs) specs.push_back(InputSpec{input.path, input.format});
-    std::vector<InputFile> files = expand_inputs(specs, [](std::string_view name) { return detect_format(name); });
+    if (config_.cluster) {
+#if defined(INVIDX_HAVE_MPI)
+        return run_cluster_build(config_, options, registry);
+#else
+        throw ConfigError("/cluster", "this invidx was built without MPI, so it cannot make a cluster build: install "
+                                      "OpenMPI (Debian: libopenmpi-dev openmpi-bin) and rebuild, or remove \"cluster\" "
+                                      "to build on one machine");
+#endif
+    }
+    std::vector<InputFile> files = options.files ? *options.files : expand_pipeline_inputs(config_);
 
     oneapi::tbb::flow::graph flow_graph;
     TokenPool tokens(config_.memory.tokens);

@@ -92,10 +92,7 @@ void IndexWriter::record_file(const std::string& relative_path, const BinaryWrit
 // Layout (docs/FORMAT.md, "Run files"): header, part descriptors, every
 // part's mapping table (slot -> offset, length, postings: Wei & JaJa §III.F),
 // then every part's list bytes, then the CRC-32.
-void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
-    ensure(!published_, "index already published");
-    ensure(!dictionary_written_, "write_run after write_dictionary");
-    ensure(!runs_.contains(run), "run " + std::to_string(run) + " written twice");
+WrittenRun write_run_file(const fs::path& index_dir, uint32_t run, bool positional, std::vector<CompressedRun> parts) {
     std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.indexer < b.indexer; });
     for (size_t i = 0; i < parts.size(); ++i) {
         check_part(run, parts[i]);
@@ -103,12 +100,14 @@ void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
                "run " + std::to_string(run) + ": two parts from indexer " + std::to_string(parts[i].indexer));
     }
 
-    const std::string name = layout::run_file_name(run);
-    BinaryWriter out(temp_dir_ / name);
+    WrittenRun written;
+    written.run = run;
+    written.path = layout::run_file_name(run);
+    BinaryWriter out(index_dir / written.path);
     out.bytes(layout::kRunMagic);
     out.u32(layout::kFileVersion);
     out.u32(run);
-    out.u32(analysis_.positions ? layout::kRunFlagPositional : 0);
+    out.u32(positional ? layout::kRunFlagPositional : 0);
     out.u32(static_cast<uint32_t>(parts.size()));
 
     uint64_t table_offset = layout::kRunHeaderBytes + layout::kPartDescriptorBytes * parts.size();
@@ -125,7 +124,6 @@ void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
         table_offset += layout::kListEntryBytes * part.list_counts.size();
         data_offset += part.bytes.size();
     }
-    RunSlots slots;
     for (size_t p = 0; p < parts.size(); ++p) {
         const auto& part = parts[p];
         for (size_t slot = 0; slot < part.list_counts.size(); ++slot) {
@@ -133,13 +131,42 @@ void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
             out.u64(part.list_offsets[slot + 1] - part.list_offsets[slot]);
             out.u32(part.list_counts[slot]);
         }
-        slots[part.indexer] = part.list_counts;
-        run_postings_ += part.postings;
+        written.slots[part.indexer] = part.list_counts;
+        written.postings += part.postings;
     }
     for (const auto& part : parts) out.bytes(part.bytes);
     out.finish_with_crc();
-    record_file(name, out);
-    runs_.emplace(run, std::move(slots));
+    written.size_bytes = out.position();
+    written.crc32 = out.crc();
+    written.block_crcs = out.block_crcs();
+    return written;
+}
+
+void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
+    ensure(!published_, "index already published");
+    ensure(!dictionary_written_, "write_run after write_dictionary");
+    ensure(!runs_.contains(run), "run " + std::to_string(run) + " written twice");
+    record_run(write_run_file(temp_dir_, run, analysis_.positions, std::move(parts)));
+}
+
+void IndexWriter::adopt_run(const WrittenRun& written) {
+    ensure(!published_, "index already published");
+    ensure(!dictionary_written_, "adopt_run after write_dictionary");
+    ensure(!runs_.contains(written.run), "run " + std::to_string(written.run) + " written twice");
+    ensure(written.path == layout::run_file_name(written.run),
+           "run " + std::to_string(written.run) + " is not at " + layout::run_file_name(written.run));
+    std::error_code error;
+    const uint64_t size = fs::file_size(temp_dir_ / written.path, error);
+    ensure(!error && size == written.size_bytes,
+           "run file " + (temp_dir_ / written.path).string() + " is missing or not the size its writer reported");
+    record_run(written);
+}
+
+void IndexWriter::record_run(const WrittenRun& written) {
+    written_files_.push_back({written.path, written.size_bytes, written.crc32});
+    block_crcs_[written.path] = written.block_crcs;
+    run_postings_ += written.postings;
+    runs_.emplace(written.run, written.slots);
 }
 
 void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {

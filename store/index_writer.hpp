@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,25 @@ struct PublishOptions {
     bool exchange = true;
 };
 
+// A run file as written, with what the index's writer records of it: for
+// the manifest and checksums.bin, and to check the dictionary's pointers.
+struct WrittenRun {
+    uint32_t run = 0;
+    std::string path;                                   // "runs/run-NNNNNN.post"
+    uint64_t size_bytes = 0;
+    uint32_t crc32 = 0;
+    std::vector<uint32_t> block_crcs;                   // per 64 KiB block
+    std::map<uint32_t, std::vector<uint32_t>> slots;    // per indexer: postings of each slot
+    uint64_t postings = 0;
+};
+
+// Writes run file `run` (docs/FORMAT.md) into index_dir/runs/. What
+// IndexWriter::write_run does, for a process that writes a run into another
+// process's index (a cluster build's rank, into rank 0's temporary
+// directory), which then adopts it.
+WrittenRun write_run_file(const std::filesystem::path& index_dir, uint32_t run, bool positional,
+                          std::vector<CompressedRun> parts);
+
 class IndexWriter {
 public:
     // Locks final_dir (OutputLock: a second writer fails at once, naming the
@@ -51,6 +71,9 @@ public:
 
     // All indexers' parts of one run -> runs/run-NNNNNN.post. Each run once.
     void write_run(uint32_t run, std::vector<CompressedRun> parts);
+    // A run file another process wrote into temporary_directory() with
+    // write_run_file: listed as if written here (its size is checked).
+    void adopt_run(const WrittenRun& written);
     // Documents in docid order, streamed to disk as they come.
     void append_documents(const std::vector<ParsedDoc>& docs);
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
@@ -72,6 +95,7 @@ private:
     using RunSlots = std::map<uint32_t, std::vector<uint32_t>>;
 
     void finish_documents();
+    void record_run(const WrittenRun& written);
     void record_file(const std::string& relative_path, const BinaryWriter& writer);
     void replace_final_directory();
     void step(const char* name) const;

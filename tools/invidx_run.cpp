@@ -190,6 +190,8 @@ int main(int argc, char** argv) {
     try {
         invidx::Pipeline pipeline(std::move(config));
         const invidx::BuildReport report = pipeline.run(options);
+        // A cluster build's other ranks stay quiet: rank 0 has the whole report.
+        if (report.json.value("rank", 0) != 0) return 0;
         if (!quiet) std::cout << report.summary_table();
         std::fprintf(stderr, "invidx-run: index written to %s\n", pipeline.config().output.c_str());
         return 0;

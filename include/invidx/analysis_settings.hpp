@@ -19,6 +19,7 @@ struct AnalysisSettings {
     bool positions = false;                   // keep term positions (SPEC §3)
 
     static AnalysisSettings defaults();       // english stopwords, porter
+    bool operator==(const AnalysisSettings&) const = default;
 };
 
 // The 33 default stop words (../shared/stopwords/english.txt).

@@ -49,6 +49,16 @@ struct SamplerConfig {
     uint32_t max_popular = 256;
 };
 
+// A build over the ranks of an MPI job (docs/PIPELINE.md "cluster",
+// docs/FORMAT.md "Cluster builds"): each rank indexes a contiguous range of
+// the sorted input files, and rank 0 joins the ranks' parts into one index
+// identical to a single machine's. Needs an invidx built with MPI.
+struct ClusterConfig {
+    // How the sorted file list is cut into one contiguous range per rank:
+    // "size" (nearly equal bytes on disk) or "count" (nearly equal files).
+    std::string assign_files = "size";
+};
+
 // One entry of "nodes": a node kind, how many run at once, and its own keys.
 struct NodeSpec {
     std::string kind;
@@ -64,6 +74,7 @@ struct PipelineConfig {
     AnalysisSettings analysis = AnalysisSettings::defaults();
     MemoryConfig memory;
     SamplerConfig sampler;
+    std::optional<ClusterConfig> cluster;  // set: an MPI cluster build
     std::string progress = "auto";  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
     std::vector<NodeSpec> nodes;
 

@@ -10,12 +10,15 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <vector>
 #include <stop_token>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "invidx/config.hpp"
+#include "invidx/messages.hpp"
 #include "invidx/registry.hpp"
 
 namespace invidx {
@@ -43,6 +46,10 @@ struct RunOptions {
     // Publish over an old index by renameat2(RENAME_EXCHANGE) where the file
     // system allows it; false: always by two renames (tests of that path).
     bool publish_by_exchange = true;
+    // The input already expanded, instead of the configuration's "input"
+    // (a cluster rank's share of the sorted file list: names as the whole
+    // list gave them, ordinals 0, 1, ... within the share).
+    std::optional<std::vector<InputFile>> files;
 };
 
 class Pipeline {

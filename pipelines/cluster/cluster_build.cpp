@@ -1,0 +1,514 @@
+#include "pipelines/cluster/cluster_build.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <future>
+#include <stop_token>
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/resource_usage.hpp"
+#include "graph/seconds_since.hpp"
+#include "invidx/error.hpp"
+#include "pipelines/cluster/file_ranges.hpp"
+#include "store/concatenate.hpp"
+#include "store/index_writer.hpp"
+
+namespace invidx {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// MPI is initialized once per process and finalized at its exit, after
+// every collective of every build (mpirun counts a rank that exits without
+// MPI_Finalize as failed). Only the main thread calls MPI: the flow graph's
+// threads never do.
+class MpiSession {
+public:
+    static MpiSession& get() {
+        static MpiSession session;
+        return session;
+    }
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+
+private:
+    MpiSession() {
+        int initialized = 0;
+        MPI_Initialized(&initialized);
+        if (!initialized) {
+            int provided = 0;
+            MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+            owned_ = true;
+        }
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+        MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    }
+    ~MpiSession() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (owned_ && !finalized) MPI_Finalize();
+    }
+
+    int rank_ = 0;
+    int size_ = 1;
+    bool owned_ = false;
+};
+
+// The few messages of a build, counted for the report: the plan from rank 0,
+// each rank's figures to rank 0, the outcome from rank 0.
+class Messages {
+public:
+    Messages(int rank, int size) : rank_(rank), size_(size) {}
+
+    void broadcast(std::string& text) {
+        uint64_t length = text.size();
+        MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        text.resize(length);
+        MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (rank_ == 0) {
+            sent_ += (length + 8) * static_cast<uint64_t>(size_ - 1);
+        } else {
+            received_ += length + 8;
+        }
+    }
+
+    // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
+    std::vector<std::string> gather(const std::string& text) {
+        const int length = static_cast<int>(text.size());
+        std::vector<int> lengths(rank_ == 0 ? size_ : 0);
+        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+        std::vector<int> displacements(lengths.size(), 0);
+        int total = 0;
+        for (size_t r = 0; r < lengths.size(); ++r) displacements[r] = total, total += lengths[r];
+        std::string all(static_cast<size_t>(total), '\0');
+        MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displacements.data(), MPI_CHAR, 0,
+                    MPI_COMM_WORLD);
+        if (rank_ != 0) {
+            sent_ += static_cast<uint64_t>(length) + 4;
+            return {};
+        }
+        std::vector<std::string> texts;
+        for (size_t r = 0; r < lengths.size(); ++r) {
+            texts.push_back(all.substr(static_cast<size_t>(displacements[r]), static_cast<size_t>(lengths[r])));
+            if (r != 0) received_ += static_cast<uint64_t>(lengths[r]) + 4;
+        }
+        return texts;
+    }
+
+    uint64_t sent() const { return sent_; }
+    uint64_t received() const { return received_; }
+
+private:
+    int rank_;
+    int size_;
+    uint64_t sent_ = 0;
+    uint64_t received_ = 0;
+};
+
+// A rank whose share fails tells every other rank at once, so they stop
+// their builds instead of finishing work that will be thrown away. Each
+// rank posts one receive for such a notice before building; the main thread
+// polls it while the build runs on another thread (only the main thread
+// calls MPI). After the outcome is known every notice sent is received (each
+// rank learns how many were sent), so none is left pending at MPI_Finalize.
+class StopNotices {
+public:
+    static constexpr int kTag = 0x1d57;
+
+    StopNotices(int rank, int size) : rank_(rank), size_(size) {
+        MPI_Irecv(&incoming_, 1, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, &receive_);
+    }
+
+    // True once another rank's notice has arrived.
+    bool arrived() {
+        if (!arrived_) {
+            int done = 0;
+            MPI_Status status;
+            MPI_Test(&receive_, &done, &status);
+            if (done) arrived_ = true, from_ = status.MPI_SOURCE;
+        }
+        return arrived_;
+    }
+    int from() const { return from_; }
+
+    void send_to_all() {
+        sent_ = true;
+        for (int r = 0; r < size_; ++r) {
+            if (r == rank_) continue;
+            sends_.emplace_back();
+            MPI_Isend(&outgoing_, 1, MPI_INT, r, kTag, MPI_COMM_WORLD, &sends_.back());
+        }
+    }
+    bool sent() const { return sent_; }
+
+    // `senders`: how many ranks sent notices (the outcome says).
+    void drain(int senders) {
+        if (!sends_.empty()) MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+        int expected = senders - (sent_ ? 1 : 0);
+        if (expected > 0) {
+            if (!arrived_) MPI_Wait(&receive_, MPI_STATUS_IGNORE);
+            for (--expected; expected > 0; --expected) {
+                int ignored = 0;
+                MPI_Recv(&ignored, 1, MPI_INT, MPI_ANY_SOURCE, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        } else if (!arrived_) {
+            MPI_Cancel(&receive_);
+            MPI_Wait(&receive_, MPI_STATUS_IGNORE);
+        }
+    }
+
+private:
+    int rank_;
+    int size_;
+    int incoming_ = 0;
+    int outgoing_ = 1;
+    MPI_Request receive_ = MPI_REQUEST_NULL;
+    std::vector<MPI_Request> sends_;
+    bool arrived_ = false;
+    bool sent_ = false;
+    int from_ = -1;
+};
+
+json file_to_json(const InputFile& file) {
+    return {{"ordinal", file.ordinal}, {"path", file.path}, {"name", file.name}, {"format", file.format},
+            {"size_bytes", file.size_bytes}};
+}
+
+InputFile file_from_json(const json& value) {
+    return InputFile{.ordinal = value.at("ordinal").get<uint32_t>(),
+                     .path = value.at("path").get<std::string>(),
+                     .name = value.at("name").get<std::string>(),
+                     .format = value.at("format").get<std::string>(),
+                     .size_bytes = value.at("size_bytes").get<uint64_t>()};
+}
+
+double busy_of_kind(const json& nodes, const std::string& kind) {
+    double total = 0;
+    for (const auto& node : nodes)
+        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
+    return total;
+}
+
+// What a rank tells rank 0 about its share of the build.
+json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files, const json& part_report) {
+    uint64_t bytes_in = 0;
+    for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
+    json figures = {{"rank", rank},
+                    {"first_file", range.begin},
+                    {"files", range.end - range.begin},
+                    {"bytes_in", bytes_in},
+                    {"text_bytes", part_report.value("input_bytes_uncompressed", uint64_t{0})},
+                    {"documents", part_report.value("documents", uint64_t{0})},
+                    {"tokens", part_report.value("tokens", uint64_t{0})},
+                    {"terms", part_report.value("terms", uint64_t{0})},
+                    {"postings", part_report.value("postings", uint64_t{0})},
+                    {"build_seconds", part_report.value("total_seconds", 0.0)},
+                    {"parse_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "parse")},
+                    {"index_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "index")},
+                    {"peak_rss_bytes", peak_rss_bytes()}};
+    return figures;
+}
+
+}  // namespace
+
+BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+    const auto start = std::chrono::steady_clock::now();
+    MpiSession& mpi = MpiSession::get();
+    const int rank = mpi.rank();
+    const int ranks = mpi.size();
+    const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(ranks);
+    Messages messages(rank, ranks);
+
+    // 1. Rank 0 expands the input and takes the output (lock, temporary
+    // directory, leftovers of killed builds), then tells every rank the file
+    // list and where the parts go. Nothing starts before all know.
+    std::optional<IndexWriter> writer;
+    std::exception_ptr start_failure;
+    std::vector<InputFile> files;
+    std::string plan_text;
+    if (rank == 0) {
+        json plan;
+        try {
+            files = expand_pipeline_inputs(config);
+            writer.emplace(config.output, config.analysis, files,
+                           PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
+                                          .exchange = options.publish_by_exchange});
+            json list = json::array();
+            for (const auto& file : files) list.push_back(file_to_json(file));
+            plan = {{"ok", true}, {"parts", (writer->temporary_directory() / "cluster-parts").string()}, {"files", list}};
+        } catch (const std::exception& error) {
+            start_failure = std::current_exception();
+            plan = {{"ok", false}, {"error", error.what()}};
+        }
+        plan_text = plan.dump();
+    }
+    messages.broadcast(plan_text);
+    const json plan = json::parse(plan_text);
+    if (!plan.at("ok").get<bool>()) {
+        if (start_failure) std::rethrow_exception(start_failure);
+        throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
+    }
+    if (rank != 0)
+        for (const auto& file : plan.at("files")) files.push_back(file_from_json(file));
+    const fs::path parts_dir = plan.at("parts").get<std::string>();
+
+    // 2. This rank's contiguous share of the sorted files, indexed by the
+    // single-node pipeline into a part index with docids from 0.
+    const bool by_size = config.cluster->assign_files == "size";
+    const std::vector<FileRange> ranges = assign_file_ranges(files, static_cast<uint32_t>(ranks), by_size);
+    const FileRange range = ranges[static_cast<size_t>(rank)];
+    const fs::path part_dir = parts_dir / ("rank-" + std::to_string(rank));
+    json part_report = json::object();
+    std::exception_ptr local_failure;
+    std::string local_error;
+    StopNotices notices(rank, ranks);
+    bool stopped_by_peer = false;
+    if (range.begin < range.end) {
+        // The build runs on a thread of its own so that this one can watch
+        // for other ranks' failures meanwhile; the caller's stop request
+        // still reaches it.
+        std::stop_source stop;
+        const std::stop_callback forward(options.stop, [&stop] { stop.request_stop(); });
+        PipelineConfig part_config = config;
+        part_config.cluster.reset();
+        part_config.output = part_dir;
+        if (rank != 0) part_config.progress = "off";  // one progress line per job, rank 0's
+        RunOptions part_options;
+        part_options.stop = stop.get_token();
+        part_options.notice = options.notice;
+        part_options.files = files_of_range(files, range);
+        auto build = std::async(std::launch::async, [&] {
+            return Pipeline(std::move(part_config)).run(part_options, registry).json;
+        });
+        while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+            if (!stopped_by_peer && notices.arrived() && !options.stop.stop_requested()) {
+                stopped_by_peer = true;
+                stop.request_stop();
+                std::fprintf(stderr, "invidx-run: %s: stopped early: rank %d failed\n", who.c_str(), notices.from());
+            }
+        }
+        try {
+            part_report = build.get();
+        } catch (const std::exception& error) {
+            if (stopped_by_peer) {
+                local_error = "stopped because rank " + std::to_string(notices.from()) + " failed";
+            } else {
+                local_failure = std::current_exception();
+                local_error = error.what();
+                std::fprintf(stderr, "invidx-run: %s (input files %u-%u): %s\n", who.c_str(), range.begin,
+                             range.end - 1, local_error.c_str());
+                notices.send_to_all();
+            }
+        }
+    }
+    json figures = rank_figures(rank, range, files, part_report);
+    figures["ok"] = !local_failure && !stopped_by_peer;
+    figures["stopped_by_peer"] = stopped_by_peer;
+    figures["sent_stop"] = notices.sent();
+    figures["error"] = local_error;
+
+    // 3. Every rank reports to rank 0 once its share is done (or failed): the
+    // build goes on only if all succeeded, so no rank waits for one that died.
+    const auto wait_start = std::chrono::steady_clock::now();
+    MPI_Barrier(MPI_COMM_WORLD);
+    figures["wait_seconds"] = seconds_since(wait_start);
+    figures["bytes_sent"] = messages.sent();
+    figures["bytes_received"] = messages.received();
+    const std::vector<std::string> all_figures = messages.gather(figures.dump());
+
+    // Rank 0 decides: the failures, or every part's place in the joined
+    // index (docid base = documents of the ranks before: an exclusive
+    // prefix sum; runs in rank order). Every rank learns it.
+    json per_rank = json::array();
+    json decision;
+    if (rank == 0) {
+        std::string failures;
+        int stop_senders = 0;
+        std::vector<uint64_t> documents, terms;
+        for (const auto& text : all_figures) {
+            per_rank.push_back(json::parse(text));
+            const json& r = per_rank.back();
+            if (r.at("sent_stop").get<bool>()) ++stop_senders;
+            documents.push_back(r.at("documents").get<uint64_t>());
+            terms.push_back(r.at("terms").get<uint64_t>());
+            if (!r.at("ok").get<bool>() && !r.at("stopped_by_peer").get<bool>()) {
+                const auto first = r.at("first_file").get<uint32_t>();
+                const auto count = r.at("files").get<uint32_t>();
+                failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.at("rank").get<int>()) +
+                            " of " + std::to_string(ranks) + " (input files " + std::to_string(first) + "-" +
+                            std::to_string(first + count - 1) + "): " + r.at("error").get<std::string>();
+            }
+        }
+        decision = {{"ok", failures.empty()}, {"error", failures}, {"stop_senders", stop_senders}};
+        if (failures.empty()) {
+            json plan_json = json::array();
+            for (const auto& part : plan_parts(documents, terms))
+                plan_json.push_back({{"first_docid", part.first_docid}, {"documents", part.documents},
+                                     {"terms", part.terms}, {"has_run", part.has_run}, {"run", part.run}});
+            decision["plan"] = plan_json;
+        }
+    }
+    std::string decision_text = rank == 0 ? decision.dump() : std::string();
+    messages.broadcast(decision_text);
+    decision = json::parse(decision_text);
+    notices.drain(decision.at("stop_senders").get<int>());
+    const auto fail_everywhere = [&](const std::string& error, bool failed_here) -> BuildReport {
+        if (rank == 0) writer.reset();  // every rank has stopped writing into it
+        if (local_failure) {
+            try {
+                std::rethrow_exception(local_failure);
+            } catch (const Interrupted&) {
+                throw;
+            } catch (...) {
+            }
+        }
+        if (rank == 0 || failed_here) throw Error(error);
+        throw Error(who + ": stopped because the build failed elsewhere: " + error);
+    };
+    if (!decision.at("ok").get<bool>()) return fail_everywhere(decision.at("error").get<std::string>(), bool(local_failure));
+
+    // 4. Each rank writes its part's postings as one run of the joined
+    // index, docids shifted, straight into rank 0's temporary directory:
+    // the postings are re-encoded by all ranks at once, not by rank 0 alone.
+    const auto run_start = std::chrono::steady_clock::now();
+    const json& my_plan = decision.at("plan").at(static_cast<size_t>(rank));
+    const ConcatenatedPart my_part{.first_docid = my_plan.at("first_docid").get<uint64_t>(),
+                                   .documents = my_plan.at("documents").get<uint64_t>(),
+                                   .terms = my_plan.at("terms").get<uint64_t>(),
+                                   .has_run = my_plan.at("has_run").get<bool>(),
+                                   .run = my_plan.at("run").get<uint32_t>()};
+    json run_report = {{"rank", rank}, {"ok", true}};
+    if (my_part.has_run) {
+        try {
+            const WrittenRun written =
+                write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
+            json slots = json::object();
+            for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
+            run_report["run"] = {{"run", written.run}, {"path", written.path}, {"size_bytes", written.size_bytes},
+                                 {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
+                                 {"postings", written.postings}};
+        } catch (const std::exception& error) {
+            run_report = {{"rank", rank}, {"ok", false},
+                          {"error", who + ": writing its run failed: " + std::string(error.what())}};
+        }
+    }
+    run_report["run_seconds"] = seconds_since(run_start);
+    const std::vector<std::string> all_runs = messages.gather(run_report.dump());
+
+    // 5. Rank 0 adopts the runs, appends the documents, merges the
+    // dictionaries, writes the report and publishes; every rank learns the
+    // outcome, so all exit alike.
+    json outcome = {{"ok", true}};
+    json report;
+    if (rank == 0) {
+        try {
+            const auto join_start = std::chrono::steady_clock::now();
+            std::vector<WrittenRun> runs;
+            std::string failures;
+            for (const auto& text : all_runs) {
+                const json r = json::parse(text);
+                per_rank[static_cast<size_t>(r.at("rank").get<int>())]["run_seconds"] = r.at("run_seconds");
+                if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+                if (!r.contains("run")) continue;
+                const json& w = r.at("run");
+                WrittenRun written{.run = w.at("run").get<uint32_t>(),
+                                   .path = w.at("path").get<std::string>(),
+                                   .size_bytes = w.at("size_bytes").get<uint64_t>(),
+                                   .crc32 = w.at("crc32").get<uint32_t>(),
+                                   .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
+                                   .slots = {},
+                                   .postings = w.at("postings").get<uint64_t>()};
+                for (const auto& [indexer, counts] : w.at("slots").items())
+                    written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
+                runs.push_back(std::move(written));
+            }
+            if (!failures.empty()) throw Error(failures);
+            std::vector<IndexPart> parts;
+            std::vector<ConcatenatedPart> plan;
+            std::vector<int> part_ranks;
+            for (int r = 0; r < ranks; ++r) {
+                const FileRange& share = ranges[static_cast<size_t>(r)];
+                if (share.begin == share.end) continue;
+                parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
+                const json& p = decision.at("plan").at(static_cast<size_t>(r));
+                plan.push_back(ConcatenatedPart{.first_docid = p.at("first_docid").get<uint64_t>(),
+                                                .documents = p.at("documents").get<uint64_t>(),
+                                                .terms = p.at("terms").get<uint64_t>(),
+                                                .has_run = p.at("has_run").get<bool>(),
+                                                .run = p.at("run").get<uint32_t>()});
+                part_ranks.push_back(r);
+                per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
+                if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;
+            }
+            // The first part's report gives the stage and node figures (its
+            // rank's); the totals are the whole build's.
+            report = part_report.contains("nodes") ? part_report : json::object();
+            if (!parts.empty() && !report.contains("nodes")) {
+                std::ifstream in(parts.front().directory / "report.json");
+                if (in) report = json::parse(in, nullptr, false);
+                if (report.is_discarded()) report = json::object();
+            }
+            if (!report.contains("nodes")) report["nodes"] = json::array();
+            report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
+            const ConcatenatedIndex joined = join_parts(parts, plan, runs, *writer);
+            uint64_t text_bytes = 0, tokens = 0, bytes_in = 0;
+            double slowest_run = 0;
+            for (const auto& r : per_rank) {
+                text_bytes += r.value("text_bytes", uint64_t{0});
+                tokens += r.value("tokens", uint64_t{0});
+                bytes_in += r.value("bytes_in", uint64_t{0});
+                slowest_run = std::max(slowest_run, r.value("run_seconds", 0.0));
+            }
+            report["format"] = "invidx build report";
+            report["description"] = config.description;
+            report["output"] = config.output.string();
+            report["input_files"] = files.size();
+            report["input_bytes_compressed"] = bytes_in;
+            report["input_bytes_uncompressed"] = text_bytes;
+            report["documents"] = joined.documents;
+            report["tokens"] = tokens;
+            report["terms"] = joined.terms;
+            report["postings"] = joined.postings;
+            report["ranks"] = ranks;
+            report["per_rank"] = per_rank;
+            report["cluster"] = {{"assign_files", config.cluster->assign_files},
+                                 {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
+            if (!report.contains("stages")) report["stages"] = json::object();
+            report["stages"]["cluster_runs"] = slowest_run;
+            report["stages"]["cluster_join"] = seconds_since(join_start);
+            report["total_seconds"] = seconds_since(start);
+            report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
+            writer->write_report(report);
+            // The parts are not part of the index: gone before the manifest
+            // is written.
+            fs::remove_all(parts_dir);
+            if (options.stop.stop_requested()) throw Interrupted();
+            writer->publish();
+            report["total_seconds"] = seconds_since(start);
+        } catch (const Interrupted&) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) + ": interrupted"}};
+            local_failure = std::current_exception();
+        } catch (const std::exception& error) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
+                                                    ": joining the parts failed: " + error.what()}};
+        }
+    }
+    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
+    messages.broadcast(outcome_text);
+    outcome = json::parse(outcome_text);
+    if (!outcome.at("ok").get<bool>()) return fail_everywhere(outcome.at("error").get<std::string>(), false);
+    if (rank == 0) return BuildReport{std::move(report)};
+    figures["rank"] = rank;
+    json own = {{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}};
+    return BuildReport{std::move(own)};
+}
+
+}  // namespace invidx

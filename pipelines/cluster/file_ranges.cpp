@@ -1,0 +1,49 @@
+#include "pipelines/cluster/file_ranges.hpp"
+
+#include <algorithm>
+
+#include "invidx/error.hpp"
+#include "nodes/frame/framer.hpp"
+#include "nodes/read/input_files.hpp"
+
+namespace invidx {
+
+std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config) {
+    if (config.inputs.empty())
+        throw ConfigError("/input", "no input: name files or directories in \"input\" or with --input");
+    std::vector<InputSpec> specs;
+    for (const auto& input : config.inputs) specs.push_back(InputSpec{input.path, input.format});
+    return expand_inputs(specs, [](std::string_view name) { return detect_format(name); });
+}
+
+std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size) {
+    ensure(ranks > 0, "a cluster build needs at least one rank");
+    // weight_before[i]: bytes (or files) before file i; a file of 0 bytes
+    // counts 1 so that empty files still spread.
+    std::vector<uint64_t> weight_before(files.size() + 1, 0);
+    for (size_t i = 0; i < files.size(); ++i)
+        weight_before[i + 1] = weight_before[i] + (by_size ? std::max<uint64_t>(1, files[i].size_bytes) : 1);
+    const uint64_t total = weight_before.back();
+    std::vector<FileRange> ranges(ranks);
+    uint32_t file = 0;
+    for (uint32_t r = 0; r < ranks; ++r) {
+        ranges[r].begin = file;
+        // A file goes to the rank whose share holds its middle (equal files
+        // split evenly); the last rank takes the rest. Doubled to stay integral.
+        const unsigned __int128 share_end = static_cast<unsigned __int128>(total) * (r + 1) * 2;
+        while (file < files.size() &&
+               (r + 1 == ranks ||
+                static_cast<unsigned __int128>(weight_before[file] + weight_before[file + 1]) * ranks < share_end))
+            ++file;
+        ranges[r].end = file;
+    }
+    return ranges;
+}
+
+std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileRange range) {
+    std::vector<InputFile> share(files.begin() + range.begin, files.begin() + range.end);
+    for (uint32_t i = 0; i < share.size(); ++i) share[i].ordinal = i;
+    return share;
+}
+
+}  // namespace invidx

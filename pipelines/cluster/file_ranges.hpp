@@ -1,0 +1,38 @@
+// Which input files each rank of a cluster build indexes: one contiguous
+// range of the sorted file list per rank, so that concatenating the ranks'
+// documents in rank order gives the single machine's docids (SPEC §1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "invidx/config.hpp"
+#include "invidx/messages.hpp"
+
+namespace invidx {
+
+// Files [begin, end) of the sorted list; empty when begin == end.
+struct FileRange {
+    uint32_t begin = 0;
+    uint32_t end = 0;
+};
+
+// The pipeline's "input" expanded into the sorted file list (SPEC §1),
+// formats detected from the names where "auto". Throws ConfigError when
+// there is no input, invidx::Error when an input is missing or unreadable.
+std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config);
+
+// `ranks` contiguous ranges covering every file once, in rank order.
+// by_size: a file goes to the rank whose share of the total bytes, [r/ranks,
+// (r+1)/ranks), holds the file's middle byte (so ranges hold nearly equal
+// bytes, a file is never split, and a rank gets no file when there are more
+// ranks than files or one file outweighs several ranks' shares); otherwise
+// the same by count.
+// Deterministic: every rank computes the same ranges.
+std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size);
+
+// Files [range.begin, range.end) with their ordinals renumbered from 0, as
+// one rank's pipeline takes them (its part index refers to them so).
+std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileRange range);
+
+}  // namespace invidx

@@ -1,0 +1,141 @@
+#include "store/concatenate.hpp"
+
+#include <memory>
+#include <string_view>
+
+#include "invidx/error.hpp"
+#include "store/index_reader.hpp"
+#include "store/run_list.hpp"
+
+namespace invidx {
+namespace {
+
+// Documents are handed to the writer in batches: names of big parts do not
+// all fit in memory at once.
+constexpr size_t kDocumentBatch = 4096;
+
+void append_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer) {
+    std::vector<ParsedDoc> batch;
+    for (uint64_t docid = 0; docid < part.num_documents(); ++docid) {
+        auto doc = part.document(static_cast<uint32_t>(docid));
+        batch.push_back(ParsedDoc{.name = std::move(doc.name), .length = doc.length,
+                                  .file_ordinal = doc.file_ordinal + first_file, .source_offset = doc.source_offset});
+        if (batch.size() == kDocumentBatch) {
+            writer.append_documents(batch);
+            batch.clear();
+        }
+    }
+    writer.append_documents(batch);
+}
+
+// Every part's dictionary merged: a term's lists in part order (its run).
+std::vector<DictionaryTerm> merge_dictionaries(const std::vector<std::unique_ptr<IndexReader>>& readers,
+                                               const std::vector<ConcatenatedPart>& parts) {
+    std::vector<uint64_t> next(readers.size(), 0);
+    std::vector<DictionaryTerm> terms;
+    for (;;) {
+        // The smallest next term over all parts (few parts: a linear scan).
+        std::string_view smallest;
+        bool any = false;
+        for (size_t p = 0; p < readers.size(); ++p) {
+            if (next[p] >= readers[p]->term_count()) continue;
+            const std::string_view term = readers[p]->term(next[p]).term;
+            if (!any || term < smallest) smallest = term, any = true;
+        }
+        if (!any) return terms;
+        DictionaryTerm merged{.term = std::string(smallest), .collection = 0, .df = 0, .cf = 0, .lists = {}};
+        for (size_t p = 0; p < readers.size(); ++p) {
+            if (next[p] >= readers[p]->term_count()) continue;
+            const TermInfo info = readers[p]->term(next[p]);
+            if (info.term != merged.term) continue;
+            merged.collection = info.collection;
+            merged.df += info.df;
+            merged.cf += info.cf;
+            merged.lists.push_back(PartialListRef{.run = parts[p].run, .indexer = 0, .slot = static_cast<uint32_t>(next[p])});
+            ++next[p];
+        }
+        terms.push_back(std::move(merged));
+    }
+}
+
+}  // namespace
+
+std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents, const std::vector<uint64_t>& terms) {
+    ensure(documents.size() == terms.size(), "plan_parts: one document and one term count per part");
+    std::vector<ConcatenatedPart> plan(documents.size());
+    uint64_t first_docid = 0;
+    uint32_t runs = 0;
+    for (size_t p = 0; p < plan.size(); ++p) {
+        plan[p] = ConcatenatedPart{.first_docid = first_docid, .documents = documents[p], .terms = terms[p],
+                                   .has_run = terms[p] > 0, .run = terms[p] > 0 ? runs++ : 0};
+        first_docid += documents[p];
+    }
+    ensure(first_docid <= uint64_t{UINT32_MAX} + 1, "the joined index would hold more than 2^32 documents");
+    return plan;
+}
+
+WrittenRun write_part_run(const IndexPart& part, const ConcatenatedPart& plan, const std::filesystem::path& index_dir) {
+    const IndexReader index(part.directory);
+    ensure(index.num_documents() == plan.documents && index.term_count() == plan.terms && plan.has_run,
+           "index part " + part.directory.string() + " does not hold what its plan says");
+    CompressedRun out;
+    out.run = plan.run;
+    out.indexer_count = 1;
+    for (uint64_t i = 0; i < index.term_count(); ++i) {
+        auto list = index.postings(i);
+        for (auto& docid : list.docids) docid = static_cast<uint32_t>(docid + plan.first_docid);
+        const TermRunList shifted{.slot = static_cast<uint32_t>(i), .docids = std::move(list.docids),
+                                  .tfs = std::move(list.tfs), .positions = std::move(list.positions)};
+        out.list_offsets.push_back(out.bytes.size());
+        out.list_counts.push_back(static_cast<uint32_t>(shifted.docids.size()));
+        out.postings += shifted.docids.size();
+        run_list::encode(shifted, index.positional(), out.bytes);
+    }
+    out.list_offsets.push_back(out.bytes.size());
+    std::vector<CompressedRun> parts;
+    parts.push_back(std::move(out));
+    return write_run_file(index_dir, plan.run, index.positional(), std::move(parts));
+}
+
+ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vector<ConcatenatedPart>& plan,
+                             const std::vector<WrittenRun>& runs, IndexWriter& writer) {
+    ensure(plan.size() == parts.size(), "join_parts: one plan entry per part");
+    std::vector<std::unique_ptr<IndexReader>> readers;
+    ConcatenatedIndex joined;
+    joined.parts = plan;
+    for (size_t p = 0; p < parts.size(); ++p) {
+        readers.push_back(std::make_unique<IndexReader>(parts[p].directory));
+        const IndexReader& part = *readers.back();
+        const IndexReader& first = *readers.front();
+        ensure(part.positional() == first.positional() && part.analysis() == first.analysis(),
+               "index part " + parts[p].directory.string() + " was built with other analysis settings than " +
+                   parts[0].directory.string());
+        ensure(part.num_documents() == plan[p].documents && part.term_count() == plan[p].terms &&
+                   plan[p].first_docid == joined.documents,
+               "index part " + parts[p].directory.string() + " does not hold what its plan says");
+        append_documents(part, parts[p].first_file, writer);
+        joined.documents += part.num_documents();
+        joined.postings += part.num_postings();
+    }
+    for (const auto& run : runs) writer.adopt_run(run);
+    std::vector<DictionaryTerm> dictionary = merge_dictionaries(readers, plan);
+    joined.terms = dictionary.size();
+    writer.write_dictionary(std::move(dictionary));
+    return joined;
+}
+
+ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {
+    std::vector<uint64_t> documents, terms;
+    for (const auto& part : parts) {
+        const IndexReader index(part.directory);
+        documents.push_back(index.num_documents());
+        terms.push_back(index.term_count());
+    }
+    const std::vector<ConcatenatedPart> plan = plan_parts(documents, terms);
+    std::vector<WrittenRun> runs;
+    for (size_t p = 0; p < parts.size(); ++p)
+        if (plan[p].has_run) runs.push_back(write_part_run(parts[p], plan[p], writer.temporary_directory()));
+    return join_parts(parts, plan, runs, writer);
+}
+
+}  // namespace invidx
