@@ -10,9 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#if !defined(__CUDA_ARCH__)
 #include <cstring>
-#endif
 
 #include "invidx/host_device.hpp"
 

@@ -193,6 +193,21 @@ TEST_CASE("batch on the host: malformed batches and stemmers are errors") {
     CHECK(result.bytes == "abcdef");
     CHECK(result.term_begin == std::vector<uint64_t>{0, 1, 2});
 
+    // Stop words take positions; the same stem twice is one term.
+    const std::string ponies = "The ponies and the ponies";
+    GpuAnalysisInput positional;
+    positional.text = ponies;
+    positional.offsets = {0, 0};
+    positional.lengths = {0, static_cast<uint32_t>(ponies.size())};
+    positional.html = {1, 1};
+    positional.stopwords = AnalysisSettings::defaults().stopwords;
+    positional.positional = true;
+    const GpuAnalysisResult grouped = analyze_batch_on_host(positional);
+    CHECK(grouped.term_begin == std::vector<uint64_t>{0, 0, 1});
+    CHECK(grouped.bytes == "poni");
+    CHECK(grouped.positions == std::vector<uint32_t>{1, 4});
+    CHECK(grouped.tokens == std::vector<uint64_t>{0, 5});
+
     GpuAnalysisInput overlapping = input;
     overlapping.offsets = {0, 2};
     CHECK_THROWS_AS(analyze_batch_on_host(overlapping), Error);
