@@ -5,7 +5,7 @@
 // Analyzer::analyze gives: unique terms in order of first occurrence with tf,
 // SPEC §5 collection and positions.
 //
-//  1. collect_document_tokens: tokens (SPEC §2-3, token_stepper.hpp), stop
+//  1. collect_document_tokens: tokens (SPEC §2-3, for_each_token.hpp), stop
 //     words dropped (§4.1, positions still counted), the rest stemmed (§4.2).
 //     Each kept term is written over its token's place in a byte array that
 //     parallels the text (a stem is never longer than its token, and tokens
@@ -23,7 +23,7 @@
 #include "analysis/stopword_table.hpp"
 #include "analysis/term_collection.hpp"
 #include "analysis/token_bytes.hpp"
-#include "analysis/token_stepper.hpp"
+#include "analysis/for_each_token.hpp"
 #include "invidx/host_device.hpp"
 
 namespace invidx::document_passes {
@@ -69,17 +69,15 @@ INVIDX_HOST_DEVICE inline TokenCounts collect_document_tokens(const unsigned cha
                                                               const StopwordTable& stopwords, bool stem,
                                                               unsigned char* term_bytes,
                                                               TermOccurrence* occurrences) {
-    TokenStepper<uint32_t> stepper(text, length, html);
-    unsigned char token[kMaxTokenBytes];
-    uint32_t start = 0;
     TokenCounts counts{0, 0};
-    while (uint32_t token_length = stepper.next(token, start)) {
+    for_each_token(text, length, html, [&](const unsigned char* token, uint32_t token_length, uint32_t start) {
         const uint32_t position = counts.tokens++;
-        if (stopwords.contains(token, token_length)) continue;  // SPEC §4.1: before stemming
-        if (stem) token_length = porter_stem_in_place(token, token_length);
-        for (uint32_t i = 0; i < token_length; ++i) term_bytes[start + i] = token[i];
+        if (stopwords.contains(token, token_length)) return;  // SPEC §4.1: before stemming
+        unsigned char* const term = term_bytes + start;
+        for (uint32_t i = 0; i < token_length; ++i) term[i] = token[i];
+        if (stem) token_length = porter_stem_in_place(term, token_length);
         occurrences[counts.indexed++] = TermOccurrence{start, token_length, position};
-    }
+    });
     return counts;
 }
 

@@ -1,6 +1,6 @@
-// The shared host/device analysis (html_rules.hpp, token_stepper.hpp,
+// The shared host/device analysis (html_rules.hpp, for_each_token.hpp,
 // document_passes.hpp), compiled for the host: the construct rules at 32-bit
-// indices against html_construct_end, the stepper with HTML rules against
+// indices against html_construct_end, for_each_token with HTML rules against
 // strip_html + tokenize, and the two passes over a batch
 // (analyze_batch_on_host, the code GPU kernels run) against
 // Analyzer::analyze, on the sample, generated pages and broken HTML.
@@ -14,7 +14,7 @@
 #include "analysis/document_passes.hpp"
 #include "analysis/html.hpp"
 #include "analysis/html_rules.hpp"
-#include "analysis/token_stepper.hpp"
+#include "analysis/for_each_token.hpp"
 #include "analysis/tokenize.hpp"
 #include "devices/gpu_analysis.hpp"
 #include "invidx/error.hpp"
@@ -40,23 +40,20 @@ std::vector<std::string> reference_tokens(const std::string& text, bool html) {
     return tokens;
 }
 
-// The stepper's tokens at 32-bit indices; each one's start must hold its
+// for_each_token's tokens at 32-bit indices; each one's start must hold its
 // bytes (lowercased) in the text.
-std::vector<std::string> stepper_tokens(const std::string& text, bool html, size_t& misplaced) {
-    TokenStepper<uint32_t> stepper(bytes_of(text), static_cast<uint32_t>(text.size()), html);
-    unsigned char token[kMaxTokenBytes];
-    uint32_t start = 0;
+std::vector<std::string> scanned_tokens(const std::string& text, bool html, size_t& misplaced) {
     std::vector<std::string> tokens;
-    while (const uint32_t length = stepper.next(token, start)) {
-        tokens.emplace_back(reinterpret_cast<const char*>(token), length);
-        for (uint32_t i = 0; i < length; ++i) {
-            const unsigned char c = bytes_of(text)[start + i];
-            if (html_rules::ascii_lower(c) != token[i]) {
-                ++misplaced;
-                break;
-            }
-        }
-    }
+    for_each_token(bytes_of(text), static_cast<uint32_t>(text.size()), html,
+                   [&](const unsigned char* token, uint32_t length, uint32_t start) {
+                       tokens.emplace_back(reinterpret_cast<const char*>(token), length);
+                       for (uint32_t i = 0; i < length; ++i) {
+                           if (html_rules::ascii_lower(bytes_of(text)[start + i]) != token[i]) {
+                               ++misplaced;
+                               break;
+                           }
+                       }
+                   });
     return tokens;
 }
 
@@ -112,7 +109,7 @@ TEST_CASE("html_rules: hand-made construct ends") {
     CHECK(end("x", 0) == 0);
 }
 
-TEST_CASE("token stepper: with HTML rules, the tokens of strip_html + tokenize, at their places") {
+TEST_CASE("for_each_token: with HTML rules, the tokens of strip_html + tokenize, at their places") {
     size_t differing = 0;
     size_t misplaced = 0;
     size_t tokens = 0;
@@ -120,7 +117,7 @@ TEST_CASE("token stepper: with HTML rules, the tokens of strip_html + tokenize, 
         for (const bool html : {true, false}) {
             const auto expected = reference_tokens(text, html);
             tokens += expected.size();
-            if (stepper_tokens(text, html, misplaced) != expected && ++differing <= 3) {
+            if (scanned_tokens(text, html, misplaced) != expected && ++differing <= 3) {
                 FAIL_CHECK("html=" << html << ": " << text);
             }
         }
@@ -147,9 +144,9 @@ TEST_CASE("document passes: bounds of the regions") {
     size_t misplaced = 0;
     for (const std::string text : {"a", "a b", "a b c", "ab", "a b "}) {
         CAPTURE(text);
-        CHECK(stepper_tokens(text, false, misplaced).size() <= token_bound(text.size()));
+        CHECK(scanned_tokens(text, false, misplaced).size() <= token_bound(text.size()));
     }
-    CHECK(stepper_tokens("a b c", false, misplaced).size() == token_bound(5));
+    CHECK(scanned_tokens("a b c", false, misplaced).size() == token_bound(5));
 }
 
 TEST_CASE("batch on the host: the sample collection gives Analyzer::analyze's terms") {
