@@ -24,8 +24,8 @@
 //    (a token crossing a chunk boundary belongs to the lane where it
 //    starts), and a warp prefix sum of token counts gives positions.
 //  - Stop words and stems: a per-block shared-memory cache of recent
-//    (token -> stem) as the CPU's TokenCache does; Porter is ~60% of the
-//    CPU's per-token cost.
+//    (token -> stem) as the CPU's TokenCache does: stemming costs far more
+//    per token than the rest, and most tokens were seen a moment ago.
 //  - Pass 2 per warp: a shared-memory hash table per document that fits
 //    (most do), global scratch only for the long tail; or one sort by
 //    (document, term hash, first position) with CUB segmented radix sort
