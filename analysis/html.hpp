@@ -1,5 +1,6 @@
 // HTML text extraction (SPEC §2): markup is cut out, each removed construct
-// becoming one space so that it separates the tokens on either side.
+// becoming one space so that it separates the tokens on either side. The
+// rules themselves are in html_rules.hpp, shared with device code.
 #pragma once
 
 #include <cstddef>

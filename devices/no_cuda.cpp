@@ -1,6 +1,7 @@
 // A build without CUDA: no GPUs, and a GPU indexer cannot be made. The index
 // node checks devices before it builds anything, so users see this at
 // configuration time, never a silent fallback to the CPU.
+#include "devices/gpu_analysis.hpp"
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_query.hpp"
@@ -33,6 +34,10 @@ GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, std::vector<uint32
 
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
     throw Error("invidx was built without CUDA: no GPU query processing");
+}
+
+GpuAnalysisResult gpu_analyze_batch(int, const GpuAnalysisInput&) {
+    throw Error("invidx was built without CUDA: no GPU document analysis");
 }
 
 GpuTokenList gpu_stem_tokens(int, const GpuTokenList&) {

@@ -6,19 +6,16 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/analysis_inputs.hpp"
 #include "support/collections.hpp"
 #include "analysis/analyzer.hpp"
 #include "analysis/html.hpp"
 #include "analysis/token_scan.hpp"
 #include "analysis/tokenize.hpp"
-#include "nodes/decompress/decompress_file.hpp"
-#include "nodes/frame/framer.hpp"
-#include "nodes/read/input_files.hpp"
 
 namespace {
 
@@ -57,47 +54,15 @@ void on_every_target(Check&& check) {
     CHECK(invidx::vector_scan_target_name() == targets.back().name);  // the best one again
 }
 
-struct Doc {
-    std::string text;
-    bool html;
-};
+using Doc = invidx::testing::AnalysisDocument;
+using invidx::testing::long_tokens;
+using invidx::testing::random_fragment;
+using invidx::testing::sample_documents;
 
-std::vector<Doc> sample_documents() {
-    const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/debian-docs.warc.gz";
-    const auto settings = invidx::AnalysisSettings::defaults();
-    const auto files = invidx::expand_inputs({invidx::InputSpec{sample, "auto"}},
-                                             [](std::string_view path) { return invidx::detect_format(path); });
-    std::vector<Doc> docs;
-    for (const auto& file : files) {
-        std::unique_ptr<invidx::Framer> framer;
-        const invidx::EmitRecord on_record = [&](const invidx::FramedRecord& record) {
-            docs.push_back(Doc{std::string(record.text), record.html});
-        };
-        invidx::decompress_file(file, invidx::kDefaultTextBlockBytes, [&](invidx::TextBlock&& block) {
-            if (block.entry_begin) framer = invidx::make_framer(file.format, block.entry_name, settings);
-            framer->feed(block.bytes, on_record);
-            if (block.entry_end) framer->finish(on_record);
-            return true;
-        });
-    }
-    return docs;
-}
-
-// Terms, tf, collections and positions of a document, as one comparable value.
 std::vector<std::string> terms_of(invidx::Analyzer& analyzer, const Doc& doc) {
     invidx::DocumentTerms terms;
     analyzer.analyze(doc.text, doc.html, terms);
-    std::vector<std::string> out;
-    for (const auto& term : terms.terms) {
-        std::string line = std::string(terms.term(term)) + " tf=" + std::to_string(term.tf) +
-                           " c=" + std::to_string(term.collection) + " @";
-        for (uint32_t i = 0; i < term.tf && !terms.positions.empty(); ++i) {
-            line += " " + std::to_string(terms.positions[term.first_position_index + i]);
-        }
-        out.push_back(line);
-    }
-    out.push_back("length=" + std::to_string(terms.length) + " tokens=" + std::to_string(terms.tokens));
-    return out;
+    return invidx::testing::terms_lines(terms);
 }
 
 void check_same_terms(const std::vector<Doc>& docs) {
@@ -118,49 +83,6 @@ void check_same_terms(const std::vector<Doc>& docs) {
         }
         CHECK(differing == 0);
     });
-}
-
-// Pieces of generated input: every SPEC §2 construct, cut and whole, and
-// every UTF-8 case of SPEC §3 that the scan treats apart.
-std::vector<std::string> pieces() {
-    std::vector<std::string> p = {
-        "word", "Word", "WORD", "x", "42", "a1B2", " ", "  ", "\n", "\t", ".", ",", "-", "'", "/", ";", "#",
-        std::string(1, '\0'), "\x7f", ">", "<", "&", "<<", "&&", "< b", "<1", "<=",
-        "<!--", "-->", "<!-- c -->", "<!-->", "<!- x", "--", "<!DOCTYPE html>", "<?xml?>", "</", "</p>",
-        "<p>", "<a href=\"x\">", "<B>", "<br/>", "<p", "<script>", "</script>", "<SCRIPT type=x>", "</ScRiPt >",
-        "<script", "<scripts>", "<script/>", "<style>", "</style>", "<Style\t>", "</STYLE", "<style", "<styles>",
-        "&amp;", "&#123;", "&#x1F600;", "&AMP;", "&;", "&a", "&amp", "& amp;", "&a-b;",
-        // Non-ASCII: token characters and the boundaries of the excluded ranges.
-        "é", "É", "ß", "東京", "данные", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF",
-        "\xC2\x80", "\xC2\xBF", "\xC3\x80", "\xC3\x96", "\xC3\x97", "\xC3\x98", "\xC3\xB6", "\xC3\xB7", "\xC3\xB8",
-        "\xE1\xBF\xBF", "\xE2\x80\x80", "\xE2\x81\xAF", "\xE2\x81\xB0", "\xE2\xBF\xBF", "\xE3\x80\x80",
-        "\xE3\x80\xBF", "\xE3\x81\x80", "\xEF\xBF\xBF", "\xF0\x90\x80\x80",
-        // Ill-formed: overlong, surrogates, beyond U+10FFFF, stray and truncated.
-        "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xE0\x9F\xBF", "\xED\xA0\x80", "\xED\xBF\xBF", "\xF0\x80\x80\x80",
-        "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", "\xFE", "\x80", "\xBF", "\xC3",
-        "\xE2\x80", "\xF0\x9F\x98", "\xE3", "\xF0",
-    };
-    for (size_t length = 1; length <= 33; ++length) {  // references of 1..33 bytes
-        p.push_back("&" + std::string(length, "aZ0#"[length % 4]) + ";");
-    }
-    return p;
-}
-
-// Tokens of 254, 255 and 256 bytes (ASCII, and ending in a 2-byte character).
-std::vector<std::string> long_tokens() {
-    std::vector<std::string> t;
-    for (size_t length : {254u, 255u, 256u}) {
-        t.push_back(std::string(length, 'L'));
-        t.push_back(std::string(length - 2, 'm') + "é");
-        t.push_back(std::string(length - 1, 'n') + "\xC3");  // cut character: ill-formed, a separator
-    }
-    return t;
-}
-
-std::string random_fragment(std::mt19937& random, const std::vector<std::string>& p, size_t count) {
-    std::string out;
-    for (size_t i = 0; i < count; ++i) out += p[random() % p.size()];
-    return out;
 }
 
 }  // namespace
@@ -234,7 +156,7 @@ TEST_CASE("vector token scan: a document over 16 MiB (scalar scan in a vector an
 
 TEST_CASE("vector token scan: a million generated fragments, cut at every offset of a block") {
     if (!invidx::vector_scan_built()) return;
-    const auto p = pieces();
+    const auto p = invidx::testing::html_pieces();
     const auto longs = long_tokens();
     const auto targets = invidx::vector_scan_targets();
     // The best instruction set gets most of the inputs; every other one a share.

@@ -110,7 +110,7 @@ TEST_CASE("token bytes: the ASCII table is ascii_token_byte, letters and digits 
         if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) expected = static_cast<char>(c);
         if (c >= 'A' && c <= 'Z') expected = static_cast<char>(c + 32);
         CHECK(invidx::utf8::ascii_token_byte(static_cast<unsigned char>(c)) == static_cast<unsigned char>(expected));
-        CHECK(invidx::utf8::kAsciiTokenBytes[c] == expected);
+        CHECK(invidx::utf8::kAsciiTokenTable.lowered[c] == static_cast<unsigned char>(expected));
     }
 }
 

@@ -1,0 +1,69 @@
+// Analysis of a batch of documents on a GPU (SPEC §2-5: HTML rules, tokens,
+// stop words, Porter stemming, collections, positions), with the host's own
+// code compiled for the device (analysis/document_passes.hpp): its terms
+// equal Analyzer::analyze's byte for byte. C++17 and free of CUDA headers:
+// devices/no_cuda.cpp throws for builds without CUDA.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace invidx {
+
+enum class GpuStemmer { none, porter };
+
+// The stemmer of AnalysisSettings::stemmer ("porter" or "none"); throws
+// invidx::Error for any other name (the device has no other algorithm).
+GpuStemmer gpu_stemmer_named(const std::string& name);
+
+struct GpuAnalysisInput {
+    std::string_view text;            // the documents' bytes, back to back (the caller keeps them alive)
+    std::vector<uint64_t> offsets;    // per document: where it starts in `text`, increasing
+    std::vector<uint32_t> lengths;    // per document: its bytes; documents do not overlap
+    std::vector<uint8_t> html;        // per document: 1 when the SPEC §2 rules apply
+    std::vector<std::string> stopwords;  // lowercased (AnalysisSettings::stopwords)
+    GpuStemmer stemmer = GpuStemmer::porter;
+    bool positional = false;
+
+    size_t documents() const { return offsets.size(); }
+};
+
+// The terms of every document, each document's laid out as DocumentTerms
+// (analysis/analyzer.hpp) lays out its own: document d's terms are
+// terms[term_begin[d], term_begin[d + 1]), unique, in order of first
+// occurrence; their term_offset is into the document's bytes
+// [byte_begin[d], byte_begin[d + 1]) and their first_position_index into its
+// positions [position_begin[d], position_begin[d + 1]) (positional only).
+struct GpuAnalysisResult {
+    struct Term {
+        uint32_t term_offset;
+        uint32_t term_length;
+        uint32_t tf;
+        uint32_t collection;            // SPEC §5
+        uint32_t first_position_index;  // 0 unless positional
+    };
+    std::vector<Term> terms;
+    std::string bytes;
+    std::vector<uint32_t> positions;
+    std::vector<uint64_t> term_begin;      // documents + 1 entries, from 0
+    std::vector<uint64_t> byte_begin;      // documents + 1 entries, from 0
+    std::vector<uint64_t> position_begin;  // documents + 1 entries, from 0 (all 0 unless positional)
+    std::vector<uint32_t> lengths;         // per document: sum of tf (SPEC §4.4)
+    std::vector<uint64_t> tokens;          // per document: kept tokens, stop words included
+
+    size_t documents() const { return lengths.size(); }
+};
+
+// Analyzes the documents of `input` on GPU `device`, one thread per document.
+// Throws invidx::Error naming the device when it cannot be used, or when
+// `input` is malformed.
+GpuAnalysisResult gpu_analyze_batch(int device, const GpuAnalysisInput& input);
+
+// What gpu_analyze_batch computes, computed on the host by the same
+// per-document code and the same batch layout: the reference its kernels are
+// checked against, usable without a GPU.
+GpuAnalysisResult analyze_batch_on_host(const GpuAnalysisInput& input);
+
+}  // namespace invidx

@@ -1,0 +1,133 @@
+// Document analysis on a GPU (gpu_analyze_batch) against Analyzer::analyze,
+// on the inputs the host reference of the same passes is checked on
+// (tests/analysis/document_passes_test.cpp), and against that host reference
+// batch for batch. Skipped without a CUDA device; run on the GPU machine.
+#include "devices/gpu_analysis.hpp"
+
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "devices/gpu_devices.hpp"
+#include "invidx/error.hpp"
+#include "support/analysis_inputs.hpp"
+#include "support/batch_analysis.hpp"
+#include "support/collections.hpp"
+
+namespace {
+
+using namespace invidx;
+
+bool have_gpu() { return !list_gpus().devices.empty(); }
+
+GpuAnalysisResult on_gpu(const GpuAnalysisInput& input) { return gpu_analyze_batch(0, input); }
+
+bool same_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b) {
+    if (a.terms.size() != b.terms.size()) return false;
+    for (size_t t = 0; t < a.terms.size(); ++t) {
+        const auto& x = a.terms[t];
+        const auto& y = b.terms[t];
+        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
+            x.collection != y.collection || x.first_position_index != y.first_position_index) {
+            return false;
+        }
+    }
+    return a.bytes == b.bytes && a.positions == b.positions && a.term_begin == b.term_begin &&
+           a.byte_begin == b.byte_begin && a.position_begin == b.position_begin && a.lengths == b.lengths &&
+           a.tokens == b.tokens;
+}
+
+}  // namespace
+
+TEST_CASE("gpu_analyze_batch: without a usable GPU it is an error, never a silent CPU result") {
+    if (have_gpu()) return;
+    const std::string text = "running";
+    GpuAnalysisInput input;
+    input.text = text;
+    input.offsets = {0};
+    input.lengths = {7};
+    input.html = {0};
+    CHECK_THROWS_AS(gpu_analyze_batch(0, input), Error);
+}
+
+TEST_CASE("gpu_analyze_batch: the sample collection gives Analyzer::analyze's terms") {
+    if (!have_gpu()) {
+        MESSAGE("no CUDA device here: GPU test skipped");
+        return;
+    }
+    const auto docs = testing::sample_documents();
+    REQUIRE(docs.size() > 50);
+    testing::check_batch_against_analyzer(docs, on_gpu);
+}
+
+TEST_CASE("gpu_analyze_batch: generated pages and broken HTML give Analyzer::analyze's terms") {
+    if (!have_gpu()) {
+        MESSAGE("no CUDA device here: GPU test skipped");
+        return;
+    }
+    std::mt19937 random(23);
+    const auto words = testing::test_vocabulary(random, 300);
+    std::vector<testing::AnalysisDocument> pages;
+    for (int d = 0; d < 300; ++d) pages.push_back({testing::random_html(random, words, 1 + random() % 600), d % 5 != 0});
+    pages.push_back({"", true});
+    testing::check_batch_against_analyzer(pages, on_gpu);
+    testing::check_batch_against_analyzer(pages, on_gpu, 7);  // documents with gaps between them
+
+    auto broken = testing::broken_html_documents(random, 3000);
+    broken.push_back({std::string(3, '\0') + "a" + std::string(1, '\0') + "b<!--", true});
+    broken.push_back({std::string(255, 'k') + " " + std::string(256, 'k') + " " + std::string(254, 'k'), true});
+    testing::check_batch_against_analyzer(broken, on_gpu);
+}
+
+TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long document included") {
+    if (!have_gpu()) {
+        MESSAGE("no CUDA device here: GPU test skipped");
+        return;
+    }
+    std::mt19937 random(31);
+    const auto words = testing::test_vocabulary(random, 2000);
+    std::vector<testing::AnalysisDocument> docs = testing::broken_html_documents(random, 20000);
+    std::string long_page;
+    while (long_page.size() < (size_t{4} << 20)) long_page += testing::random_html(random, words, 2000);
+    docs.push_back({long_page, true});
+    for (const AnalysisSettings& settings : testing::batch_settings()) {
+        CAPTURE(settings.positions);
+        CAPTURE(settings.stemmer);
+        std::string storage;
+        const GpuAnalysisInput input = testing::batch_input(docs, settings, storage, 3);
+        CHECK(same_result(gpu_analyze_batch(0, input), analyze_batch_on_host(input)));
+    }
+}
+
+TEST_CASE("gpu_analyze_batch: empty batches and malformed ones") {
+    if (!have_gpu()) {
+        MESSAGE("no CUDA device here: GPU test skipped");
+        return;
+    }
+    const GpuAnalysisResult empty = gpu_analyze_batch(0, GpuAnalysisInput{});
+    CHECK(empty.documents() == 0);
+    CHECK(empty.term_begin == std::vector<uint64_t>{0});
+
+    const std::string text = "The ponies and the ponies";
+    GpuAnalysisInput input;
+    input.text = text;
+    input.offsets = {0, 0};
+    input.lengths = {0, static_cast<uint32_t>(text.size())};
+    input.html = {1, 1};
+    input.stopwords = AnalysisSettings::defaults().stopwords;
+    input.positional = true;
+    const GpuAnalysisResult result = gpu_analyze_batch(0, input);
+    REQUIRE(result.documents() == 2);
+    CHECK(result.term_begin == std::vector<uint64_t>{0, 0, 1});
+    CHECK(result.bytes == "poni");
+    CHECK(result.positions == std::vector<uint32_t>{1, 4});
+    CHECK(result.tokens == std::vector<uint64_t>{0, 5});
+
+    GpuAnalysisInput overlapping = input;
+    overlapping.offsets = {0, 0};
+    overlapping.lengths = {3, 3};
+    CHECK_THROWS_AS(gpu_analyze_batch(0, overlapping), Error);
+    CHECK_THROWS_AS(gpu_analyze_batch(9999, input), Error);  // no such device: an error naming it
+}
