@@ -2,7 +2,8 @@
 // "Query evaluation: strategies and optimizations", IPM 1995; the
 // document-at-a-time form of Strohman, Turtle & Croft, SIGIR 2005, and
 // Mallia et al., ECIR 2019), over any ScoringCursor: decoded run-file lists
-// (PostingCursor) or the query layout's blocks (BlockCursor).
+// (PostingCursor), the query layout's blocks (BlockCursor) or its quantized
+// impacts (ImpactBlockCursor: integer scores, integer block maxima).
 //
 // Terms are ordered by their upper bound (the largest contribution any of
 // their postings can make). Once the top k is full with threshold θ, the
@@ -107,12 +108,12 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                 }
             }
 
-            const double norm = norms[candidate];
+            const double norm = norm_for<Cursor>(norms.data(), candidate);
             double partial = 0.0;  // for bounds only; the score itself is summed in query order
             for (size_t i = first_essential; i < n; ++i) {
                 Cursor& cursor = *by_bound[i];
                 if (cursor.docid() != candidate) continue;
-                const double c = bm25.score(cursor.idf(), cursor.tf(), norm);
+                const double c = posting_score(cursor, bm25, norm);
                 contributions[query_position(&cursor)] = c;
                 partial += c;
                 cursor.next();
@@ -126,7 +127,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                 Cursor& cursor = *by_bound[i];
                 cursor.next_geq(candidate);
                 if (cursor.docid() != candidate) continue;
-                const double c = bm25.score(cursor.idf(), cursor.tf(), norm);
+                const double c = posting_score(cursor, bm25, norm);
                 contributions[query_position(&cursor)] = c;
                 partial += c;
             }
