@@ -68,7 +68,7 @@ std::vector<ScoredDocument> daat_and(std::span<Cursor> cursors, std::span<const 
                         }
                         bound_valid = true;
                     }
-                    if (!may_enter(bound, top.threshold())) {
+                    if (!may_enter_for<Cursor>(bound, top.threshold())) {
                         // No docid up to the first of these blocks' ends can enter.
                         if (bound_until == kNoDocument) break;
                         driver.next_geq(bound_until + 1);

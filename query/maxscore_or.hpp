@@ -98,7 +98,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                         const uint32_t last = cursor.block_last_docid();
                         if (last != kNoDocument) next = std::min(next, last + 1);
                     }
-                    if (!may_enter(bound, threshold)) {
+                    if (!may_enter_for<Cursor>(bound, threshold)) {
                         for (size_t i = first_essential; i < n; ++i) {
                             if (by_bound[i]->docid() == candidate) by_bound[i]->next_geq(next);
                         }
@@ -120,7 +120,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
             }
             bool pruned = false;
             for (size_t i = first_essential; i-- > 0;) {  // largest bound first
-                if (!may_enter(partial + (*probe_below)[i + 1], threshold)) {
+                if (!may_enter_for<Cursor>(partial + (*probe_below)[i + 1], threshold)) {
                     pruned = true;
                     break;
                 }
@@ -135,7 +135,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                 ++local.documents_scored;
                 if (top.push({candidate, sum_in_query_order(contributions)})) {
                     const double raised = top.threshold();
-                    while (first_essential < n && !may_enter(bound_below[first_essential + 1], raised)) ++first_essential;
+                    while (first_essential < n && !may_enter_for<Cursor>(bound_below[first_essential + 1], raised)) ++first_essential;
                 }
             }
             std::fill(contributions.begin(), contributions.end(), 0.0);
