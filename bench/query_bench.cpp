@@ -5,6 +5,10 @@
 //   query layout  query.post through BlockCursors: AND with block skipping,
 //                 OR with block-max MaxScore (docs/QUERY.md); for OR, a third
 //                 row with Block-Max WAND ("query layout, BMW")
+//   impacts       when `invidx weight` stored impacts: the query layout
+//                 scored by --scoring impact (integer impacts and block
+//                 maxima; AND by daat_and, OR by block-max MaxScore), with
+//                 the share of BM25's top k it returns (its ranking differs)
 // The index must have query.post (invidx merge IDX --layout query).
 //
 // Queries are drawn from the index's own vocabulary (terms that analyze to
@@ -105,11 +109,29 @@ struct Row {
     double results = 0.0;         // per query
     double scored = 0.0;          // documents fully scored per query
     double blocks_decoded = -1.0;  // share of the lists' blocks whose docids were decoded (query layout)
+    double bm25_overlap = -1.0;    // impact scoring: mean share of BM25's top k among its hits
 };
+
+// Mean over queries of |got ∩ expected| / |expected| (queries with hits only).
+double mean_overlap(const std::vector<std::vector<ScoredDocument>>& got, const std::vector<std::vector<ScoredDocument>>& expected) {
+    double sum = 0.0;
+    size_t counted = 0;
+    for (size_t q = 0; q < expected.size(); ++q) {
+        if (expected[q].empty()) continue;
+        size_t common = 0;
+        for (const auto& hit : got[q]) {
+            common += std::any_of(expected[q].begin(), expected[q].end(), [&](const ScoredDocument& e) { return e.docid == hit.docid; });
+        }
+        sum += static_cast<double>(common) / static_cast<double>(expected[q].size());
+        ++counted;
+    }
+    return counted ? sum / static_cast<double>(counted) : 1.0;
+}
 
 // The table's name for what the options measure.
 std::string path_label(const SearchOptions& options) {
     if (options.device == QueryDevice::kGpu) return "GPU, one query at a time";
+    if (options.scoring == QueryScoring::kImpact) return "query layout, impact";
     switch (options.algorithm) {
         case Algorithm::kMaxscore: return "run files";
         case Algorithm::kBlockMaxWand: return "query layout, BMW";
@@ -310,6 +332,11 @@ int main(int argc, char** argv) {
                     rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxWand}, repeat, by_layout));
                     if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
                 }
+                if (searcher.query_postings()->has_impacts()) {
+                    std::vector<std::vector<ScoredDocument>> by_impacts;
+                    rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .scoring = QueryScoring::kImpact}, repeat, by_impacts));
+                    rows.back().bm25_overlap = mean_overlap(by_impacts, by_layout);
+                }
                 if (gpu) {
                     // The first pass (untimed in measure) fills the device's list cache.
                     SearchOptions on_gpu{.k = k, .mode = mode};
@@ -318,7 +345,8 @@ int main(int argc, char** argv) {
                     rows.push_back(measure(searcher, queries, on_gpu, repeat, by_gpu));
                     if (by_gpu != by_layout) throw Error("the GPU returned different results");
                     // CPU throughput on this one thread, for the batch table.
-                    const Row& best_cpu = rows[rows.size() - (mode == QueryMode::kOr ? 3 : 2)];
+                    const size_t impact_rows = searcher.query_postings()->has_impacts() ? 1 : 0;
+                    const Row& best_cpu = rows[rows.size() - (mode == QueryMode::kOr ? 3 : 2) - impact_rows];
                     for (const size_t batch : batches) {
                         throughput.push_back(measure_batches(searcher, queries, on_gpu, batch, repeat, by_layout));
                     }
@@ -327,13 +355,19 @@ int main(int argc, char** argv) {
             }
         }
 
-        std::printf("\n| mode | k | path | mean ms | p99 ms | results/query | scored/query | blocks decoded |\n");
-        std::printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+        if (searcher.query_postings()->has_impacts()) {
+            std::printf("impacts: %u bits, largest BM25 weight %.6f\n", searcher.query_postings()->impact_bits(),
+                        searcher.query_postings()->max_weight());
+        }
+        std::printf("\n| mode | k | path | mean ms | p99 ms | results/query | scored/query | blocks decoded | BM25 top k kept |\n");
+        std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
         for (const Row& row : rows) {
             char blocks[32] = "-";
             if (row.blocks_decoded >= 0.0) std::snprintf(blocks, sizeof blocks, "%.1f%%", 100.0 * row.blocks_decoded);
-            std::printf("| %s | %zu | %s | %.3f | %.3f | %.1f | %.0f | %s |\n", row.mode.c_str(), row.k, row.path.c_str(),
-                        row.mean_ms, row.p99_ms, row.results, row.scored, blocks);
+            char overlap[32] = "-";
+            if (row.bm25_overlap >= 0.0) std::snprintf(overlap, sizeof overlap, "%.1f%%", 100.0 * row.bm25_overlap);
+            std::printf("| %s | %zu | %s | %.3f | %.3f | %.1f | %.0f | %s | %s |\n", row.mode.c_str(), row.k, row.path.c_str(),
+                        row.mean_ms, row.p99_ms, row.results, row.scored, blocks, overlap);
         }
         if (!throughput.empty()) {
             // The CPU's throughput on every core for comparison: search_all (oneTBB) on the query layout.

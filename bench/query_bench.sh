@@ -8,13 +8,15 @@
 # per mode, k and path, table last.
 #
 #   bench/query_bench.sh [--build DIR] [--kind realistic|synthetic] [--size-mb N] [--codec NAME]
-#                        [--queries N] [--repeat R] [--k K]... [--keep DIR]
+#                        [--queries N] [--repeat R] [--k K]... [--keep DIR] [--impacts BITS]
 #
 # Defaults: realistic, 300 MB, bp128, 200 queries, 5 runs each, k 10 and 1000.
 # The collection and index live in a temporary directory removed at the end,
 # unless --keep DIR (then they stay in DIR, with the queries in queries.tsv,
 # and a second run with the same DIR reuses them). --gpu adds the GPU path
-# (lists cached on the device; needs a CUDA build and device).
+# (lists cached on the device; needs a CUDA build and device). --impacts BITS
+# runs `invidx weight --bits BITS` on the index after the merge, which adds
+# rows for --scoring impact (quantized BM25 impacts) on the same index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -25,6 +27,7 @@ queries=200
 repeat=5
 depths=()
 keep=
+impacts=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,12 +40,16 @@ while [ $# -gt 0 ]; do
     --k) depths+=(--k "$2"); shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --gpu) extra+=(--gpu); shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --impacts) impacts=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "query_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 
 source bench/query_index.sh
 prepare_query_index invidx_query_bench
+if [ -n "$impacts" ]; then
+  "$build/invidx" weight "$work/index" --bits "$impacts" >&2
+fi
 "$build/invidx_query_bench" "$work/index" --queries "$queries" --repeat "$repeat" "${depths[@]}" \
   --write-queries "$work/queries.tsv" "${extra[@]}"

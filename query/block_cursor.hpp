@@ -54,17 +54,28 @@ public:
     }
 
     double block_max_score(uint32_t target) {
+        const size_t k = shallow_block(target);
+        return k < list_->blocks().size() ? idf_ * list_->blocks()[k].max_tf_part : 0.0;
+    }
+    // The first block whose last docid is >= target (blocks() if none),
+    // without decoding anything; block_last_docid() then gives its end.
+    size_t shallow_block(uint32_t target) {
         // Never behind the current block: the target is at or past the current posting.
         const auto blocks = list_->blocks();
         size_t from = std::max(shallow_, block_);
         if (from < blocks.size() && blocks[from].last_docid < target) from = find_block(from + 1, target);
         shallow_ = from;
-        return from < blocks.size() ? idf_ * blocks[from].max_tf_part : 0.0;
+        return from;
     }
     uint32_t block_last_docid() const {
         const auto blocks = list_->blocks();
         return shallow_ < blocks.size() ? blocks[shallow_].last_docid : kNoDocument;
     }
+
+    // Where the cursor stands: its block, and its posting in that block.
+    size_t block() const { return block_; }
+    size_t position() const { return position_; }
+    const QueryList& list() const { return *list_; }
 
     // Blocks in the list, and those whose docids / tfs this cursor decoded.
     size_t blocks() const { return list_->blocks().size(); }

@@ -68,7 +68,7 @@ std::vector<ScoredDocument> daat_and(std::span<Cursor> cursors, std::span<const 
                         }
                         bound_valid = true;
                     }
-                    if (!may_enter(bound, top.threshold())) {
+                    if (!may_enter_for<Cursor>(bound, top.threshold())) {
                         // No docid up to the first of these blocks' ends can enter.
                         if (bound_until == kNoDocument) break;
                         driver.next_geq(bound_until + 1);
@@ -96,8 +96,8 @@ std::vector<ScoredDocument> daat_and(std::span<Cursor> cursors, std::span<const 
             }
             ++local.documents_considered;
             ++local.documents_scored;
-            const double norm = norms[candidate];
-            for (size_t t = 0; t < cursors.size(); ++t) contributions[t] = bm25.score(cursors[t].idf(), cursors[t].tf(), norm);
+            const double norm = norm_for<Cursor>(norms.data(), candidate);
+            for (size_t t = 0; t < cursors.size(); ++t) contributions[t] = posting_score(cursors[t], bm25, norm);
             top.push({candidate, sum_in_query_order(contributions)});
             driver.next();
             candidate = driver.docid();

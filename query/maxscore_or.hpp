@@ -2,7 +2,8 @@
 // "Query evaluation: strategies and optimizations", IPM 1995; the
 // document-at-a-time form of Strohman, Turtle & Croft, SIGIR 2005, and
 // Mallia et al., ECIR 2019), over any ScoringCursor: decoded run-file lists
-// (PostingCursor) or the query layout's blocks (BlockCursor).
+// (PostingCursor), the query layout's blocks (BlockCursor) or its quantized
+// impacts (ImpactBlockCursor: integer scores, integer block maxima).
 //
 // Terms are ordered by their upper bound (the largest contribution any of
 // their postings can make). Once the top k is full with threshold θ, the
@@ -97,7 +98,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                         const uint32_t last = cursor.block_last_docid();
                         if (last != kNoDocument) next = std::min(next, last + 1);
                     }
-                    if (!may_enter(bound, threshold)) {
+                    if (!may_enter_for<Cursor>(bound, threshold)) {
                         for (size_t i = first_essential; i < n; ++i) {
                             if (by_bound[i]->docid() == candidate) by_bound[i]->next_geq(next);
                         }
@@ -107,26 +108,26 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                 }
             }
 
-            const double norm = norms[candidate];
+            const double norm = norm_for<Cursor>(norms.data(), candidate);
             double partial = 0.0;  // for bounds only; the score itself is summed in query order
             for (size_t i = first_essential; i < n; ++i) {
                 Cursor& cursor = *by_bound[i];
                 if (cursor.docid() != candidate) continue;
-                const double c = bm25.score(cursor.idf(), cursor.tf(), norm);
+                const double c = posting_score(cursor, bm25, norm);
                 contributions[query_position(&cursor)] = c;
                 partial += c;
                 cursor.next();
             }
             bool pruned = false;
             for (size_t i = first_essential; i-- > 0;) {  // largest bound first
-                if (!may_enter(partial + (*probe_below)[i + 1], threshold)) {
+                if (!may_enter_for<Cursor>(partial + (*probe_below)[i + 1], threshold)) {
                     pruned = true;
                     break;
                 }
                 Cursor& cursor = *by_bound[i];
                 cursor.next_geq(candidate);
                 if (cursor.docid() != candidate) continue;
-                const double c = bm25.score(cursor.idf(), cursor.tf(), norm);
+                const double c = posting_score(cursor, bm25, norm);
                 contributions[query_position(&cursor)] = c;
                 partial += c;
             }
@@ -134,7 +135,7 @@ std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<con
                 ++local.documents_scored;
                 if (top.push({candidate, sum_in_query_order(contributions)})) {
                     const double raised = top.threshold();
-                    while (first_essential < n && !may_enter(bound_below[first_essential + 1], raised)) ++first_essential;
+                    while (first_essential < n && !may_enter_for<Cursor>(bound_below[first_essential + 1], raised)) ++first_essential;
                 }
             }
             std::fill(contributions.begin(), contributions.end(), 0.0);

@@ -15,4 +15,17 @@ inline constexpr double kBoundSlack = 1.0 + 1e-10;
 // strictly above the threshold (-infinity until the top k is full).
 inline bool may_enter(double bound, double threshold) { return bound * kBoundSlack > threshold; }
 
+// Integer scores (quantized impacts, ImpactCursor) and their bounds are
+// exact sums whatever the order, so no slack: a document whose bound only
+// ties the threshold is pruned (it would rank after the kept one). Ties are
+// common with integer scores, so this prunes measurably more.
+template <class Cursor>
+bool may_enter_for(double bound, double threshold) {
+    if constexpr (requires(Cursor cursor) { cursor.impact(); }) {
+        return bound > threshold;
+    } else {
+        return may_enter(bound, threshold);
+    }
+}
+
 }  // namespace invidx

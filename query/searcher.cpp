@@ -11,6 +11,7 @@
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
 #include "query/gpu_search.hpp"
+#include "query/impact_block_cursor.hpp"
 #include "query/maxscore_or.hpp"
 #include "query/phrase_query.hpp"
 #include "query/phrase_search.hpp"
@@ -31,6 +32,7 @@ Searcher::Searcher(const IndexReader& index, Bm25Parameters parameters)
 Searcher::~Searcher() = default;
 
 std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string> texts, const SearchOptions& options) const {
+    if (options.scoring == QueryScoring::kImpact) throw QueryError("--scoring impact runs on the CPU only: use --device cpu");
     return gpu_->search_batch(texts, options);
 }
 
@@ -65,9 +67,24 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
                          index_.directory().string() +
                          " was built without them; rebuild it with positions: invidx-run PIPELINE.json --set positions=true");
     }
+    const bool impacts = options.scoring == QueryScoring::kImpact;
+    if (impacts) {
+        // Refused before anything is evaluated, whatever the query's terms.
+        if (!query_postings_ || !query_postings_->has_impacts()) {
+            throw QueryError("index " + index_.directory().string() +
+                             " has no impacts for --scoring impact; compute them first: invidx weight " +
+                             index_.directory().string() + (query_postings_ ? "" : " (after invidx merge --layout query)"));
+        }
+        if (!phrases.empty()) throw QueryError("phrase queries score by BM25 only: use --scoring bm25");
+        if (options.device == QueryDevice::kGpu) throw QueryError("--scoring impact runs on the CPU only: use --device cpu");
+    }
     const bool conjunctive = options.mode == QueryMode::kAnd;
     // No term left (stop words only), or AND with a term no document has.
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
+    if (impacts) {
+        search_impacts(*query_postings_, options, result);
+        return result;
+    }
     if (options.device == QueryDevice::kGpu) {
         if (!phrases.empty()) throw QueryError("phrase queries run on the CPU only: use --device cpu");
         gpu_->search(options, result);
@@ -138,6 +155,23 @@ void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& o
         result.hits = block_max_wand(cursors, norms_, bm25_, options.k, &result.stats);
     } else {
         result.hits = maxscore_or(std::span<BlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
+    }
+}
+
+void Searcher::search_impacts(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {
+    std::vector<QueryList> lists;
+    lists.reserve(result.terms.terms.size());  // the cursors point into it
+    std::vector<ImpactBlockCursor> cursors;
+    cursors.reserve(result.terms.terms.size());
+    for (const auto& term : result.terms.terms) {
+        if (!term.index) continue;  // OR: contributes nothing
+        lists.push_back(layout.list(*term.index));
+        cursors.emplace_back(lists.back());
+    }
+    if (options.mode == QueryMode::kAnd) {
+        result.hits = daat_and(std::span<ImpactBlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
+    } else {
+        result.hits = maxscore_or(std::span<ImpactBlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
     }
 }
 

@@ -23,6 +23,7 @@
 #include "query/algorithm.hpp"
 #include "query/query_device.hpp"
 #include "query/query_mode.hpp"
+#include "query/query_scoring.hpp"
 #include "store/bm25.hpp"
 #include "query/query_stats.hpp"
 #include "query/query_terms.hpp"
@@ -47,6 +48,11 @@ struct SearchOptions {
     // run files, the others the query layout when the index has one.
     QueryDevice device = QueryDevice::kCpu;
     size_t gpu_cache_bytes = size_t{1} << 30;
+    // kImpact: scores are sums of the query layout's quantized impacts
+    // (ImpactBlockCursors: OR by block-max MaxScore whatever the algorithm,
+    // AND by daat_and), on the CPU only; an index without impacts, a phrase
+    // or the GPU is a QueryError.
+    QueryScoring scoring = QueryScoring::kBm25;
 };
 
 struct SearchResult {
@@ -97,6 +103,8 @@ public:
 private:
     // The query layout's path: BlockCursors, daat_and, maxscore_or (block-max) or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
+    // The same over the layout's impacts: ImpactBlockCursors, daat_and or maxscore_or.
+    void search_impacts(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
 
     const IndexReader& index_;
     Bm25 bm25_;

@@ -41,6 +41,10 @@ inline constexpr uint32_t kRunFlagPositional = 1;
 inline constexpr uint64_t kQueryBlockEntryBytes = 20;  // last docid, docid bytes, tf bytes, block maximum
 inline constexpr uint64_t kQueryFooterBytes = 20;      // term count, table offset, crc32
 inline constexpr uint32_t kQueryBlockPostings = 128;
+// query.post version 2 (`invidx weight`): version 1's fields, plus quantized
+// BM25 impacts per block (store/impacts.hpp) beside the tfs.
+inline constexpr uint32_t kQueryPostingsImpactVersion = 2;
+inline constexpr uint64_t kQueryImpactBlockEntryBytes = 28;  // version 1's, impact bytes, block maximum impact
 
 // "runs/run-000007.post": relative to the index directory.
 inline std::string run_file_name(uint32_t run) {

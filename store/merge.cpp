@@ -3,8 +3,10 @@
 #include <optional>
 #include <vector>
 
+#include "invidx/error.hpp"
 #include "store/run_list.hpp"
 #include "store/codecs/registry.hpp"
+#include "store/impacts.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
@@ -14,6 +16,8 @@ namespace invidx {
 
 void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& options) {
     const codecs::Codec* query_codec = options.query_codec ? &codecs::find_codec(*options.query_codec) : nullptr;
+    ensure(query_codec || !options.impact_bits, "impacts live in the query layout: they need a query codec");
+    if (options.impact_bits) (void)ImpactQuantizer(1.0, *options.impact_bits);  // bad bits fail before anything is written
     std::optional<IndexWriter> writer;
     {
         const IndexReader old_index(index_dir);
@@ -61,7 +65,11 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
         if (query_codec) {
             // From the old index: the same postings, documents and lengths.
             writer->write_binary_file(std::string(layout::kQueryPostingsFile),
-                                      [&](BinaryWriter& out) { write_query_postings(old_index, *query_codec, out); });
+                                      [&](BinaryWriter& out) {
+                                          write_query_postings(old_index, *query_codec, out,
+                                                               {.parameters = options.query_parameters,
+                                                                .impact_bits = options.impact_bits});
+                                      });
         }
     }
     // The old index is closed before it is replaced.

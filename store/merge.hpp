@@ -10,12 +10,19 @@
 #include <optional>
 #include <string>
 
+#include "store/bm25.hpp"
+
 namespace invidx {
 
 struct MergeOptions {
     // Also write query.post, the query-ready layout (store/query_postings_writer.hpp),
     // with this codec (store/codecs/registry.hpp); none: the merged run only.
     std::optional<std::string> query_codec;
+    // With a query codec: the BM25 parameters of its block maxima, and
+    // quantized impacts with this many bits (query.post version 2,
+    // store/impacts.hpp); none: no impacts (version 1).
+    Bm25Parameters query_parameters;
+    std::optional<unsigned> impact_bits;
 };
 
 // Holds the merged run's compressed lists in memory while it writes them

@@ -8,6 +8,7 @@
 #include "store/binary_io.hpp"
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/registry.hpp"
+#include "store/impacts.hpp"
 #include "store/index_layout.hpp"
 
 namespace invidx {
@@ -30,7 +31,10 @@ QueryPostings::QueryPostings(const IndexReader& index)
     if (file.size() < 4) throw FormatError(name_, "field 'crc32': file too short");
     bytes_ = file.substr(0, file.size() - 4);
     BinaryReader in(name_, bytes_, 0, file_);
-    in.expect_header(layout::kQueryPostingsMagic, layout::kFileVersion);
+    // Version 1, or version 2 with impacts; the version field decides which.
+    const uint32_t version = bytes_.size() >= 12 ? load_u32(bytes_.data() + 8) : layout::kFileVersion;
+    in.expect_header(layout::kQueryPostingsMagic,
+                     version == layout::kQueryPostingsImpactVersion ? layout::kQueryPostingsImpactVersion : layout::kFileVersion);
     if (in.u32("block_postings") != layout::kQueryBlockPostings) {
         in.fail("block_postings", "must be " + std::to_string(layout::kQueryBlockPostings));
     }
@@ -45,6 +49,18 @@ QueryPostings::QueryPostings(const IndexReader& index)
         codec_ = &codecs::find_codec(codec_name);
     } catch (const Error& error) {
         in.fail("codec", error.message());
+    }
+    entry_bytes_ = layout::kQueryBlockEntryBytes;
+    if (version == layout::kQueryPostingsImpactVersion) {
+        const uint32_t bits = in.u32("impact_bits");
+        if (bits < kMinImpactBits || bits > kMaxImpactBits) {
+            in.fail("impact_bits", std::to_string(bits) + " is not " + std::to_string(kMinImpactBits) + " to " +
+                                       std::to_string(kMaxImpactBits));
+        }
+        impact_bits_ = bits;
+        max_weight_ = std::bit_cast<double>(in.u64("max_weight"));
+        if (!std::isfinite(max_weight_) || max_weight_ <= 0.0) in.fail("max_weight", "not a positive weight");
+        entry_bytes_ = layout::kQueryImpactBlockEntryBytes;
     }
     lists_start_ = in.position();
 
@@ -90,22 +106,22 @@ QueryList QueryPostings::list(uint64_t term) const {
         BinaryReader(name_, bytes_, table + 16).fail("list_offsets", where() + " lies outside the lists");
     }
     const uint64_t block_count = (info.df + layout::kQueryBlockPostings - 1) / layout::kQueryBlockPostings;
-    if (block_count > (end - begin) / layout::kQueryBlockEntryBytes) {
+    if (block_count > (end - begin) / entry_bytes_) {
         BinaryReader(name_, bytes_, table + 16)
             .fail("list_offsets", where() + ": " + std::to_string(block_count) + " block entries do not fit in " +
                                       std::to_string(end - begin) + " bytes");
     }
     // Fields of block k's entry, read in place (the entries fit: checked above).
     const auto fail_entry = [&](uint64_t k, uint64_t field_offset, std::string_view field, const std::string& problem) {
-        BinaryReader(name_, bytes_.substr(0, end), begin + k * layout::kQueryBlockEntryBytes + field_offset)
+        BinaryReader(name_, bytes_.substr(0, end), begin + k * entry_bytes_ + field_offset)
             .fail(field, where() + ", block " + std::to_string(k) + ": " + problem);
     };
-    uint64_t data = begin + block_count * layout::kQueryBlockEntryBytes;
-    verify(begin, block_count * layout::kQueryBlockEntryBytes);
+    uint64_t data = begin + block_count * entry_bytes_;
+    verify(begin, block_count * entry_bytes_);
     list.blocks_.resize(block_count);
     uint32_t next_docid = 0;
     for (uint64_t k = 0; k < block_count; ++k) {
-        const char* entry = bytes_.data() + begin + k * layout::kQueryBlockEntryBytes;
+        const char* entry = bytes_.data() + begin + k * entry_bytes_;
         QueryBlock& block = list.blocks_[k];
         block.last_docid = load_u32(entry);
         const uint32_t docid_bytes = load_u32(entry + 4);
@@ -118,13 +134,24 @@ QueryList QueryPostings::list(uint64_t term) const {
             fail_entry(k, 4, "last_docid", "docid " + std::to_string(block.last_docid) + " cannot end this block");
         }
         if (!std::isfinite(block.max_tf_part) || block.max_tf_part < 0.0) fail_entry(k, 20, "max_tf_part", "not a score");
-        if (uint64_t{docid_bytes} + tf_bytes > end - data) {
+        uint32_t impact_bytes = 0;
+        if (impact_bits_ != 0) {
+            impact_bytes = load_u32(entry + 20);
+            block.max_impact = load_u32(entry + 24);
+            if (block.max_impact < 1 || block.max_impact > (uint32_t{1} << impact_bits_) - 1) {
+                fail_entry(k, 24, "max_impact", std::to_string(block.max_impact) + " is not an impact of " +
+                                                    std::to_string(impact_bits_) + " bits");
+            }
+        }
+        if (uint64_t{docid_bytes} + tf_bytes + impact_bytes > end - data) {
             fail_entry(k, 8, "docid_bytes", "the block's bytes run past the list");
         }
         block.docid_bytes = bytes_.substr(data, docid_bytes);
         block.tf_bytes = bytes_.substr(data + docid_bytes, tf_bytes);
-        data += uint64_t{docid_bytes} + tf_bytes;
+        block.impact_bytes = bytes_.substr(data + docid_bytes + tf_bytes, impact_bytes);
+        data += uint64_t{docid_bytes} + tf_bytes + impact_bytes;
         list.max_tf_part_ = std::max(list.max_tf_part_, block.max_tf_part);
+        list.max_impact_ = std::max(list.max_impact_, block.max_impact);
         next_docid = block.last_docid + 1;
     }
     if (data != end) {
@@ -165,6 +192,25 @@ void QueryList::decode_tfs(size_t k, std::span<uint32_t> out) const {
     for (uint32_t& tf : out) tf += 1;
 }
 
+bool QueryList::has_impacts() const { return owner_->has_impacts(); }
+
+void QueryList::decode_impacts(size_t k, std::span<uint32_t> out) const {
+    ensure(owner_->has_impacts(), "decode_impacts: " + owner_->file_name() + " has no impacts");
+    const QueryBlock& block = blocks_[k];
+    ensure(out.size() == block.postings, "decode_impacts: the buffer must hold the block's postings");
+    try {
+        owner_->file().check(block.impact_bytes);
+        owner_->codec().decode(block.impact_bytes, out);
+    } catch (const FormatError& error) {
+        fail(k, "impacts: " + error.message());
+    }
+    // Stored as impact − 1; a block maximum below an impact would let pruning drop a document.
+    for (uint32_t& impact : out) {
+        if (impact >= block.max_impact) fail(k, "an impact exceeds the block's max_impact " + std::to_string(block.max_impact));
+        impact += 1;
+    }
+}
+
 run_list::DecodedList QueryList::decode() const {
     run_list::DecodedList out;
     out.docids.resize(df_);
@@ -181,6 +227,11 @@ run_list::DecodedList QueryList::decode() const {
     for (const uint32_t tf : out.tfs) {
         zero_tf |= tf == 0;
         cf += tf;
+    }
+    if (has_impacts()) {
+        // Every block's impacts, within its maximum (the bound pruning relies on).
+        std::vector<uint32_t> impacts(layout::kQueryBlockPostings);
+        for (size_t k = 0; k < blocks_.size(); ++k) decode_impacts(k, std::span(impacts.data(), blocks_[k].postings));
     }
     if (zero_tf || cf != cf_) {
         throw FormatError(owner_->file_name(), "list of term '" + term_ + "': tfs add up to " + std::to_string(cf) +

@@ -26,8 +26,10 @@ struct QueryBlock {
     uint32_t next_docid = 0;   // previous block's last docid + 1 (0 for the first): where the gaps start
     uint32_t postings = 0;     // 128, the last block of a list 1..128
     double max_tf_part = 0.0;  // largest tf·(k1+1)/(tf + norm) of the block's postings
+    uint32_t max_impact = 0;   // version 2: the largest quantized impact of the block (>= 1)
     std::string_view docid_bytes;
     std::string_view tf_bytes;
+    std::string_view impact_bytes;  // version 2
 };
 
 class QueryPostings;
@@ -37,11 +39,16 @@ public:
     std::span<const QueryBlock> blocks() const { return blocks_; }
     uint64_t df() const { return df_; }
     double max_tf_part() const { return max_tf_part_; }  // over the whole list
+    bool has_impacts() const;
+    uint32_t max_impact() const { return max_impact_; }  // over the whole list; 0 without impacts
 
     // Block k's docids (increasing, checked against its last docid) or tfs;
     // out.size() must be blocks()[k].postings.
     void decode_docids(size_t k, std::span<uint32_t> out) const;
     void decode_tfs(size_t k, std::span<uint32_t> out) const;
+    // Block k's quantized impacts (an index with impacts only), each checked
+    // to lie in [1, the block's max_impact].
+    void decode_impacts(size_t k, std::span<uint32_t> out) const;
     // The whole list, checked against the dictionary's df and cf.
     run_list::DecodedList decode() const;
 
@@ -54,6 +61,7 @@ private:
     uint64_t df_ = 0;
     uint64_t cf_ = 0;
     double max_tf_part_ = 0.0;
+    uint32_t max_impact_ = 0;
     std::vector<QueryBlock> blocks_;
 };
 
@@ -67,6 +75,11 @@ public:
     const codecs::Codec& codec() const { return *codec_; }
     // The BM25 parameters the block maxima were computed with.
     const Bm25Parameters& parameters() const { return parameters_; }
+    // Version 2 (`invidx weight`): every block holds quantized BM25 impacts
+    // (store/impacts.hpp) of impact_bits() bits, scaled by max_weight().
+    bool has_impacts() const { return impact_bits_ != 0; }
+    unsigned impact_bits() const { return impact_bits_; }
+    double max_weight() const { return max_weight_; }
     const std::string& file_name() const { return name_; }
     const VerifiedFile& file() const { return *file_; }
 
@@ -79,6 +92,9 @@ private:
     std::string_view bytes_;  // without the trailing CRC-32; not verified: through file_->check
     const codecs::Codec* codec_ = nullptr;
     Bm25Parameters parameters_;
+    unsigned impact_bits_ = 0;  // 0: version 1, no impacts
+    double max_weight_ = 0.0;
+    uint64_t entry_bytes_ = 0;  // of a block entry
     uint64_t lists_start_ = 0;
     uint64_t table_offset_ = 0;
 };

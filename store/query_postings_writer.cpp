@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "store/codecs/docid_gaps.hpp"
+#include "store/impacts.hpp"
 #include "store/index_layout.hpp"
 
 namespace invidx {
@@ -18,53 +19,93 @@ void put_little_endian(std::string& out, uint64_t value, unsigned bytes) {
     for (unsigned i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
 }
 
+// One term's list: its block entries, then its blocks' bytes.
+struct EncodedList {
+    std::string entries;
+    std::string data;
+};
+
+void encode_list(const IndexReader& index, uint64_t term, const codecs::Codec& codec, const Bm25& bm25,
+                 std::span<const double> norms, const ImpactQuantizer* quantizer, EncodedList& out) {
+    const auto list = index.postings(term);
+    const double idf = bm25.idf(index.term(term).df);
+    out.entries.clear();
+    out.data.clear();
+    std::vector<uint32_t> values(layout::kQueryBlockPostings);
+    for (size_t start = 0; start < list.docids.size(); start += layout::kQueryBlockPostings) {
+        const size_t n = std::min<size_t>(layout::kQueryBlockPostings, list.docids.size() - start);
+        const std::span docids(list.docids.data() + start, n);
+        const std::span tfs(list.tfs.data() + start, n);
+        const size_t data_start = out.data.size();
+        codecs::docids_to_gaps(docids, start == 0 ? 0 : list.docids[start - 1] + 1, values.data());
+        codec.encode(std::span<const uint32_t>(values.data(), n), out.data);
+        const size_t docid_bytes = out.data.size() - data_start;
+        double max_tf_part = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            values[i] = tfs[i] - 1;
+            max_tf_part = std::max(max_tf_part, bm25.tf_part(tfs[i], norms[docids[i]]));
+        }
+        codec.encode(std::span<const uint32_t>(values.data(), n), out.data);
+        const size_t tf_bytes = out.data.size() - data_start - docid_bytes;
+        put_little_endian(out.entries, docids.back(), 4);
+        put_little_endian(out.entries, docid_bytes, 4);  // a block of 128 values is far below 4 GiB
+        put_little_endian(out.entries, tf_bytes, 4);
+        put_little_endian(out.entries, std::bit_cast<uint64_t>(max_tf_part), 8);
+        if (quantizer) {
+            // Impacts are >= 1: stored as impact − 1, like tfs.
+            uint32_t max_impact = 0;
+            for (size_t i = 0; i < n; ++i) {
+                const uint32_t impact = (*quantizer)(bm25.score(idf, tfs[i], norms[docids[i]]));
+                max_impact = std::max(max_impact, impact);
+                values[i] = impact - 1;
+            }
+            codec.encode(std::span<const uint32_t>(values.data(), n), out.data);
+            put_little_endian(out.entries, out.data.size() - data_start - docid_bytes - tf_bytes, 4);
+            put_little_endian(out.entries, max_impact, 4);
+        }
+    }
+}
+
 }  // namespace
 
 void write_query_postings(const IndexReader& index, const codecs::Codec& codec, BinaryWriter& out,
-                          Bm25Parameters parameters) {
-    const Bm25 bm25(parameters, index.num_documents(), index.average_length());
-    std::vector<double> norms(index.num_documents());
-    oneapi::tbb::parallel_for(uint64_t{0}, index.num_documents(), [&](uint64_t docid) {
-        norms[docid] = bm25.length_norm(index.document(static_cast<uint32_t>(docid)).length);
-    });
+                          const QueryPostingsOptions& options) {
+    const Bm25 bm25(options.parameters, index.num_documents(), index.average_length());
+    const std::vector<double> norms = length_norms(index, bm25);
+    std::optional<ImpactQuantizer> quantizer;
+    if (options.impact_bits) {
+        // An index without postings has no weight to scale by: any positive maximum will do.
+        const double max_weight = max_posting_weight(index, bm25, norms);
+        quantizer.emplace(max_weight > 0.0 ? max_weight : 1.0, *options.impact_bits);
+    }
 
     out.bytes(layout::kQueryPostingsMagic);
-    out.u32(layout::kFileVersion);
+    out.u32(quantizer ? layout::kQueryPostingsImpactVersion : layout::kFileVersion);
     out.u32(layout::kQueryBlockPostings);
-    out.u64(std::bit_cast<uint64_t>(parameters.k1));
-    out.u64(std::bit_cast<uint64_t>(parameters.b));
+    out.u64(std::bit_cast<uint64_t>(options.parameters.k1));
+    out.u64(std::bit_cast<uint64_t>(options.parameters.b));
     out.string(codec.name);
+    if (quantizer) {
+        out.u32(quantizer->bits());
+        out.u64(std::bit_cast<uint64_t>(quantizer->max_weight()));
+    }
 
     std::vector<uint64_t> list_offsets;
     list_offsets.reserve(index.term_count() + 1);
-    std::string entries, data;
-    std::vector<uint32_t> values(layout::kQueryBlockPostings);
-    for (uint64_t term = 0; term < index.term_count(); ++term) {
-        list_offsets.push_back(out.position());
-        const auto list = index.postings(term);
-        entries.clear();
-        data.clear();
-        for (size_t start = 0; start < list.docids.size(); start += layout::kQueryBlockPostings) {
-            const size_t n = std::min<size_t>(layout::kQueryBlockPostings, list.docids.size() - start);
-            const std::span docids(list.docids.data() + start, n);
-            const std::span tfs(list.tfs.data() + start, n);
-            const size_t data_start = data.size();
-            codecs::docids_to_gaps(docids, start == 0 ? 0 : list.docids[start - 1] + 1, values.data());
-            codec.encode(std::span<const uint32_t>(values.data(), n), data);
-            const size_t docid_bytes = data.size() - data_start;
-            double max_tf_part = 0.0;
-            for (size_t i = 0; i < n; ++i) {
-                values[i] = tfs[i] - 1;
-                max_tf_part = std::max(max_tf_part, bm25.tf_part(tfs[i], norms[docids[i]]));
-            }
-            codec.encode(std::span<const uint32_t>(values.data(), n), data);
-            put_little_endian(entries, docids.back(), 4);
-            put_little_endian(entries, docid_bytes, 4);  // a block of 128 values is far below 4 GiB
-            put_little_endian(entries, data.size() - data_start - docid_bytes, 4);
-            put_little_endian(entries, std::bit_cast<uint64_t>(max_tf_part), 8);
+    // Terms in batches: encoded in parallel, written in order. A batch is
+    // bounded by terms, not bytes; frequent terms' lists are a small share.
+    constexpr uint64_t kBatchTerms = 4096;
+    std::vector<EncodedList> batch(kBatchTerms);
+    for (uint64_t first = 0; first < index.term_count(); first += kBatchTerms) {
+        const uint64_t count = std::min(kBatchTerms, index.term_count() - first);
+        oneapi::tbb::parallel_for(uint64_t{0}, count, [&](uint64_t i) {
+            encode_list(index, first + i, codec, bm25, norms, quantizer ? &*quantizer : nullptr, batch[i]);
+        });
+        for (uint64_t i = 0; i < count; ++i) {
+            list_offsets.push_back(out.position());
+            out.bytes(batch[i].entries);
+            out.bytes(batch[i].data);
         }
-        out.bytes(entries);
-        out.bytes(data);
     }
     const uint64_t table_offset = out.position();
     list_offsets.push_back(table_offset);

@@ -4,7 +4,11 @@
 // without decoding) and its largest BM25 term-frequency part (block-max:
 // Ding & Suel 2011), docids and tfs encoded apart by one codec of
 // store/codecs/ so tfs are decoded only for the postings that are scored.
+// With impact bits (version 2, `invidx weight`) every block also holds its
+// postings' quantized BM25 impacts (store/impacts.hpp) and their maximum.
 #pragma once
+
+#include <optional>
 
 #include "store/bm25.hpp"
 #include "store/binary_io.hpp"
@@ -13,10 +17,19 @@
 
 namespace invidx {
 
-// Every term of `index`, in dictionary order. The block maxima are computed
-// with `parameters` and the index's own document count and average length,
-// exactly as a Searcher with those parameters scores.
+struct QueryPostingsOptions {
+    // The block maxima (and weights) are computed with these and the index's
+    // own document count and average length, exactly as a Searcher with
+    // these parameters scores.
+    Bm25Parameters parameters;
+    // Also the quantized impacts, with this many bits (version 2); none: version 1.
+    std::optional<unsigned> impact_bits;
+};
+
+// Every term of `index`, in dictionary order; terms are encoded in parallel
+// (oneTBB) in batches and written in order, so the bytes do not depend on
+// the thread count.
 void write_query_postings(const IndexReader& index, const codecs::Codec& codec, BinaryWriter& out,
-                          Bm25Parameters parameters = {});
+                          const QueryPostingsOptions& options = {});
 
 }  // namespace invidx

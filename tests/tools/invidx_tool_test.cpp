@@ -2,6 +2,7 @@
 // through IndexWriter, and checks output and exit codes.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -181,6 +182,60 @@ TEST_CASE("invidx merge --layout query adds the query layout and search answers 
     CHECK(run_invidx(dir, "search " + idx + " apples zebras running --format json").out == before.out);
 }
 
+TEST_CASE("invidx weight stores impacts, search --scoring impact ranks by them, check --full passes") {
+    TempDir dir;
+    write_small_index(dir / "idx", false);
+    const std::string idx = quoted(dir / "idx");
+    const auto bm25 = run_invidx(dir, "search " + idx + " apples zebras running --format json");
+    REQUIRE(bm25.exit_code == 0);
+    // No query layout yet: nothing to store impacts in, nothing to score with.
+    const auto no_layout = run_invidx(dir, "weight " + idx);
+    CHECK(no_layout.exit_code == 2);
+    CHECK(no_layout.err.find("merge") != std::string::npos);
+    REQUIRE(run_invidx(dir, "merge " + idx + " --layout query").exit_code == 0);
+    const auto unweighted = run_invidx(dir, "search " + idx + " apples --scoring impact");
+    CHECK(unweighted.exit_code == 2);
+    CHECK(unweighted.err.find("invidx weight") != std::string::npos);
+    // The GPU is refused, never run on the CPU instead; bad values too.
+    const auto gpu = run_invidx(dir, "weight " + idx + " --device gpu");
+    CHECK(gpu.exit_code == 2);
+    CHECK(gpu.err.find("--device gpu") != std::string::npos);
+    CHECK(gpu.err.find("not implemented yet") != std::string::npos);
+    CHECK(run_invidx(dir, "weight " + idx + " --device tpu").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --bits 0").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --bits 17").exit_code == 2);
+    CHECK(run_invidx(dir, "weight").exit_code == 2);
+    CHECK(run_invidx(dir, "search " + idx + " apples --scoring tfidf").exit_code == 2);
+    CHECK(run_invidx(dir, "search " + idx + " apples --scoring impact --device gpu").exit_code == 2);
+    CHECK(run_invidx(dir, "stats " + idx + " --bits 8").exit_code == 2);
+
+    const auto weighted = run_invidx(dir, "weight " + idx + " --bits 4 --device cpu --format json");
+    REQUIRE(weighted.exit_code == 0);
+    const auto summary = nlohmann::json::parse(weighted.out);
+    CHECK(summary["bits"] == 4);
+    CHECK(summary["postings"] == 4);
+    CHECK(summary["codec"] == "bp128");
+    CHECK(summary["max_weight"].get<double>() > 0.0);
+    // zebra (df 1, tf 3 in doc "7") has the largest weight: 2^4 - 1.
+    const auto hits = nlohmann::json::parse(run_invidx(dir, "search " + idx + " zebras apples --scoring impact --format json").out);
+    REQUIRE(hits.size() == 1);
+    REQUIRE(hits[0]["results"].size() == 2);
+    CHECK(hits[0]["results"][0]["name"] == "7");
+    const double top = hits[0]["results"][0]["score"].get<double>();
+    CHECK(top > 15.0);
+    CHECK(top <= 30.0);
+    CHECK(top == std::floor(top));  // integer scores
+    CHECK(hits[0]["results"][1]["name"] == "doc-a");
+    CHECK(run_invidx(dir, "search " + idx + " zebras apples --scoring impact --mode and").out.find("7") != std::string::npos);
+    // BM25 scoring is unchanged, and the weighted index checks out whole.
+    CHECK(run_invidx(dir, "search " + idx + " apples zebras running --format json").out == bm25.out);
+    const auto check = run_invidx(dir, "check " + idx + " --full");
+    CHECK(check.exit_code == 0);
+    CHECK(check.out.starts_with("ok: "));
+    CHECK(run_invidx(dir, "weight " + idx).exit_code == 0);  // again, with the default 8 bits
+    CHECK(nlohmann::json::parse(run_invidx(dir, "weight --format json " + idx).out)["bits"] == 8);
+}
+
 TEST_CASE("invidx usage errors exit 2, damaged indexes exit 3") {
     TempDir dir;
     write_small_index(dir / "idx", false);
@@ -242,7 +297,7 @@ TEST_CASE("invidx check: exit 0 on a sound index, 3 naming every damage, 2 on us
 
 TEST_CASE("every invidx command has --help with an example and the exit codes") {
     TempDir dir;
-    for (const std::string command : {"", "stats ", "term ", "doc ", "export-ciff ", "merge "}) {
+    for (const std::string command : {"", "stats ", "term ", "doc ", "export-ciff ", "merge ", "weight "}) {
         CAPTURE(command);
         const auto help = run_invidx(dir, command + "--help");
         CHECK(help.exit_code == 0);

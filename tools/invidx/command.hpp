@@ -58,6 +58,7 @@ Command search_command();
 Command export_ciff_command();
 Command merge_command();
 Command check_command();
+Command weight_command();
 
 // --format and --help, which every command takes.
 std::vector<tools::FlagSpec> common_flags();

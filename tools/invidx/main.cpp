@@ -1,6 +1,7 @@
 // invidx: look inside a built index, search it, export it, merge its runs.
 //   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | search IDX QUERY... |
-//   export-ciff IDX FILE | merge IDX [--layout standard|query] [--codec NAME] | check IDX [--full]
+//   export-ciff IDX FILE | merge IDX [--layout standard|query] [--codec NAME] | check IDX [--full] |
+//   weight IDX [--bits N] [--device cpu]
 // One file per command (tools/invidx/*.cpp); this one reads the command
 // line by the table below and runs the command.
 // Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error.
@@ -18,7 +19,7 @@ namespace {
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {stats_command(),  term_command(),        doc_command(),
                                                search_command(), export_ciff_command(), merge_command(),
-                                               check_command()};
+                                               check_command(),  weight_command()};
     return table;
 }
 
@@ -30,7 +31,7 @@ const Command* find_command(std::string_view name) {
 }
 
 std::string general_help() {
-    std::string description = "Looks inside an index built by invidx-run, searches it, exports it, merges its runs.\n\nCommands:";
+    std::string description = "Looks inside an index built by invidx-run, searches it, exports it, merges its runs,\nweights its postings.\n\nCommands:";
     for (const auto& command : commands()) description += "\n  " + std::string(command.synopsis);
     tools::Flags flags;
     flags.add(common_flags()).add({.name = "--version", .help = "print the version"});
@@ -74,7 +75,7 @@ int run(const std::vector<std::string>& words) {
         return kOk;
     }
     const Command* command = find_command(name);
-    if (command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, search, export-ciff, merge, check");
+    if (command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, search, export-ciff, merge, check, weight");
 
     Invocation invocation{.command = *command, .args = {}, .flags = {}};
     try {

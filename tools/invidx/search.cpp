@@ -32,6 +32,7 @@ struct SearchFlags {
     TopicField topic_field = TopicField::kTitle;
     std::string run_tag = "invidx";
     std::string device = "cpu";
+    QueryScoring scoring = QueryScoring::kBm25;
 };
 
 SearchFlags search_flags(const Invocation& invocation) {
@@ -61,6 +62,13 @@ SearchFlags search_flags(const Invocation& invocation) {
     if (auto device = given.value("--device")) {
         if (*device != "cpu" && *device != "gpu" && *device != "auto") throw UsageError("--device must be cpu, gpu or auto, not '" + *device + "'");
         flags.device = *device;
+    }
+    if (auto scoring = given.value("--scoring")) {
+        if (*scoring != "bm25" && *scoring != "impact") throw UsageError("--scoring must be bm25 or impact, not '" + *scoring + "'");
+        flags.scoring = *scoring == "impact" ? QueryScoring::kImpact : QueryScoring::kBm25;
+    }
+    if (flags.scoring == QueryScoring::kImpact && flags.device == "gpu") {
+        throw UsageError("--scoring impact runs on the CPU only: use --device cpu");
     }
     return flags;
 }
@@ -103,9 +111,10 @@ int run_search(const Invocation& invocation) {
     std::vector<std::string> texts;
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
-    SearchOptions search_options{.k = flags.k, .mode = flags.mode};
+    SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
     std::vector<SearchResult> results;
-    if (flags.device == "auto") {
+    // Impacts are scored on the CPU only: there auto has one choice.
+    if (flags.device == "auto" && flags.scoring == QueryScoring::kBm25) {
         results = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
     } else {
         search_options.device = flags.device == "gpu" ? QueryDevice::kGpu : QueryDevice::kCpu;
@@ -175,6 +184,9 @@ std::vector<tools::FlagSpec> search_flag_specs() {
              "Web Track <topic number=...>), in parallel; file order"),
         flag("--topic-field", "title|description", "what a topic's query is (default title)"),
         flag("--run-tag", "TAG", "last column of --format trec (default invidx)"),
+        flag("--scoring", "bm25|impact",
+             "bm25: BM25 per posting (default); impact: sums of the\n"
+             "quantized impacts that invidx weight stored (CPU only)"),
         flag("--device", "cpu|gpu|auto",
              "where queries run (default cpu; gpu: GPU 0, same results,\n"
              "phrases excepted; auto: each query where it is estimated\n"
@@ -187,7 +199,7 @@ std::vector<tools::FlagSpec> search_flag_specs() {
 
 Command search_command() {
     return {.name = "search",
-            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--device cpu|gpu|auto]",
+            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--device cpu|gpu|auto]",
             .description = "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
                            "way documents were (duplicate terms count once). OR ranks every document\n"
                            "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
@@ -199,7 +211,9 @@ Command search_command() {
                            "phrase, in both modes; they are scored by BM25 over all the words. Phrases\n"
                            "need an index built with positions (invidx-run ... --set positions=true).\n"
                            "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
-                           "The qid of a command-line query is 1. See docs/QUERY.md.",
+                           "The qid of a command-line query is 1. --scoring impact ranks by the sum of\n"
+                           "the quantized BM25 impacts that invidx weight stored (integer scores, exact\n"
+                           "top k by them, on the CPU). See docs/QUERY.md.",
             .example = "  $ invidx search idx zebras apples --k 2\n"
                        "  1  7      1.758825  2\n"
                        "  2  doc-a  0.626986  0\n"
