@@ -16,6 +16,7 @@
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "support/temp_dir.hpp"
+#include "support/damage.hpp"
 
 using namespace invidx::testing;
 namespace fs = std::filesystem;
@@ -54,15 +55,6 @@ ListBytes list_bytes(const fs::path& dir, const invidx::IndexReader& index, cons
     const uint64_t table = invidx::load_u64(run.data() + invidx::layout::kRunHeaderBytes + 8);
     const char* entry = run.data() + table + invidx::layout::kListEntryBytes * refs[0].slot;
     return {invidx::load_u64(entry), invidx::load_u64(entry + 8)};
-}
-
-void flip_byte(const fs::path& path, uint64_t offset) {
-    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekg(static_cast<std::streamoff>(offset));
-    char byte = 0;
-    file.get(byte);
-    file.seekp(static_cast<std::streamoff>(offset));
-    file.put(static_cast<char>(byte ^ 0x5A));
 }
 
 bool mentions(const invidx::IndexCheckReport& report, const std::string& text) {

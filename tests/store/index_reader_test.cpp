@@ -12,6 +12,7 @@
 #include "store/index_reader.hpp"
 #include "store/index_fixture.hpp"
 #include "support/temp_dir.hpp"
+#include "support/damage.hpp"
 
 using namespace invidx::testing;
 namespace fs = std::filesystem;
@@ -83,15 +84,6 @@ void check_index_matches(const invidx::IndexReader& index, const Collection& col
     CHECK(index.files()[1].path == collection.files[1].path);
     CHECK(index.files()[1].format == "jsonl");
     CHECK(index.files()[1].size_bytes == 2000);
-}
-
-void flip_byte(const fs::path& path, uint64_t offset) {
-    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekg(static_cast<std::streamoff>(offset));
-    char byte = 0;
-    file.get(byte);
-    file.seekp(static_cast<std::streamoff>(offset));
-    file.put(static_cast<char>(byte ^ 0x5A));
 }
 
 std::string open_error(const fs::path& dir) {

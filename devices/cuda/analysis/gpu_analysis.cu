@@ -46,6 +46,7 @@
 #include "analysis/stopwords.hpp"
 #include "devices/analysis_batch.hpp"
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
 #include "invidx/error.hpp"
 
@@ -89,17 +90,6 @@ __global__ void __launch_bounds__(kDocumentThreads)
                                                       positional ? positions + at : nullptr);
 }
 
-class Stream {
-public:
-    Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-    ~Stream() { cudaStreamDestroy(stream_); }  // destructor path: errors have nowhere to go
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return stream_; }
-
-private:
-    cudaStream_t stream_ = nullptr;
-};
 
 // A device array holding a copy of `count` host elements (none: no memory).
 template <class T>
@@ -130,7 +120,7 @@ GpuAnalysisResult gpu_analyze_batch(int device, const GpuAnalysisInput& input) {
     ensure(documents <= UINT32_MAX, "gpu_analyze_batch: more than 2^32 - 1 documents in one batch");
 
     use_device(device);
-    const Stream stream;  // declared before the arrays: it outlives their frees
+    const cuda::ScopedStream stream;  // declared before the arrays: it outlives their frees
     const cudaStream_t s = stream.get();
     MemoryCounter memory;
     const size_t text_bytes = input.text.size();

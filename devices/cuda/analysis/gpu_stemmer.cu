@@ -10,6 +10,7 @@
 #include "analysis/porter.hpp"
 #include "analysis/token_bytes.hpp"
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
 #include "invidx/error.hpp"
 
@@ -51,17 +52,6 @@ void check_token_list(const GpuTokenList& tokens) {
     }
 }
 
-class Stream {
-public:
-    Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-    ~Stream() { cudaStreamDestroy(stream_); }  // destructor path: errors have nowhere to go
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return stream_; }
-
-private:
-    cudaStream_t stream_ = nullptr;
-};
 
 }  // namespace
 
@@ -73,7 +63,7 @@ GpuTokenList gpu_stem_tokens(int device, const GpuTokenList& tokens) {
     if (count == 0) return stems;
 
     use_device(device);
-    const Stream stream;  // declared before the arrays: it outlives their frees
+    const cuda::ScopedStream stream;  // declared before the arrays: it outlives their frees
     MemoryCounter memory;
     DeviceArray<unsigned char> device_bytes(memory);
     DeviceArray<unsigned char> device_stems(memory);
