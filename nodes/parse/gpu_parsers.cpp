@@ -21,9 +21,9 @@ GpuParserSpec read_entry(const nlohmann::json& item, const std::string& pointer,
     if (item.is_string()) entry = {{"device", item}};  // "gpu:0" for {"device": "gpu:0"}
     if (!entry.is_object())
         throw ConfigError(pointer, "expected an object such as {\"device\": \"gpu:0\"}, got " + item.dump());
-    std::string known = "device, slots";
+    const std::string known = "device, slots, max_batch_bytes";
     for (auto it = entry.begin(); it != entry.end(); ++it) {
-        if (it.key() != "device" && it.key() != "slots")
+        if (it.key() != "device" && it.key() != "slots" && it.key() != "max_batch_bytes")
             throw ConfigError(pointer + "/" + it.key(), "unknown key '" + it.key() + "' for a GPU parser; known keys: " + known);
     }
     const std::string at = item.is_string() ? pointer : pointer + "/device";
@@ -48,6 +48,11 @@ GpuParserSpec read_entry(const nlohmann::json& item, const std::string& pointer,
             throw ConfigError(pointer + "/slots", "expected an integer from 1 to 8, got " + slots->dump());
         spec.slots = slots->get<unsigned>();
     }
+    if (auto bytes = entry.find("max_batch_bytes"); bytes != entry.end()) {
+        if (!bytes->is_number_unsigned() || bytes->get<uint64_t>() < 1 || bytes->get<uint64_t>() > (uint64_t{1} << 30))
+            throw ConfigError(pointer + "/max_batch_bytes", "expected a size from 1 to 2^30 bytes, got " + bytes->dump());
+        spec.max_batch_bytes = bytes->get<uint64_t>();
+    }
     return spec;
 }
 
@@ -69,7 +74,7 @@ GpuParserChoice choose_gpu_parsers(const nlohmann::json& value, const std::strin
             return choice;
         }
         for (const auto& gpu : inventory.devices)
-            choice.gpus.push_back(GpuParserSpec{"gpu:" + std::to_string(gpu.ordinal), gpu.ordinal, kDefaultGpuParserSlots});
+            choice.gpus.push_back(GpuParserSpec{"gpu:" + std::to_string(gpu.ordinal), gpu.ordinal});
         choice.reason = "\"gpus\": \"auto\" found " + present_list(inventory);
         return choice;
     }

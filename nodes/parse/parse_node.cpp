@@ -60,6 +60,7 @@ struct ParserState {
 // one GPU's slots together.
 struct ParserCounters {
     std::atomic<uint64_t> batches{0};
+    std::atomic<uint64_t> batches_on_host{0};  // a GPU's batches over its max_batch_bytes
     std::atomic<uint64_t> text_bytes{0};
     std::atomic<uint64_t> busy_ns{0};
 };
@@ -161,7 +162,9 @@ public:
             parsers.push_back({{"kind", "gpu"},
                                {"device", choice_.gpus[g].device},
                                {"slots", choice_.gpus[g].slots},
+                               {"max_batch_bytes", choice_.gpus[g].max_batch_bytes},
                                {"batches", counters.batches.load()},
+                               {"batches_on_host", counters.batches_on_host.load()},
                                {"text_bytes", counters.text_bytes.load()},
                                {"busy_seconds", seconds(counters.busy_ns)},
                                {"device_bytes", device_bytes},
@@ -182,6 +185,7 @@ private:
         std::unique_ptr<flow::limiter_node<In>> limiter;
         std::unique_ptr<GpuBody> node;
         std::unique_ptr<GpuBatchAnalyzer> analyzer;  // made and used on `worker` only
+        std::unique_ptr<ParserState> host;           // for batches over max_batch_bytes; on `worker` only
         std::unique_ptr<AsyncWorker> worker;
     };
 
@@ -233,8 +237,15 @@ private:
                     NodeMetrics::BusyScope busy_gpu(counters.busy_ns);
                     ++metrics_.items_in;
                     metrics_.bytes_in += batch->text.size();
-                    auto parsed = std::make_shared<ParsedBatch>(
-                        parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis));
+                    std::shared_ptr<ParsedBatch> parsed;
+                    if (batch->text.size() <= choice_.gpus[slot.gpu].max_batch_bytes) {
+                        parsed = std::make_shared<ParsedBatch>(
+                            parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis));
+                    } else {
+                        if (!slot.host) slot.host = std::make_unique<ParserState>(state_.config.analysis);
+                        parsed = std::make_shared<ParsedBatch>(parse_batch(*batch, slot.host->analyzer, slot.host->terms));
+                        ++counters.batches_on_host;
+                    }
                     counted(*parsed, counters);
                     return Out(std::move(parsed));
                 });

@@ -27,6 +27,8 @@ std::vector<ParseConfiguration> mixed_configurations() {
         {"GPUs only: gpu:0 and gpu:1, 1 slot each", 0,
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}, {"device": "gpu:1", "slots": 1}])")},
         {"2 CPU + auto (both pretend GPUs)", 2, "auto"},
+        {"GPU only, batches over 6000 bytes parsed on its host thread", 0,
+         nlohmann::json::parse(R"([{"device": "gpu:1", "max_batch_bytes": 6000}])")},
     };
 }
 
@@ -87,6 +89,22 @@ TEST_CASE("gpu parse (host reference): the report gives each parser kind's batch
     for (const auto& node : report.json.at("nodes"))
         if (node.at("kind") == "parse") CHECK(node.at("concurrency") == 3);
     check_parse_report(report.json, true);
+}
+
+TEST_CASE("gpu parse (host reference): batches over max_batch_bytes are parsed by the slot's thread on the host") {
+    const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
+    TempDir dir;
+    const BuildReport report = build_index(
+        with_parsers(standard_pipeline({sample_path()}, dir / "index", 1, 1),
+                     {"", 0, nlohmann::json::parse(R"([{"device": "gpu:0", "max_batch_bytes": 20000}])")}),
+        {"memory.batch_bytes=16384"});
+    const nlohmann::json& gpu = report.json.at("parse").at("parsers").at(0);
+    CHECK(gpu.at("max_batch_bytes") == 20000);
+    // Small files' batches fit; a document larger than a batch makes a batch that does not.
+    CHECK(gpu.at("batches_on_host").get<uint64_t>() > 0);
+    CHECK(gpu.at("batches_on_host").get<uint64_t>() < gpu.at("batches").get<uint64_t>());
+    const BuildReport cpu = build_index(standard_pipeline({sample_path()}, dir / "cpu", 1, 1));
+    CHECK(ciff_bytes(dir / "index") == ciff_bytes(dir / "cpu"));
 }
 
 TEST_CASE("gpu parse (host reference): a failing GPU parser stops the build naming the node") {

@@ -61,7 +61,7 @@ TEST_CASE("gpu parsers: auto takes every GPU present, and none where there is no
 TEST_CASE("gpu parsers: a list names its devices and slots") {
     const GpuParseBackend two = host_reference_gpu_parse_backend(2);
     const GpuParserChoice choice =
-        choose_gpu_parsers(json::parse(R"([{"device": "gpu:1", "slots": 3}, "gpu:0"])"), kAt, two);
+        choose_gpu_parsers(json::parse(R"([{"device": "gpu:1", "slots": 3, "max_batch_bytes": 1000}, "gpu:0"])"), kAt, two);
     REQUIRE(choice.gpus.size() == 2);
     CHECK(choice.setting == "list");
     CHECK(choice.gpus[0].device == "gpu:1");
@@ -69,6 +69,8 @@ TEST_CASE("gpu parsers: a list names its devices and slots") {
     CHECK(choice.gpus[0].slots == 3);
     CHECK(choice.gpus[1].ordinal == 0);
     CHECK(choice.gpus[1].slots == kDefaultGpuParserSlots);
+    CHECK(choice.gpus[0].max_batch_bytes == 1000);
+    CHECK(choice.gpus[1].max_batch_bytes == GpuParserSpec{}.max_batch_bytes);
 }
 
 TEST_CASE("gpu parsers: bad values are ConfigErrors naming the key") {
@@ -94,6 +96,10 @@ TEST_CASE("gpu parsers: bad values are ConfigErrors naming the key") {
     CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "slots": 0}])"), two), kAt + "/0/slots"));
     CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "slots": 9}])"), two), kAt + "/0/slots"));
     CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "slot": 1}])"), two), kAt + "/0/slot: unknown key"));
+    CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "max_batch_bytes": 0}])"), two),
+                   kAt + "/0/max_batch_bytes"));
+    CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "max_batch_bytes": 2147483648}])"), two),
+                   kAt + "/0/max_batch_bytes"));
 }
 
 TEST_CASE("gpu parsers: naming a GPU in a build without CUDA says so, naming the key") {
