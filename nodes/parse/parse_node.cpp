@@ -126,16 +126,19 @@ public:
     flow::sender<Out>& output_port() override { return *output_; }
 
     // Each slot makes its analyzer on its own thread (a CUDA context and
-    // stream) while the first blocks are read.
+    // stream) while the first blocks are read. The graph waits for it
+    // (reserve_wait), so finish() never reads a slot being set up.
     void start() override {
         for (auto& slot : slots_) {
             GpuSlot* const s = slot.get();
+            state_.graph.reserve_wait();
             s->worker->submit([this, s] {
                 try {
                     run_guarded(metrics_, [&] { analyzer_of(*s); });
                 } catch (...) {
                     state_.fail(std::current_exception());
                 }
+                state_.graph.release_wait();
             });
         }
     }
