@@ -89,6 +89,10 @@ TEST_CASE("gpu parse (host reference): the report gives each parser kind's batch
     for (const auto& node : report.json.at("nodes"))
         if (node.at("kind") == "parse") CHECK(node.at("concurrency") == 3);
     check_parse_report(report.json, true);
+    // And the summary invidx-run prints.
+    const std::string summary = report.summary_table();
+    CHECK(summary.find("parsers CPU") != std::string::npos);
+    CHECK(summary.find("parsers GPU gpu:1") != std::string::npos);
 }
 
 TEST_CASE("gpu parse (host reference): batches over max_batch_bytes are parsed by the slot's thread on the host") {
