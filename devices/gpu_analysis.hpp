@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +59,33 @@ struct GpuAnalysisResult {
 
 // Analyzes the documents of `input` on GPU `device`, one thread per document.
 // Throws invidx::Error naming the device when it cannot be used, or when
-// `input` is malformed.
+// `input` is malformed. One batch: a stream of batches goes through a
+// GpuBatchAnalyzer, which keeps its buffers.
 GpuAnalysisResult gpu_analyze_batch(int device, const GpuAnalysisInput& input);
+
+// Memory a batch analyzer holds, in bytes: now, and at most so far.
+struct GpuAnalyzerMemory {
+    uint64_t device_bytes = 0;
+    uint64_t peak_device_bytes = 0;
+    uint64_t pinned_host_bytes = 0;
+};
+
+// Analyzes one batch after another, as gpu_analyze_batch does, keeping its
+// stream, pinned staging buffers and device arrays from batch to batch (they
+// grow to the largest batch seen, nothing more): no allocation per batch,
+// and copies that are truly asynchronous. One host thread at a time; two
+// analyzers on one GPU, driven by two threads, overlap one's copies and host
+// work with the other's kernels.
+class GpuBatchAnalyzer {
+public:
+    virtual ~GpuBatchAnalyzer() = default;
+    virtual GpuAnalysisResult analyze(const GpuAnalysisInput& input) = 0;
+    virtual GpuAnalyzerMemory memory() const = 0;
+};
+
+// An analyzer on GPU `device`; throws invidx::Error naming it when it cannot
+// be used (or in a build without CUDA).
+std::unique_ptr<GpuBatchAnalyzer> create_gpu_batch_analyzer(int device);
 
 // What gpu_analyze_batch computes, computed on the host by the same
 // per-document code and the same batch layout: the reference its kernels are

@@ -40,6 +40,10 @@ GpuAnalysisResult gpu_analyze_batch(int, const GpuAnalysisInput&) {
     throw Error("invidx was built without CUDA: no GPU document analysis");
 }
 
+std::unique_ptr<GpuBatchAnalyzer> create_gpu_batch_analyzer(int) {
+    throw Error("invidx was built without CUDA: no GPU document analysis");
+}
+
 GpuTokenList gpu_stem_tokens(int, const GpuTokenList&) {
     throw Error("invidx was built without CUDA: no GPU stemming");
 }

@@ -175,6 +175,17 @@ std::string BuildReport::summary_table() const {
                   json.value("input_bytes_uncompressed", uint64_t{0}) / 1e6, json.value("throughput_mb_s", 0.0),
                   json.value("peak_rss_bytes", uint64_t{0}) / 1048576.0);
     out << line;
+    // Who parsed what: the CPU parsers together, each GPU's slots together.
+    if (json.contains("parse")) {
+        for (const auto& parser : json["parse"].value("parsers", nlohmann::json::array())) {
+            const std::string who = parser.value("kind", "") == "gpu" ? "GPU " + parser.value("device", "") : "CPU";
+            std::snprintf(line, sizeof line, "parsers %-10s %9llu batches %10.1f MB %9.3f s busy\n", who.c_str(),
+                          static_cast<unsigned long long>(parser.value("batches", uint64_t{0})),
+                          parser.value("text_bytes", uint64_t{0}) / 1e6, parser.value("busy_seconds", 0.0));
+            out << line;
+        }
+        out << "\n";
+    }
     std::snprintf(line, sizeof line, "%-12s %4s %9s %9s %10s %9s %9s %9s %7s\n", "node", "conc", "items in",
                   "items out", "MB in", "busy s", "idle s", "blocked s", "util");
     out << line;

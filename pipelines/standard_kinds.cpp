@@ -19,7 +19,9 @@ NodeRegistry& node_registry() {
         r->add("decompress", "decompresses gzip/bzip2/xz/zstd/lz4 and unpacks tar/zip entries (libarchive)",
                make_decompress_node);
         r->add("frame", "cuts entries into documents (warc, trec, jsonl, text; count: framers) and assigns docids", make_frame_node);
-        r->add("parse", "HTML rules, tokens, stop words, Porter stemming, trie collections (count: parsers)",
+        r->add("parse",
+               "HTML rules, tokens, stop words, Porter stemming, trie collections (count: CPU parsers; "
+               "gpus: GPU parsers beside them, \"auto\" where CUDA and a GPU are)",
                make_parse_node);
         r->add("regroup", "regroups each parsed batch by trie collection", make_regroup_node);
         r->add("index", "restores docid order, cuts runs, and feeds the indexers (\"indexers\": [...])",

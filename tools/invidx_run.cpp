@@ -15,6 +15,7 @@
 #include "devices/gpu_devices.hpp"
 #include "invidx/pipeline.hpp"
 #include "nodes/index/indexer_registry.hpp"
+#include "nodes/parse/gpu_parsers.hpp"
 #include "tools/common/flags.hpp"
 
 namespace {
@@ -74,6 +75,17 @@ void list_kinds() {
                     gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
                     static_cast<double>(gpu.memory_bytes) / (1u << 30));
     if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
+    // What a parse node with "gpus": "auto" (configs/default.json) does on this machine.
+    const invidx::GpuParserChoice parsing =
+        invidx::choose_gpu_parsers("auto", "/gpus", *invidx::gpu_parse_backend());
+    std::puts("parsing with \"gpus\": \"auto\" (configs/default.json):");
+    if (parsing.gpus.empty()) {
+        std::printf("  CPU parsers only: %s\n", parsing.reason.c_str());
+    } else {
+        std::string devices;
+        for (const auto& gpu : parsing.gpus) devices += (devices.empty() ? "" : ", ") + gpu.device;
+        std::printf("  GPU parsers on %s beside the CPU parsers (%s)\n", devices.c_str(), parsing.reason.c_str());
+    }
 }
 
 // SIGINT and SIGTERM become a stop request. They are blocked in every thread

@@ -1,12 +1,17 @@
 #include "nodes/parse/parse_node.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/flow_graph.h>
 
-#include "graph/transform_stage.hpp"
 #include "analysis/analyzer.hpp"
+#include "graph/async_worker.hpp"
+#include "graph/guard.hpp"
+#include "nodes/parse/gpu_parse_batch.hpp"
+#include "nodes/parse/gpu_parsers.hpp"
 
 namespace invidx {
 
@@ -40,6 +45,10 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
 
 namespace {
 
+namespace flow = oneapi::tbb::flow;
+using In = std::shared_ptr<const DocBatch>;
+using Out = std::shared_ptr<const ParsedBatch>;
+
 // Per-thread analysis state: libstemmer handles are not thread-safe.
 struct ParserState {
     explicit ParserState(const AnalysisSettings& settings) : analyzer(settings) {}
@@ -47,25 +56,251 @@ struct ParserState {
     DocumentTerms terms;
 };
 
+// What one kind of parser did, for the report: the CPU parsers together, or
+// one GPU's slots together.
+struct ParserCounters {
+    std::atomic<uint64_t> batches{0};
+    std::atomic<uint64_t> batches_on_host{0};  // a GPU's batches over its max_batch_bytes
+    std::atomic<uint64_t> text_bytes{0};
+    std::atomic<uint64_t> busy_ns{0};
+};
+
+double seconds(const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; }
+
+// The parsers. CPU parsers only: one function_node of `count` parsers, as
+// ever. With GPU parsers, every batch waits in one buffer_node and the
+// first parser free takes it: the CPU parsers (a rejecting function_node,
+// which pulls from the buffer when one of them is free) or a GPU slot (a
+// limiter_node of 1 before an async_node whose body queues the batch on the
+// slot's own thread, so no flow-graph thread waits for a device; the
+// limiter is released when the slot is done and pulls the next batch).
+// So the split between CPU and GPU follows their speeds on this input. The
+// buffer adds no bound of its own: each batch holds its read block's token.
+// Batches leave in any order; the index node restores docid order by batch
+// sequence (graph/in_order.hpp), as it does behind parallel CPU parsers.
+class ParseNode final : public Stage<DocBatch, ParsedBatch> {
+public:
+    using CpuRejecting = flow::function_node<In, Out, flow::rejecting>;
+    using CpuQueueing = flow::function_node<In, Out>;
+    using GpuBody = flow::async_node<In, Out>;
+
+    ParseNode(RunState& state, unsigned cpu_parsers, GpuParserChoice choice,
+              std::shared_ptr<const GpuParseBackend> backend)
+        : state_(state),
+          cpu_parsers_(cpu_parsers),
+          choice_(std::move(choice)),
+          backend_(std::move(backend)),
+          parsers_state_(state.config.analysis) {
+        unsigned concurrency = cpu_parsers_;
+        if (choice_.gpus.empty()) {
+            cpu_queueing_ = std::make_unique<CpuQueueing>(state.graph, cpu_parsers_,
+                                                          [this](const In& batch) { return parse_on_cpu(batch); });
+            input_ = cpu_queueing_.get();
+            output_ = cpu_queueing_.get();
+        } else {
+            buffer_ = std::make_unique<flow::buffer_node<In>>(state.graph);
+            merged_ = std::make_unique<flow::broadcast_node<Out>>(state.graph);
+            input_ = buffer_.get();
+            output_ = merged_.get();
+            if (cpu_parsers_ > 0) {
+                cpu_rejecting_ = std::make_unique<CpuRejecting>(state.graph, cpu_parsers_,
+                                                                [this](const In& batch) { return parse_on_cpu(batch); });
+                flow::make_edge(*buffer_, *cpu_rejecting_);
+                flow::make_edge(*cpu_rejecting_, *merged_);
+            }
+            for (size_t g = 0; g < choice_.gpus.size(); ++g) {
+                gpu_counters_.push_back(std::make_unique<ParserCounters>());
+                for (unsigned k = 0; k < choice_.gpus[g].slots; ++k) add_gpu_slot(g);
+                concurrency += choice_.gpus[g].slots;
+            }
+        }
+        metrics_.concurrency = concurrency;
+    }
+
+    ~ParseNode() override {
+        // The slots' threads stop first, while the nodes their jobs report to exist.
+        for (auto& slot : slots_) slot->worker.reset();
+    }
+
+    flow::receiver<In>& input_port() override { return *input_; }
+    flow::sender<Out>& output_port() override { return *output_; }
+
+    // Each slot makes its analyzer on its own thread (a CUDA context and
+    // stream) while the first blocks are read. The graph waits for it
+    // (reserve_wait), so finish() never reads a slot being set up.
+    void start() override {
+        for (auto& slot : slots_) {
+            GpuSlot* const s = slot.get();
+            state_.graph.reserve_wait();
+            s->worker->submit([this, s] {
+                try {
+                    run_guarded(metrics_, [&] { analyzer_of(*s); });
+                } catch (...) {
+                    state_.fail(std::current_exception());
+                }
+                state_.graph.release_wait();
+            });
+        }
+    }
+
+    void finish(RunState& state) override {
+        nlohmann::json parsers = nlohmann::json::array();
+        if (cpu_parsers_ > 0) {
+            parsers.push_back({{"kind", "cpu"},
+                               {"count", cpu_parsers_},
+                               {"batches", cpu_counters_.batches.load()},
+                               {"text_bytes", cpu_counters_.text_bytes.load()},
+                               {"busy_seconds", seconds(cpu_counters_.busy_ns)}});
+        }
+        for (size_t g = 0; g < choice_.gpus.size(); ++g) {
+            const ParserCounters& counters = *gpu_counters_[g];
+            uint64_t device_bytes = 0, peak_device_bytes = 0, pinned_host_bytes = 0;
+            for (const auto& slot : slots_) {
+                if (slot->gpu != g || !slot->analyzer) continue;
+                const GpuAnalyzerMemory memory = slot->analyzer->memory();
+                device_bytes += memory.device_bytes;
+                peak_device_bytes += memory.peak_device_bytes;
+                pinned_host_bytes += memory.pinned_host_bytes;
+            }
+            parsers.push_back({{"kind", "gpu"},
+                               {"device", choice_.gpus[g].device},
+                               {"slots", choice_.gpus[g].slots},
+                               {"max_batch_bytes", choice_.gpus[g].max_batch_bytes},
+                               {"batches", counters.batches.load()},
+                               {"batches_on_host", counters.batches_on_host.load()},
+                               {"text_bytes", counters.text_bytes.load()},
+                               {"busy_seconds", seconds(counters.busy_ns)},
+                               {"device_bytes", device_bytes},
+                               {"peak_device_bytes", peak_device_bytes},
+                               {"pinned_host_bytes", pinned_host_bytes}});
+        }
+        nlohmann::json section = {{"gpus", choice_.setting},
+                                  {"choice", choice_.gpus.empty() ? "cpu" : (cpu_parsers_ > 0 ? "cpu+gpu" : "gpu")},
+                                  {"reason", choice_.reason},
+                                  {"parsers", std::move(parsers)}};
+        if (!choice_.gpus.empty()) section["gpu_backend"] = backend_->name;
+        state.add_report_section("parse", std::move(section));
+    }
+
+private:
+    struct GpuSlot {
+        size_t gpu = 0;  // into choice_.gpus
+        std::unique_ptr<flow::limiter_node<In>> limiter;
+        std::unique_ptr<GpuBody> node;
+        std::unique_ptr<GpuBatchAnalyzer> analyzer;  // made and used on `worker` only
+        std::unique_ptr<ParserState> host;           // for batches over max_batch_bytes; on `worker` only
+        std::unique_ptr<AsyncWorker> worker;
+    };
+
+    void add_gpu_slot(size_t g) {
+        auto slot = std::make_unique<GpuSlot>();
+        slot->gpu = g;
+        slot->worker = std::make_unique<AsyncWorker>();
+        slot->limiter = std::make_unique<flow::limiter_node<In>>(state_.graph, 1);
+        GpuSlot* const s = slot.get();
+        slot->node = std::make_unique<GpuBody>(state_.graph, flow::unlimited,
+                                               [this, s](const In& batch, GpuBody::gateway_type& gateway) {
+                                                   gateway.reserve_wait();
+                                                   s->worker->submit([this, s, batch, &gateway] {
+                                                       parse_on_gpu(*s, batch, gateway);
+                                                   });
+                                               });
+        flow::make_edge(*buffer_, *slot->limiter);
+        flow::make_edge(*slot->limiter, *slot->node);
+        flow::make_edge(*slot->node, *merged_);
+        slots_.push_back(std::move(slot));
+    }
+
+    GpuBatchAnalyzer& analyzer_of(GpuSlot& slot) {
+        if (!slot.analyzer) slot.analyzer = backend_->make_analyzer(choice_.gpus[slot.gpu].ordinal);
+        return *slot.analyzer;
+    }
+
+    Out parse_on_cpu(const In& batch) {
+        return run_guarded(metrics_, [&] {
+            NodeMetrics::BusyScope busy(metrics_.busy_ns);
+            NodeMetrics::BusyScope busy_cpu(cpu_counters_.busy_ns);
+            ++metrics_.items_in;
+            metrics_.bytes_in += batch->text.size();
+            ParserState& local = parsers_state_.local();
+            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms));
+            counted(*out, cpu_counters_);
+            return Out(std::move(out));
+        });
+    }
+
+    // On the slot's thread. Whatever happens, the slot takes the next batch
+    // (its limiter is released) and the graph may finish (release_wait).
+    void parse_on_gpu(GpuSlot& slot, const In& batch, GpuBody::gateway_type& gateway) {
+        try {
+            if (!state_.graph.is_cancelled()) {
+                Out out = run_guarded(metrics_, [&] {
+                    ParserCounters& counters = *gpu_counters_[slot.gpu];
+                    NodeMetrics::BusyScope busy(metrics_.busy_ns);
+                    NodeMetrics::BusyScope busy_gpu(counters.busy_ns);
+                    ++metrics_.items_in;
+                    metrics_.bytes_in += batch->text.size();
+                    std::shared_ptr<ParsedBatch> parsed;
+                    if (batch->text.size() <= choice_.gpus[slot.gpu].max_batch_bytes) {
+                        parsed = std::make_shared<ParsedBatch>(
+                            parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis));
+                    } else {
+                        if (!slot.host) slot.host = std::make_unique<ParserState>(state_.config.analysis);
+                        parsed = std::make_shared<ParsedBatch>(parse_batch(*batch, slot.host->analyzer, slot.host->terms));
+                        ++counters.batches_on_host;
+                    }
+                    counted(*parsed, counters);
+                    return Out(std::move(parsed));
+                });
+                gateway.try_put(std::move(out));
+            }
+        } catch (...) {
+            state_.fail(std::current_exception());
+        }
+        slot.limiter->decrementer().try_put(flow::continue_msg());
+        gateway.release_wait();
+    }
+
+    void counted(const ParsedBatch& out, ParserCounters& counters) {
+        state_.tokens_indexed += out.tokens;
+        ++metrics_.items_out;
+        metrics_.bytes_out += out.terms.size();
+        ++counters.batches;
+        counters.text_bytes += out.text_bytes;
+    }
+
+    RunState& state_;
+    const unsigned cpu_parsers_;
+    const GpuParserChoice choice_;
+    const std::shared_ptr<const GpuParseBackend> backend_;
+    oneapi::tbb::enumerable_thread_specific<ParserState> parsers_state_;
+    ParserCounters cpu_counters_;
+    std::vector<std::unique_ptr<ParserCounters>> gpu_counters_;  // per GPU of choice_
+    flow::receiver<In>* input_ = nullptr;
+    flow::sender<Out>* output_ = nullptr;
+    std::unique_ptr<CpuQueueing> cpu_queueing_;           // CPU parsers only
+    std::unique_ptr<flow::buffer_node<In>> buffer_;       // with GPU parsers
+    std::unique_ptr<CpuRejecting> cpu_rejecting_;
+    std::unique_ptr<flow::broadcast_node<Out>> merged_;
+    std::vector<std::unique_ptr<GpuSlot>> slots_;
+};
+
 }  // namespace
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
+    GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
     // "auto": three parsers for every four cores, rounded up (parsing is the
-    // costly stage; on 2 cores two parsers measured faster than one: docs/PERFORMANCE.md).
-    const unsigned parsers = options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
-    using Parse = TransformStage<DocBatch, ParsedBatch>;
-    auto parsers_state = std::make_shared<oneapi::tbb::enumerable_thread_specific<ParserState>>(state.config.analysis);
-    return std::make_unique<Parse>(
-        state.graph, parsers,
-        [&state, parsers_state](const std::shared_ptr<const DocBatch>& batch) {
-            ParserState& local = parsers_state->local();
-            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms));
-            state.tokens_indexed += out->tokens;
-            return out;
-        },
-        Parse::ByteCounts{.in = [](const DocBatch& in) -> uint64_t { return in.text.size(); },
-                          .out = [](const ParsedBatch& out) -> uint64_t { return out.terms.size(); }});
+    // costly stage; on 2 cores two parsers measured faster than one:
+    // docs/PERFORMANCE.md). 0 is allowed beside GPU parsers: GPUs only.
+    const nlohmann::json& count = options.raw("count");
+    const bool none = count.is_number_integer() && count.get<int64_t>() == 0;
+    const unsigned cpu_parsers = none ? 0 : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
+    if (cpu_parsers == 0 && choice.gpus.empty())
+        throw ConfigError(options.pointer("count"),
+                          "0 CPU parsers needs GPU parsers, and there are none (" + choice.reason + ")");
+    return std::make_unique<ParseNode>(state, cpu_parsers, std::move(choice), std::move(backend));
 }
 
 }  // namespace invidx

@@ -193,3 +193,35 @@ TEST_CASE("configs/6-2-2.json builds where a GPU is, and fails clearly where non
         CHECK(std::filesystem::exists(output / "manifest.json"));
     }
 }
+
+TEST_CASE("--list-kinds says whether \"gpus\": \"auto\" parses on GPUs here, and --set forces either") {
+    const auto kinds = run_command(invidx_run() + " --list-kinds");
+    INFO(kinds.output);
+    CHECK(kinds.exit_code == 0);
+    CHECK(kinds.output.find("parsing with \"gpus\": \"auto\"") != std::string::npos);
+    const invidx::GpuInventory gpus = invidx::list_gpus();
+    if (gpus.devices.empty()) {
+        CHECK(kinds.output.find("CPU parsers only: \"gpus\": \"auto\" found no GPU: " + gpus.note) != std::string::npos);
+    } else {
+        CHECK(kinds.output.find("GPU parsers on gpu:0") != std::string::npos);
+    }
+
+    // The choice is in report.json; --set parse.gpus=none forces the CPU, a
+    // GPU named where none is fails naming the key.
+    TempDir dir;
+    const std::string run = "cd '" + std::string(INVIDX_SOURCE_DIR) + "' && " + invidx_run() +
+                            " configs/default.json --quiet --progress off --output ";
+    const auto forced_cpu = run_command(run + quote(dir / "cpu") + " --set parse.gpus=none");
+    INFO(forced_cpu.output);
+    REQUIRE(forced_cpu.exit_code == 0);
+    const auto report = nlohmann::json::parse(read_file(dir / "cpu" / "report.json"));
+    CHECK(report.at("parse").at("gpus") == "none");
+    CHECK(report.at("parse").at("choice") == "cpu");
+    if (gpus.devices.empty()) {
+        const auto forced_gpu = run_command(run + quote(dir / "gpu") + " --set 'parse.gpus=[\"gpu:0\"]'");
+        INFO(forced_gpu.output);
+        CHECK(forced_gpu.exit_code == 2);
+        CHECK(forced_gpu.output.find("/nodes/3/gpus/0") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "gpu"));
+    }
+}

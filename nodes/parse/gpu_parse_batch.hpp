@@ -1,0 +1,24 @@
+// A DocBatch through a batch analyzer (devices/gpu_analysis.hpp), and its
+// result as the ParsedBatch that parse_batch (the CPU parser) makes of the
+// same batch, field for field: the indexers cannot tell which parser took it.
+#pragma once
+
+#include "devices/gpu_analysis.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "invidx/messages.hpp"
+
+namespace invidx {
+
+// The batch's documents as the analyzer's input; it views batch.text, so
+// `batch` must outlive it.
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings);
+
+// `result` (of gpu_analysis_input(batch, ...)) as the CPU parser's
+// ParsedBatch: the same documents, occurrences in the same order, the same
+// term arena and positions. Takes the result's arrays over.
+ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result, bool positional);
+
+// Both, around one analyzer call.
+ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings);
+
+}  // namespace invidx
