@@ -14,21 +14,40 @@
 
 #include "invidx/host_device.hpp"
 
+// The lookups are chains of tiny functions; forced inline so that a caller
+// compiled for popcnt (store/term_lookup.cpp) gets the instruction in all of
+// them rather than an out-of-line copy built for baseline x86-64.
+#if defined(__CUDACC__)
+#define INVIDX_LEXICON_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define INVIDX_LEXICON_INLINE __attribute__((always_inline)) inline
+#else
+#define INVIDX_LEXICON_INLINE inline
+#endif
+
 namespace invidx::lexicon {
 
 inline constexpr uint32_t kBitsPerRankBlock = 256;
 inline constexpr uint32_t kWordsPerRankBlock = kBitsPerRankBlock / 64;
 inline constexpr uint32_t kOnesPerSelectSample = 512;
 
-INVIDX_HOST_DEVICE inline uint32_t popcount64(uint64_t word) {
+INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t popcount64(uint64_t word) {
 #if defined(__CUDA_ARCH__)
     return static_cast<uint32_t>(__popcll(word));
-#else
+#elif defined(__POPCNT__)
     return static_cast<uint32_t>(__builtin_popcountll(word));
+#else
+    // The library is built for baseline x86-64, where __builtin_popcountll
+    // is a call into libgcc that cost the XBW lookup 4x; the SWAR count is
+    // a dozen inline instructions.
+    word -= (word >> 1) & 0x5555555555555555ull;
+    word = (word & 0x3333333333333333ull) + ((word >> 2) & 0x3333333333333333ull);
+    word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return static_cast<uint32_t>((word * 0x0101010101010101ull) >> 56);
 #endif
 }
 
-INVIDX_HOST_DEVICE inline uint32_t trailing_zeros64(uint64_t word) {  // word != 0
+INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t trailing_zeros64(uint64_t word) {  // word != 0
 #if defined(__CUDA_ARCH__)
     return static_cast<uint32_t>(__ffsll(static_cast<long long>(word)) - 1);
 #else
@@ -37,7 +56,7 @@ INVIDX_HOST_DEVICE inline uint32_t trailing_zeros64(uint64_t word) {  // word !=
 }
 
 // Position of the k-th (0-based) one of `word`; k < popcount64(word).
-INVIDX_HOST_DEVICE inline uint32_t select_in_word(uint64_t word, uint32_t k) {
+INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t select_in_word(uint64_t word, uint32_t k) {
     uint32_t offset = 0;
     for (;;) {  // a byte at a time, then the bits of one byte
         const uint32_t in_byte = popcount64(word & 0xFFu);
@@ -57,14 +76,14 @@ struct BitRankView {
     uint32_t size = 0;                         // bits
     uint32_t ones = 0;
 
-    INVIDX_HOST_DEVICE uint32_t block_count() const { return (size + kBitsPerRankBlock - 1) / kBitsPerRankBlock; }
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t block_count() const { return (size + kBitsPerRankBlock - 1) / kBitsPerRankBlock; }
 
-    INVIDX_HOST_DEVICE uint32_t sample_count() const { return (ones + kOnesPerSelectSample - 1) / kOnesPerSelectSample; }
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t sample_count() const { return (ones + kOnesPerSelectSample - 1) / kOnesPerSelectSample; }
 
-    INVIDX_HOST_DEVICE bool get(uint32_t i) const { return (words[i / 64] >> (i % 64)) & 1u; }
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool get(uint32_t i) const { return (words[i / 64] >> (i % 64)) & 1u; }
 
     // Ones in [0, i), i <= size.
-    INVIDX_HOST_DEVICE uint32_t rank1(uint32_t i) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t rank1(uint32_t i) const {
         const uint32_t block = i / kBitsPerRankBlock;
         uint32_t rank = block_ranks[block];
         const uint32_t word = i / 64;
@@ -72,10 +91,10 @@ struct BitRankView {
         if (i % 64 != 0) rank += popcount64(words[word] & ((uint64_t{1} << (i % 64)) - 1));
         return rank;
     }
-    INVIDX_HOST_DEVICE uint32_t rank0(uint32_t i) const { return i - rank1(i); }
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t rank0(uint32_t i) const { return i - rank1(i); }
 
     // Position of the k-th (0-based) one; k < ones.
-    INVIDX_HOST_DEVICE uint32_t select1(uint32_t k) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t select1(uint32_t k) const {
         // The block holding it: the last block whose count before it is <= k,
         // between the samples either side of k.
         const uint32_t sample = k / kOnesPerSelectSample;
@@ -95,7 +114,7 @@ struct BitRankView {
     }
 
     // Position of the first one at or after i, or size when there is none.
-    INVIDX_HOST_DEVICE uint32_t next_one(uint32_t i) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t next_one(uint32_t i) const {
         if (i >= size) return size;
         uint32_t word = i / 64;
         uint64_t bits = words[word] & (~uint64_t{0} << (i % 64));

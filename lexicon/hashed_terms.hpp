@@ -23,7 +23,7 @@ namespace invidx::lexicon {
 // 64-bit hash of a byte string: eight bytes a step, each multiplied in and
 // folded, then the murmur3 finalizer so that both halves are well mixed (the
 // low half places, the high half fingerprints).
-INVIDX_HOST_DEVICE inline uint64_t term_hash(const unsigned char* bytes, uint32_t length) {
+INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint64_t term_hash(const unsigned char* bytes, uint32_t length) {
     uint64_t hash = 0x9E3779B97F4A7C15ull ^ (uint64_t{length} * 0xC2B2AE3D27D4EB4Full);
     uint32_t i = 0;
     for (; i + 8 <= length; i += 8) {
@@ -47,7 +47,7 @@ INVIDX_HOST_DEVICE inline uint64_t term_hash(const unsigned char* bytes, uint32_
 }
 
 // memcmp has no device version.
-INVIDX_HOST_DEVICE inline bool same_bytes(const unsigned char* a, const unsigned char* b, uint32_t length) {
+INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool same_bytes(const unsigned char* a, const unsigned char* b, uint32_t length) {
     for (uint32_t i = 0; i < length; ++i)
         if (a[i] != b[i]) return false;
     return true;
@@ -61,7 +61,7 @@ struct HashedTermsView {
     uint32_t term_count = 0;
 
     // The term's index in byte-wise order, or kTermNotFound.
-    INVIDX_HOST_DEVICE uint64_t find(const unsigned char* bytes, uint32_t length) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint64_t find(const unsigned char* bytes, uint32_t length) const {
         if (slot_count == 0) return kTermNotFound;
         const uint64_t hash = term_hash(bytes, length);
         const uint32_t fingerprint = static_cast<uint32_t>(hash >> 32);

@@ -47,7 +47,7 @@ struct XbwTrieView {
 
     // Edges labelled `label` among edges [0, begin) and [0, end): rank_c on
     // S_alpha at both ends in one walk of the levels.
-    INVIDX_HOST_DEVICE void label_ranks(unsigned char label, uint32_t& begin, uint32_t& end) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE void label_ranks(unsigned char label, uint32_t& begin, uint32_t& end) const {
         for (unsigned level = 0; level < kLabelBits; ++level) {
             const BitRankView& bits = label_levels[level];
             if ((label >> (kLabelBits - 1 - level)) & 1u) {
@@ -63,7 +63,7 @@ struct XbwTrieView {
     }
 
     // The child of `node` by `label`, or false when it has none.
-    INVIDX_HOST_DEVICE bool child(uint32_t& node, unsigned char label) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool child(uint32_t& node, unsigned char label) const {
         if (!internal.get(node)) return false;
         const uint32_t parents_before = internal.rank1(node);
         uint32_t begin = parents_before == 0 ? 0 : last_edge.select1(parents_before - 1) + 1;
@@ -74,7 +74,7 @@ struct XbwTrieView {
         return true;
     }
 
-    INVIDX_HOST_DEVICE uint64_t term_id_of(uint32_t node) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint64_t term_id_of(uint32_t node) const {
         const uint64_t index = terminal.rank1(node);
         if (term_id_bits == 0) return 0;
         const uint64_t bit = index * term_id_bits;
@@ -85,7 +85,7 @@ struct XbwTrieView {
     }
 
     // The term's index in byte-wise order, or kTermNotFound.
-    INVIDX_HOST_DEVICE uint64_t find(const unsigned char* bytes, uint32_t length) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint64_t find(const unsigned char* bytes, uint32_t length) const {
         uint32_t node = 0;
         for (uint32_t i = 0; i < length; ++i)
             if (!child(node, bytes[i])) return kTermNotFound;
@@ -94,7 +94,7 @@ struct XbwTrieView {
 
     // The longest term that is a prefix of bytes[0, length): its index, and
     // its length in `matched`; kTermNotFound (matched 0) when none is.
-    INVIDX_HOST_DEVICE uint64_t longest_prefix(const unsigned char* bytes, uint32_t length, uint32_t& matched) const {
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint64_t longest_prefix(const unsigned char* bytes, uint32_t length, uint32_t& matched) const {
         uint32_t node = 0;
         uint32_t best_node = 0;
         bool found = terminal.get(0);

@@ -32,15 +32,7 @@ public:
     TermLookup(const std::vector<std::string_view>& terms, TermLookupKind kind);
 
     TermLookupKind kind() const { return kind_; }
-    std::optional<uint64_t> find(std::string_view term) const {
-        if (term.size() > UINT32_MAX) return std::nullopt;  // no term is that long
-        const auto* bytes = reinterpret_cast<const unsigned char*>(term.data());
-        const auto length = static_cast<uint32_t>(term.size());
-        const uint64_t found = kind_ == TermLookupKind::xbw ? std::get<lexicon::XbwTrie>(structure_).view().find(bytes, length)
-                                                             : std::get<lexicon::HashedTerms>(structure_).view().find(bytes, length);
-        if (found == lexicon::kTermNotFound) return std::nullopt;
-        return found;
-    }
+    std::optional<uint64_t> find(std::string_view term) const;
     // The structure's flat buffer: all it takes to look terms up.
     uint64_t bytes() const;
     const std::variant<lexicon::XbwTrie, lexicon::HashedTerms>& structure() const { return structure_; }
