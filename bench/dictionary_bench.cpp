@@ -7,7 +7,10 @@
 //   by cf      terms drawn in proportion to their collection frequency, as
 //              the words of a text are (the paper's T_freq);
 //   misses     strings one byte off a term (one more, one less, one changed).
-//   invidx_dictionary_bench IDX [--lookups N] [--format json]
+// With --gpu (a CUDA build on a GPU machine) the by-cf stream is also looked
+// up on GPU 0, one thread per string, and checked against the host's answers:
+// M lookups/s of the kernel alone and with the copies.
+//   invidx_dictionary_bench IDX [--lookups N] [--format json] [--gpu]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "devices/gpu_term_lookup.hpp"
 #include "store/index_reader.hpp"
 #include "store/term_lookup.hpp"
 
@@ -46,7 +50,7 @@ double lookups_per_second(const std::vector<std::string>& stream, const Find& fi
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     if (argc < 2 || std::string_view(argv[1]) == "--help") {
         std::fprintf(stderr, "usage: invidx_dictionary_bench IDX [--lookups N] [--format json]\n");
         return 2;
@@ -54,10 +58,12 @@ int main(int argc, char** argv) {
     const std::filesystem::path directory = argv[1];
     size_t lookups = 1'000'000;
     bool json = false;
+    bool gpu = false;
     for (int i = 2; i < argc; ++i) {
         const std::string_view flag = argv[i];
         if (flag == "--lookups" && i + 1 < argc) lookups = std::strtoull(argv[++i], nullptr, 10);
         else if (flag == "--format" && i + 1 < argc) json = std::string_view(argv[++i]) == "json";
+        else if (flag == "--gpu") gpu = true;
         else {
             std::fprintf(stderr, "invidx_dictionary_bench: unknown argument %s\n", argv[i]);
             return 2;
@@ -120,11 +126,47 @@ int main(int argc, char** argv) {
         const TermLookup lookup(index, kind);
         Row row{std::string(term_lookup_name(kind)), static_cast<double>(lookup.bytes()),
                 std::chrono::duration<double, std::milli>(Clock::now() - start).count(), 0, 0, 0};
+        if (kind == TermLookupKind::xbw) {
+            const auto& trie = std::get<lexicon::XbwTrie>(lookup.structure());
+            const auto& sections = trie.sections();
+            // Section sizes from the offsets, in layout order.
+            const double labels = static_cast<double>(sections.first_child_of_label_offset) * 8;
+            const double tables = static_cast<double>(sections.last_edge.words_offset - sections.first_child_of_label_offset) * 8;
+            const double bits = static_cast<double>(sections.term_ids_offset - sections.last_edge.words_offset) * 8;
+            const double ids = static_cast<double>(trie.buffer().size() - sections.term_ids_offset) * 8;
+            std::fprintf(stderr,
+                         "xbw: %llu nodes (%.2f a term); bytes a term: labels (wavelet matrix) %.2f, C and label tables %.3f, "
+                         "S_last + internal + terminal %.2f, term ids (%u bits) %.2f\n",
+                         static_cast<unsigned long long>(trie.node_count()), static_cast<double>(trie.node_count()) / terms,
+                         labels / terms, tables / terms, bits / terms, sections.term_id_bits, ids / terms);
+        }
         auto find = [&](const std::string& term) { return lookup.find(term); };
         row.all_per_s = lookups_per_second(shuffled, find, checksum);
         row.cf_per_s = lookups_per_second(by_cf, find, checksum);
         row.miss_per_s = lookups_per_second(misses, find, checksum);
         rows.push_back(row);
+        if (gpu) {
+            GpuLookupInput input;
+            input.offsets.push_back(0);
+            for (const auto& term : by_cf) {
+                input.bytes += term;
+                input.offsets.push_back(static_cast<uint32_t>(input.bytes.size()));
+            }
+            // Twice: the first call also loads the kernel and grows the allocator's pool.
+            GpuLookupResult result;
+            for (int run = 0; run < 2; ++run)
+                result = std::visit(
+                    [&](const auto& structure) { return gpu_find_terms(0, structure.sections(), structure.buffer(), input); },
+                    lookup.structure());
+            size_t wrong = 0;
+            for (size_t k = 0; k < by_cf.size(); ++k) {
+                const auto host = lookup.find(by_cf[k]);
+                wrong += result.term_ids[k] != (host ? *host : lexicon::kTermNotFound);
+            }
+            std::printf("gpu %s: %zu lookups by cf, %zu differ from the host; kernel %.3f ms (%.1f M/s), with copies %.3f ms (%.1f M/s)\n",
+                        row.kind.c_str(), by_cf.size(), wrong, result.kernel_ms, by_cf.size() / result.kernel_ms / 1e3,
+                        result.total_ms, by_cf.size() / result.total_ms / 1e3);
+        }
     }
     const double per_term = static_cast<double>(terms);
     if (json) {
@@ -144,4 +186,13 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "checksum %llu\n", static_cast<unsigned long long>(checksum));
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "invidx_dictionary_bench: %s\n", error.what());
+        return 1;
+    }
 }

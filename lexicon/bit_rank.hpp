@@ -6,8 +6,10 @@
 // Layout (built by lexicon/bit_rank_builder.hpp): `words` holds the bits, bit
 // i at words[i / 64] >> (i % 64); `block_ranks[j]` the ones before bit 256·j
 // (one u32 per four words, 12.5% over the bits: a rank reads one count and
-// at most four words); `select_samples[s]` the block holding the (512·s)-th
-// one, so select binary-searches a few blocks instead of all of them.
+// at most four words); `select_samples[s]` the block holding the (64·s)-th
+// one, so select binary-searches the one or two blocks between two samples
+// instead of all of them (4 bytes per 64 ones; only vectors that are
+// selected on have them: XBW's S_last is selected on at every byte looked up).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@ namespace invidx::lexicon {
 
 inline constexpr uint32_t kBitsPerRankBlock = 256;
 inline constexpr uint32_t kWordsPerRankBlock = kBitsPerRankBlock / 64;
-inline constexpr uint32_t kOnesPerSelectSample = 512;
+inline constexpr uint32_t kOnesPerSelectSample = 64;
 
 INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t popcount64(uint64_t word) {
 #if defined(__CUDA_ARCH__)
@@ -72,7 +74,7 @@ INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t select_in_word(uint64_t word, 
 struct BitRankView {
     const uint64_t* words = nullptr;
     const uint32_t* block_ranks = nullptr;     // block_count() + 1 entries, the last = ones()
-    const uint32_t* select_samples = nullptr;  // sample_count() entries
+    const uint32_t* select_samples = nullptr;  // sample_count() entries; null: no select support
     uint32_t size = 0;                         // bits
     uint32_t ones = 0;
 
@@ -93,7 +95,7 @@ struct BitRankView {
     }
     INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t rank0(uint32_t i) const { return i - rank1(i); }
 
-    // Position of the k-th (0-based) one; k < ones.
+    // Position of the k-th (0-based) one; k < ones. Built with select support only.
     INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t select1(uint32_t k) const {
         // The block holding it: the last block whose count before it is <= k,
         // between the samples either side of k.

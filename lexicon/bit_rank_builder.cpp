@@ -7,7 +7,7 @@
 
 namespace invidx::lexicon {
 
-BitRankSections append_bit_rank(FlatBuffer& buffer, const std::vector<bool>& bits) {
+BitRankSections append_bit_rank(FlatBuffer& buffer, const std::vector<bool>& bits, SelectSupport select) {
     if (bits.size() >= std::numeric_limits<uint32_t>::max())
         throw Error("lexicon: a bit vector of " + std::to_string(bits.size()) + " bits is over the 2^32 - 1 that its u32 ranks hold");
     const auto size = static_cast<uint32_t>(bits.size());
@@ -23,13 +23,14 @@ BitRankSections append_bit_rank(FlatBuffer& buffer, const std::vector<bool>& bit
         block_ranks[block] = ones;
         for (uint32_t w = block * kWordsPerRankBlock; w < (block + 1) * kWordsPerRankBlock && w < words.size(); ++w) {
             const uint32_t count = popcount64(words[w]);
-            // A sample for each multiple of 512 reached inside this word.
+            // A sample for each multiple of kOnesPerSelectSample reached inside this word.
             while (select_samples.size() * kOnesPerSelectSample < ones + count) select_samples.push_back(block);
             ones += count;
         }
     }
     block_ranks[blocks] = ones;
-    if (select_samples.empty()) select_samples.push_back(0);
+    if (select == SelectSupport::none) select_samples.clear();
+    if (select_samples.empty()) select_samples.push_back(0);  // a valid address either way
     BitRankSections sections;
     sections.words_offset = buffer.append(words);
     sections.block_ranks_offset = buffer.append(block_ranks);

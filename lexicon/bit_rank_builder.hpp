@@ -8,7 +8,10 @@
 
 namespace invidx::lexicon {
 
-// bits.size() < 2^32 (an Error otherwise).
-BitRankSections append_bit_rank(FlatBuffer& buffer, const std::vector<bool>& bits);
+enum class SelectSupport { none, ones };
+
+// bits.size() < 2^32 (an Error otherwise). With SelectSupport::ones the
+// view's select1 works (its samples are stored); without, it must not be called.
+BitRankSections append_bit_rank(FlatBuffer& buffer, const std::vector<bool>& bits, SelectSupport select = SelectSupport::none);
 
 }  // namespace invidx::lexicon

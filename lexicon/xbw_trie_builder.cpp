@@ -176,7 +176,7 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
     }
     sections_.first_child_of_label_offset = buffer_.append(first_child_of_label);
     sections_.label_start_offset = buffer_.append(label_start);
-    sections_.last_edge = append_bit_rank(buffer_, last_edge);
+    sections_.last_edge = append_bit_rank(buffer_, last_edge, SelectSupport::ones);
     sections_.internal = append_bit_rank(buffer_, internal);
     sections_.terminal = append_bit_rank(buffer_, terminal);
 

@@ -17,7 +17,7 @@ TEST_CASE("bit rank: rank, select and next_one equal a count over the bits, ever
             for (uint32_t i = 0; i < size; ++i) bits[i] = random() % 1000 < per_thousand;
             FlatBuffer buffer;
             buffer.append(std::vector<uint32_t>{1, 2, 3});  // a section before it: offsets must hold
-            const BitRankSections sections = append_bit_rank(buffer, bits);
+            const BitRankSections sections = append_bit_rank(buffer, bits, SelectSupport::ones);
             const BitRankView view = sections.view(buffer.words().data());
             uint32_t ones = 0;
             std::vector<uint32_t> positions;
@@ -31,6 +31,11 @@ TEST_CASE("bit rank: rank, select and next_one equal a count over the bits, ever
             }
             CHECK(view.rank1(size) == ones);
             CHECK(view.ones == ones);
+            // Without select support the samples are not stored: a smaller buffer, the same ranks.
+            FlatBuffer rank_only;
+            const BitRankView ranks = append_bit_rank(rank_only, bits).view(rank_only.words().data());
+            CHECK(rank_only.bytes() <= buffer.bytes());
+            CHECK(ranks.rank1(size) == ones);
             for (uint32_t k = 0; k < positions.size(); ++k) REQUIRE(view.select1(k) == positions[k]);
             size_t next = 0;
             for (uint32_t i = 0; i <= size; ++i) {
