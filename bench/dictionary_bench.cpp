@@ -140,6 +140,12 @@ int run(int argc, char** argv) {
                          static_cast<unsigned long long>(trie.node_count()), static_cast<double>(trie.node_count()) / terms,
                          labels / terms, tables / terms, bits / terms, sections.term_id_bits, ids / terms);
         }
+        if (kind == TermLookupKind::xbw) {
+            // The same trie without the id map: ids in trie order (the caller's statistics in that order).
+            const lexicon::XbwTrie trie_order(terms, [&](uint64_t i) { return index.term(i).term; }, lexicon::XbwTermIds::trie_order);
+            std::fprintf(stderr, "xbw with ids in trie order (no id map): %.2f bytes a term, %.3f of dictionary.bin\n",
+                         static_cast<double>(trie_order.bytes()) / terms, static_cast<double>(trie_order.bytes()) / host_bytes);
+        }
         auto find = [&](const std::string& term) { return lookup.find(term); };
         row.all_per_s = lookups_per_second(shuffled, find, checksum);
         row.cf_per_s = lookups_per_second(by_cf, find, checksum);

@@ -99,10 +99,10 @@ uint32_t bits_for(uint64_t largest) {
 
 }  // namespace
 
-XbwTrie::XbwTrie(const std::vector<std::string_view>& terms)
-    : XbwTrie(terms.size(), [&](uint64_t i) { return terms[i]; }) {}
+XbwTrie::XbwTrie(const std::vector<std::string_view>& terms, XbwTermIds ids)
+    : XbwTrie(terms.size(), [&](uint64_t i) { return terms[i]; }, ids) {}
 
-XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
+XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term, XbwTermIds ids) {
     const PlainTrie trie = build_plain_trie(count, term);
     const std::vector<uint32_t> order = reverse_prefix_order(trie);
     const auto nodes = static_cast<uint32_t>(order.size());
@@ -180,6 +180,12 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
     sections_.internal = append_bit_rank(buffer_, internal);
     sections_.terminal = append_bit_rank(buffer_, terminal);
 
+    if (ids == XbwTermIds::trie_order) {
+        sections_.ids_in_trie_order = true;
+        sections_.term_ids_offset = buffer_.append(std::vector<uint64_t>{0});  // a valid address, never read
+        trie_order_terms_ = std::move(term_ids);
+        return;
+    }
     // Term ids packed at bits_for(count − 1) bits, one spare word so that a
     // read of two words never runs past the end.
     const uint32_t id_bits = count <= 1 ? 0 : bits_for(count - 1);

@@ -81,6 +81,27 @@ TEST_CASE("xbw trie: terms out of byte-wise order or repeated are refused") {
     CHECK_NOTHROW(XbwTrie(std::vector<std::string_view>{"z", "\xc3\xa9"}));
 }
 
+TEST_CASE("xbw trie: ids in trie order are dense, distinct, map back to each term, and save the id map's bytes") {
+    const auto terms = testing::generated_dictionary(8, 5000, true);
+    const auto views = testing::views_of(terms);
+    const XbwTrie by_dictionary(views);
+    const XbwTrie by_trie(views, XbwTermIds::trie_order);
+    REQUIRE(by_trie.trie_order_terms().size() == terms.size());
+    CHECK(by_dictionary.trie_order_terms().empty());
+    std::vector<bool> seen(terms.size(), false);
+    uint64_t index = 0;
+    for (const auto& term : terms) {
+        const uint64_t id = find(by_trie.view(), term);
+        REQUIRE(id < terms.size());
+        CHECK_FALSE(seen[id]);
+        seen[id] = true;
+        CHECK(by_trie.trie_order_terms()[id] == index++);
+    }
+    for (const auto& string : testing::missing_strings(terms, 8)) REQUIRE(find(by_trie.view(), string) == kTermNotFound);
+    // 13 bits a term fewer, less the padding word.
+    CHECK(by_trie.bytes() + terms.size() * 13 / 8 <= by_dictionary.bytes() + 16);
+}
+
 TEST_CASE("xbw trie: a copy of the flat buffer answers through the same sections") {
     const auto terms = testing::generated_dictionary(6, 500, false);
     const XbwTrie trie(testing::views_of(terms));
