@@ -13,7 +13,9 @@ HashedTerms::HashedTerms(const std::vector<std::string_view>& terms)
 
 HashedTerms::HashedTerms(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
     constexpr uint64_t kLimit = std::numeric_limits<uint32_t>::max();
-    if (count >= kLimit) throw Error("lexicon: " + std::to_string(count) + " terms are over the hash table's 2^32 - 2");
+    const double slots_wanted = count == 0 ? 0 : std::ceil(static_cast<double>(count) / kHashedTermsLoad) + 1;
+    if (slots_wanted >= static_cast<double>(kLimit))
+        throw Error("lexicon: " + std::to_string(count) + " terms need more hash slots than a u32 numbers");
     std::vector<uint32_t> offsets{0};
     offsets.reserve(count + 1);
     std::string bytes;
@@ -27,7 +29,7 @@ HashedTerms::HashedTerms(uint64_t count, const std::function<std::string_view(ui
         offsets.push_back(static_cast<uint32_t>(bytes.size()));
         previous.assign(current);
     }
-    const auto slot_count = static_cast<uint32_t>(count == 0 ? 0 : std::ceil(static_cast<double>(count) / kHashedTermsLoad) + 1);
+    const auto slot_count = static_cast<uint32_t>(slots_wanted);
     std::vector<uint64_t> slots(slot_count, 0);
     for (uint64_t i = 0; i < count; ++i) {
         const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + offsets[i];

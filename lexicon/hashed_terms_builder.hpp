@@ -19,8 +19,9 @@ inline constexpr double kHashedTermsLoad = 0.75;
 
 class HashedTerms {
 public:
-    // Fewer than 2^32 − 1 terms of fewer than 2^32 bytes in all; an Error otherwise
-    // or when the terms are not strictly increasing.
+    // At most about 3.2 G terms (their slots numbered by a u32) of fewer
+    // than 2^32 bytes in all; an Error otherwise or when the terms are not
+    // strictly increasing.
     HashedTerms(uint64_t count, const std::function<std::string_view(uint64_t)>& term);
     explicit HashedTerms(const std::vector<std::string_view>& terms);
 
