@@ -42,7 +42,7 @@ TEST_CASE("hashed terms: the table is at the target load and a copy of its buffe
     const HashedTerms table(testing::views_of(terms));
     CHECK(table.sections().slot_count >= terms.size() / kHashedTermsLoad);
     CHECK(table.sections().slot_count <= terms.size() / kHashedTermsLoad + 2);
-    const std::vector<uint64_t> copy = table.buffer();
+    const std::vector<uint64_t> copy(table.buffer().begin(), table.buffer().end());
     uint64_t index = 0;
     for (const auto& term : terms) REQUIRE(find(table.sections().view(copy.data()), term) == index++);
 }
