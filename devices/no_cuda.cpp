@@ -7,6 +7,7 @@
 #include "devices/gpu_query.hpp"
 #include "devices/gpu_stemmer.hpp"
 #include "devices/gpu_term_indexer.hpp"
+#include "devices/gpu_term_lookup.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -34,6 +35,14 @@ GpuDecodeResult gpu_decode_rice(const GpuEncodedUnits&, bool, std::vector<uint32
 
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int, const std::vector<double>&, double, size_t) {
     throw Error("invidx was built without CUDA: no GPU query processing");
+}
+
+GpuLookupResult gpu_find_terms(int, const lexicon::XbwTrieSections&, const std::vector<uint64_t>&, const GpuLookupInput&) {
+    throw Error("invidx was built without CUDA: no GPU term lookups");
+}
+
+GpuLookupResult gpu_find_terms(int, const lexicon::HashedTermsSections&, const std::vector<uint64_t>&, const GpuLookupInput&) {
+    throw Error("invidx was built without CUDA: no GPU term lookups");
 }
 
 GpuAnalysisResult gpu_analyze_batch(int, const GpuAnalysisInput&) {

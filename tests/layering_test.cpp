@@ -21,14 +21,17 @@ const std::map<std::string, std::set<std::string>>& allowed_includes() {
     static const std::map<std::string, std::set<std::string>> allowed = {
         {"include", {"invidx"}},
         {"analysis", {"invidx", "analysis"}},
-        {"store", {"invidx", "store"}},
+        // The term dictionaries' flat structures, host and device alike: the
+        // store builds them from an index's dictionary, kernels look terms up.
+        {"lexicon", {"invidx", "lexicon"}},
+        {"store", {"invidx", "lexicon", "store"}},
         {"graph", {"invidx", "graph"}},
         // Device code runs the analyzer's shared host/device functions (the
         // byte classes, stop words, the stemmer) so GPU analysis equals the CPU's.
-        {"devices", {"invidx", "analysis", "devices"}},
-        {"nodes", {"invidx", "analysis", "store", "graph", "devices", "nodes"}},
-        {"query", {"invidx", "analysis", "store", "devices", "query"}},
-        {"pipelines", {"invidx", "analysis", "store", "graph", "devices", "nodes", "pipelines"}},
+        {"devices", {"invidx", "analysis", "lexicon", "devices"}},
+        {"nodes", {"invidx", "analysis", "lexicon", "store", "graph", "devices", "nodes"}},
+        {"query", {"invidx", "analysis", "lexicon", "store", "devices", "query"}},
+        {"pipelines", {"invidx", "analysis", "lexicon", "store", "graph", "devices", "nodes", "pipelines"}},
     };
     return allowed;
 }

@@ -18,8 +18,11 @@
 #include "store/index_reader.hpp"
 #include "store/index_fixture.hpp"
 #include "store/index_writer.hpp"
+#include "store/merge.hpp"
+#include "store/query_postings.hpp"
 #include "support/run_tool.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_index.hpp"
 
 using invidx::testing::TempDir;
 using invidx::testing::read_file;
@@ -234,6 +237,112 @@ TEST_CASE("invidx weight stores impacts, search --scoring impact ranks by them, 
     CHECK(check.out.starts_with("ok: "));
     CHECK(run_invidx(dir, "weight " + idx).exit_code == 0);  // again, with the default 8 bits
     CHECK(nlohmann::json::parse(run_invidx(dir, "weight --format json " + idx).out)["bits"] == 8);
+}
+
+TEST_CASE("invidx merge keeps impacts: equal to weighting the merged index afresh") {
+    using namespace invidx;
+    using namespace invidx::testing;
+    TempDir dir;
+    std::mt19937 random(29);
+    const auto words = random_words(random, 300);
+    const auto path = build_text_index(dir, skewed_documents(random, words, 500, 2.5));
+    const std::string idx = quoted(path);
+    REQUIRE(run_invidx(dir, "merge " + idx + " --layout query").exit_code == 0);
+    REQUIRE(run_invidx(dir, "weight " + idx + " --bits 6").exit_code == 0);
+    // The reference: the same index's query layout in pfor without impacts, then weighted.
+    const auto fresh = dir / "fresh";
+    fs::copy(path, fresh, fs::copy_options::recursive);
+    merge_runs(fresh, {.query_codec = "pfor"});
+    REQUIRE_FALSE(QueryPostings(IndexReader(fresh)).has_impacts());
+    REQUIRE(run_invidx(dir, "weight " + quoted(fresh) + " --bits 6").exit_code == 0);
+
+    const auto merged = run_invidx(dir, "merge " + idx + " --layout query --codec pfor");
+    REQUIRE(merged.exit_code == 0);
+    CHECK(merged.out.find("6-bit impacts kept") != std::string::npos);
+    {
+        const IndexReader kept_index(path), fresh_index(fresh);
+        const QueryPostings kept(kept_index), reference(fresh_index);
+        REQUIRE(kept.has_impacts());
+        CHECK(kept.impact_bits() == 6);
+        CHECK(kept.codec().name == "pfor");
+        CHECK(kept.max_weight() == reference.max_weight());
+        REQUIRE(kept_index.term_count() == fresh_index.term_count());
+        std::vector<uint32_t> kept_impacts(128), fresh_impacts(128);
+        uint64_t compared = 0;
+        for (uint64_t term = 0; term < kept_index.term_count(); ++term) {
+            const auto a = kept.list(term);
+            const auto b = reference.list(term);
+            REQUIRE(a.blocks().size() == b.blocks().size());
+            CHECK(a.max_impact() == b.max_impact());
+            for (size_t k = 0; k < a.blocks().size(); ++k) {
+                REQUIRE(a.blocks()[k].postings == b.blocks()[k].postings);
+                CHECK(a.blocks()[k].max_impact == b.blocks()[k].max_impact);
+                a.decode_impacts(k, std::span(kept_impacts.data(), a.blocks()[k].postings));
+                b.decode_impacts(k, std::span(fresh_impacts.data(), b.blocks()[k].postings));
+                CHECK(kept_impacts == fresh_impacts);
+                compared += a.blocks()[k].postings;
+            }
+        }
+        CHECK(compared == kept_index.num_postings());
+    }
+    CHECK(nlohmann::json::parse(run_invidx(dir, "merge --format json --layout query " + idx).out)["impact_bits"] == 6);
+    // The standard layout has no query.post, so no impacts either.
+    REQUIRE(run_invidx(dir, "merge " + idx).exit_code == 0);
+    CHECK_FALSE(fs::exists(path / "query.post"));
+}
+
+TEST_CASE("invidx weight --documents writes one JSONL line of BM25 weights per document, unknown terms listed") {
+    using namespace invidx;
+    using namespace invidx::testing;
+    TempDir dir;
+    // appl df 2, banana df 2, cherri df 1, date df 1; N 4, avgdl 7/4.
+    const auto path = build_text_index(dir, {"apple banana", "apple cherry cherry", "banana", "date"});
+    const std::string idx = quoted(path);
+    const auto documents = dir.write("new.jsonl", "{\"id\":\"n1\",\"contents\":\"Apple apples, the zebra!\"}\n\n"
+                                                  "{\"id\":42,\"contents\":\"\"}\n"
+                                                  "{\"id\":\"n3\",\"contents\":\"date date cherry quokka\"}\n");
+    const auto hashed = run_invidx(dir, "weight " + idx + " --documents " + quoted(documents));
+    REQUIRE(hashed.exit_code == 0);
+    CHECK(hashed.err.find("weighted 3 documents") != std::string::npos);
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(hashed.out);
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+    REQUIRE(lines.size() == 3);
+    // Analyzed as the index's documents were: "Apple apples" -> appl tf 2.
+    CHECK(lines[0]["id"] == "n1");
+    CHECK(lines[0]["length"] == 3);  // apple, apples, zebra ("the" is a stop word)
+    const auto norm = [](double dl) { return 0.9 * (0.6 + 0.4 * dl / 1.75); };
+    REQUIRE(lines[0]["weights"].size() == 1);
+    CHECK(lines[0]["weights"]["appl"].get<double>() == doctest::Approx(std::log(1.0 + 2.5 / 2.5) * 2 * 1.9 / (2 + norm(3))).epsilon(1e-12));
+    CHECK(lines[0]["unknown"] == nlohmann::json::array({"zebra"}));
+    CHECK(lines[1]["id"] == "42");
+    CHECK(lines[1]["length"] == 0);
+    CHECK(lines[1]["weights"].empty());
+    CHECK(lines[2]["weights"]["date"].get<double>() == doctest::Approx(std::log(1.0 + 3.5 / 1.5) * 2 * 1.9 / (2 + norm(4))).epsilon(1e-12));
+    CHECK(lines[2]["weights"]["cherri"].get<double>() == doctest::Approx(std::log(1.0 + 3.5 / 1.5) * 1.9 / (1 + norm(4))).epsilon(1e-12));
+    CHECK(lines[2]["unknown"] == nlohmann::json::array({"quokka"}));
+
+    // The XBW dictionary gives the same lines; --out takes them, the summary goes to stdout.
+    const auto out = dir / "weights.jsonl";
+    const auto xbw = run_invidx(dir, "weight " + idx + " --documents " + quoted(documents) + " --dictionary xbw --out " + quoted(out) +
+                                         " --format json");
+    REQUIRE(xbw.exit_code == 0);
+    CHECK(read_file(out) == hashed.out);
+    const auto summary = nlohmann::json::parse(xbw.out);
+    CHECK(summary["documents"] == 3);
+    CHECK(summary["terms"] == 3);
+    CHECK(summary["unknown_terms"] == 2);
+    CHECK(summary["dictionary"] == "xbw");
+
+    // Usage errors exit 2; a bad document file is an error naming its line, exit 3.
+    CHECK(run_invidx(dir, "weight " + idx + " --documents " + quoted(documents) + " --bits 8").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --documents " + quoted(documents) + " --dictionary trie").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --out " + quoted(out)).exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --documents " + quoted(dir / "absent.jsonl")).exit_code == 3);
+    const auto broken = dir.write("broken.jsonl", "{\"id\":\"a\",\"contents\":\"apple\"}\nnot json\n");
+    const auto failed = run_invidx(dir, "weight " + idx + " --documents " + quoted(broken));
+    CHECK(failed.exit_code == 3);
+    CHECK(failed.err.find("line 2") != std::string::npos);
 }
 
 TEST_CASE("invidx usage errors exit 2, damaged indexes exit 3") {

@@ -8,6 +8,7 @@
 #include "store/codecs/registry.hpp"
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
+#include "store/query_postings.hpp"
 #include "tools/invidx/command.hpp"
 
 namespace invidx::cli {
@@ -46,16 +47,29 @@ int run_merge(const Invocation& invocation) {
     const std::string& dir = invocation.args[0];
     const size_t runs_before = IndexReader(dir).manifest().runs.size();
     MergeOptions merge;
-    if (flags.layout == "query") merge.query_codec = flags.codec.value_or("bp128");
+    if (flags.layout == "query") {
+        merge.query_codec = flags.codec.value_or("bp128");
+        // A query layout that is kept keeps what it was made with: its BM25
+        // parameters, and impacts of the same bits. merge_runs weights the
+        // merged index afresh, so they equal `invidx weight` run on it.
+        const IndexReader index(dir);
+        if (QueryPostings::present(index)) {
+            const QueryPostings layout(index);
+            merge.query_parameters = layout.parameters();
+            if (layout.has_impacts()) merge.impact_bits = layout.impact_bits();
+        }
+    }
     merge_runs(dir, merge);
     const size_t runs_after = IndexReader(dir).manifest().runs.size();
     if (invocation.json) {
         json out = {{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}, {"layout", flags.layout}};
         if (merge.query_codec) out["codec"] = *merge.query_codec;
+        if (merge.impact_bits) out["impact_bits"] = *merge.impact_bits;
         print_json(out);
     } else {
         std::cout << "merged " << runs_before << " runs into " << runs_after << " in " << dir;
         if (merge.query_codec) std::cout << "; query layout with codec " << *merge.query_codec;
+        if (merge.impact_bits) std::cout << ", " << *merge.impact_bits << "-bit impacts kept";
         std::cout << "\n";
     }
     return kOk;
@@ -71,7 +85,9 @@ Command merge_command() {
                            "Content and CIFF export are unchanged. --layout query also writes query.post,\n"
                            "the query-ready layout that search reads: one list per term in blocks of 128\n"
                            "postings with per-block last docid and BM25 maximum, docids and tfs encoded\n"
-                           "apart by --codec (docs/FORMAT.md).",
+                           "apart by --codec (docs/FORMAT.md). A query layout with impacts (invidx weight)\n"
+                           "that stays a query layout keeps them, recomputed for the merged index with\n"
+                           "the same bits and BM25 parameters; --layout standard drops them with it.",
             .example = "  $ invidx merge idx\n"
                        "  merged 4 runs into 1 in idx\n"
                        "  $ invidx merge idx --layout query --codec pfor\n"

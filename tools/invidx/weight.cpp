@@ -4,11 +4,22 @@
 // (store/impacts.hpp) and stores the impacts in the query layout
 // (query.post version 2), so that `search --scoring impact` adds integers.
 // The index is rewritten and replaced atomically, as merge does.
+//
+// invidx weight IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]:
+// weights documents that are not in the index against its dictionary and
+// statistics (store/document_weights.hpp), one JSONL line out per document;
+// the index is only read.
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <string>
 
+#include "analysis/analyzer.hpp"
 #include "invidx/error.hpp"
+#include "nodes/frame/jsonl.hpp"
+#include "store/document_weights.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
@@ -23,10 +34,28 @@ using nlohmann::json;
 
 struct WeightFlags {
     unsigned bits = kDefaultImpactBits;
+    std::optional<std::string> documents;  // weight these instead of the index's postings
+    std::optional<std::string> out;
+    TermLookupKind dictionary = TermLookupKind::hash;
 };
 
 WeightFlags weight_flags(const Invocation& invocation) {
     WeightFlags flags;
+    flags.documents = invocation.flags.value("--documents");
+    flags.out = invocation.flags.value("--out");
+    if (auto dictionary = invocation.flags.value("--dictionary")) {
+        try {
+            flags.dictionary = term_lookup_kind(*dictionary);
+        } catch (const Error& error) {
+            throw UsageError("--dictionary: " + error.message());
+        }
+    }
+    if (!flags.documents) {
+        if (flags.out) throw UsageError("--out needs --documents");
+        if (invocation.flags.has("--dictionary")) throw UsageError("--dictionary needs --documents");
+    } else if (invocation.flags.has("--bits")) {
+        throw UsageError("--bits does not apply to --documents: their weights are written unquantized");
+    }
     if (auto bits = invocation.flags.value("--bits")) {
         const size_t value = tools::positive_integer("--bits", *bits);
         if (value < kMinImpactBits || value > kMaxImpactBits) {
@@ -45,8 +74,77 @@ WeightFlags weight_flags(const Invocation& invocation) {
 
 void check_weight(const Invocation& invocation) { (void)weight_flags(invocation); }
 
+std::string read_whole_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// One output line: {"id", "length", "weights": {term: weight}, "unknown": [terms]}.
+json document_line(const std::string& name, uint32_t length, const DocumentWeights& weights) {
+    json terms = json::object();
+    for (const WeightedTerm& term : weights.known) terms[std::string(term.term)] = term.weight;
+    json unknown = json::array();
+    for (const DocumentTerm& term : weights.unknown) unknown.push_back(std::string(term.term));
+    return {{"id", name}, {"length", length}, {"weights", std::move(terms)}, {"unknown", std::move(unknown)}};
+}
+
+int run_weight_documents(const Invocation& invocation, const WeightFlags& flags) {
+    const std::string& dir = invocation.args[0];
+    const IndexReader index(dir);
+    // The query layout's k1, b where there is one (they made its block
+    // maxima and impacts), else SPEC section 7's defaults.
+    Bm25Parameters parameters;
+    if (QueryPostings::present(index)) parameters = QueryPostings(index).parameters();
+    const auto start = std::chrono::steady_clock::now();
+    const DocumentWeigher weigher(index, flags.dictionary, parameters);
+    Analyzer analyzer(index.analysis());
+
+    std::ofstream file;
+    if (flags.out) {
+        file.open(*flags.out, std::ios::binary | std::ios::trunc);
+        if (!file) throw Error("cannot write " + *flags.out);
+    }
+    std::ostream& out = flags.out ? static_cast<std::ostream&>(file) : std::cout;
+    uint64_t documents = 0, known = 0, unknown = 0;
+    DocumentTerms analyzed;
+    std::vector<DocumentTerm> terms;
+    DocumentWeights weights;
+    auto weigh = [&](const FramedRecord& record) {
+        analyzer.analyze(record.text, record.html, analyzed);
+        terms.clear();
+        for (const auto& term : analyzed.terms) terms.push_back({analyzed.term(term), term.tf});
+        weigher.weigh(terms, analyzed.length, weights);
+        out << document_line(record.name, analyzed.length, weights).dump() << '\n';
+        ++documents;
+        known += weights.known.size();
+        unknown += weights.unknown.size();
+    };
+    JsonlFramer framer(*flags.documents, false);  // JSONL text is plain text (SPEC section 1)
+    framer.feed(read_whole_file(*flags.documents), weigh);
+    framer.finish(weigh);
+    out.flush();
+    if (flags.out && !file) throw Error("cannot write " + *flags.out);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    const json summary = {{"index", dir},       {"documents", documents},       {"terms", known},
+                          {"unknown_terms", unknown}, {"dictionary", term_lookup_name(flags.dictionary)},
+                          {"k1", parameters.k1}, {"b", parameters.b},           {"seconds", seconds}};
+    // The summary goes where the weights do not.
+    std::ostream& report = flags.out ? std::cout : std::cerr;
+    if (invocation.json) {
+        report << summary.dump() << '\n';
+    } else {
+        report << "weighted " << documents << " documents against " << dir << ": " << known << " known terms, " << unknown
+               << " unknown (not weighted), dictionary " << term_lookup_name(flags.dictionary) << ", k1 " << parameters.k1
+               << ", b " << parameters.b << ", " << seconds << " s\n";
+    }
+    return kOk;
+}
+
 int run_weight(const Invocation& invocation) {
     const WeightFlags flags = weight_flags(invocation);
+    if (flags.documents) return run_weight_documents(invocation, flags);
     const std::string& dir = invocation.args[0];
     MergeOptions merge;
     {
@@ -88,7 +186,7 @@ int run_weight(const Invocation& invocation) {
 
 Command weight_command() {
     return {.name = "weight",
-            .synopsis = "invidx weight IDX [--bits N] [--device cpu]",
+            .synopsis = "invidx weight IDX [--bits N] [--device cpu] | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
             .description = "Computes the BM25 weight of every posting (SPEC section 7, with the index's\n"
                            "N, df, document lengths, average length and the k1, b of its query layout),\n"
                            "quantizes it linearly to an integer impact in 1..2^N-1 (ceil(w / max w *\n"
@@ -96,7 +194,15 @@ Command weight_command() {
                            "and stores the impacts and their block maxima in the query layout beside\n"
                            "the tfs (query.post version 2; docs/FORMAT.md). search --scoring impact then\n"
                            "ranks by their sums. Needs the query layout (merge --layout query); the index\n"
-                           "is rewritten and replaced atomically. Terms are weighted on all cores.",
+                           "is rewritten and replaced atomically. Terms are weighted on all cores.\n"
+                           "\n"
+                           "With --documents, weights documents that are not in the index instead: each\n"
+                           "JSONL line {\"id\", \"contents\"} (as invidx-run reads them) is analyzed with the\n"
+                           "index's own settings, each term looked up in its dictionary (--dictionary:\n"
+                           "the XBW trie or the static hash table) and weighted by BM25 with the index's\n"
+                           "N, df, average length and k1, b and the document's own length. One line out\n"
+                           "per document: {\"id\", \"length\", \"weights\": {term: weight}, \"unknown\": [...]};\n"
+                           "terms the index does not know are listed, not weighted. The index is only read.",
             .example = "  $ invidx merge idx --layout query\n"
                        "  $ invidx weight idx --bits 8\n"
                        "  weighted 1843 postings of idx: 8-bit impacts, largest BM25 weight 7.1 (k1 0.9, b 0.4), codec bp128, 0.01 s\n"
@@ -109,6 +215,12 @@ Command weight_command() {
                        .repeats = tools::Repeats::kLastWins},
                       {.name = "--device", .value_name = "cpu",
                        .help = "where the weights are computed (default cpu; gpu is not implemented yet)",
+                       .repeats = tools::Repeats::kLastWins},
+                      {.name = "--documents", .value_name = "FILE.jsonl",
+                       .help = "weight these documents against the index instead (one JSONL line out each)"},
+                      {.name = "--out", .value_name = "FILE", .help = "with --documents: write the lines here (default stdout)"},
+                      {.name = "--dictionary", .value_name = "xbw|hash",
+                       .help = "with --documents: the term dictionary structure (default hash)",
                        .repeats = tools::Repeats::kLastWins}},
             .check = check_weight,
             .run = run_weight};
