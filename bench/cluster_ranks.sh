@@ -26,6 +26,8 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("cluster",Non
   "$config" "$work/single.json"
 "$build/invidx-run" "$work/single.json" --input "$collection" --output "$work/single" --quiet --progress off "$@"
 "$build/invidx" export-ciff "$work/single" "$work/single.ciff" > /dev/null
+# What the exchanged bytes compare with: the single build's postings on disk.
+run_bytes=$(cat "$work/single"/runs/*.post | wc -c)
 reports=("$work/single/report.json")
 labels=("single")
 for p in "${ranks[@]}"; do
@@ -38,10 +40,11 @@ for p in "${ranks[@]}"; do
   labels+=("P=$p ciff=$same")
   rm -rf "$work/p$p"
 done
-python3 - "${#reports[@]}" "${reports[@]}" "${labels[@]}" <<'PY'
+python3 - "$run_bytes" "${#reports[@]}" "${reports[@]}" "${labels[@]}" <<'PY'
 import json, sys
-n = int(sys.argv[1])
-reports, labels = sys.argv[2:2 + n], sys.argv[2 + n:]
+run_bytes = int(sys.argv[1])
+n = int(sys.argv[2])
+reports, labels = sys.argv[3:3 + n], sys.argv[3 + n:]
 def busy(nodes, kind):
     return sum(x.get("busy_seconds", 0) for x in nodes if x.get("kind") == kind)
 print("%-18s %8s %8s %9s %14s %12s" % ("build", "GB in", "seconds", "MB/s", "exch MB/GB in", "msgs sent"))
@@ -55,13 +58,16 @@ for path, label in zip(reports, labels):
     print("%-18s %8.3f %8.2f %9.1f %14.1f %12d" % (label, gb, r["total_seconds"], gb * 1e3 / r["total_seconds"],
                                                  sent / 1e6 / gb, msgs))
     rows.append((label, r))
+gb0 = json.load(open(reports[0]))["input_bytes_uncompressed"] / 1e9
+print("(the single build's run files: %.1f MB per GB in)" % (run_bytes / 1e6 / gb0))
 print()
-print("%-18s %4s %7s %8s %8s %8s %8s %8s %8s %9s %9s" % ("build", "rank", "docs", "parse s", "distr s", "index s",
-      "exch s", "merge s", "wait s", "sent MB", "recv MB"))
+print("%-18s %4s %7s %8s %8s %8s %8s %8s %8s %9s %9s %8s" % ("build", "rank", "docs", "parse s", "distr s", "index s",
+      "exch s", "merge s", "wait s", "sent MB", "recv MB", "RSS MiB"))
 for label, r in rows:
     for x in r.get("per_rank", []):
-        print("%-18s %4d %7d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %9.1f" % (
+        print("%-18s %4d %7d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.1f %9.1f %8.0f" % (
             label, x["rank"], x["documents"], x.get("parse_busy_seconds", 0), x.get("distribute_busy_seconds", 0),
             x.get("index_busy_seconds", 0), x.get("exchange_busy_seconds", 0), x.get("merge_seconds", 0),
-            x.get("wait_seconds", 0), x.get("postings_bytes_sent", 0) / 1e6, x.get("postings_bytes_received", 0) / 1e6))
+            x.get("wait_seconds", 0), x.get("postings_bytes_sent", 0) / 1e6, x.get("postings_bytes_received", 0) / 1e6,
+            x.get("peak_rss_bytes", 0) / 1048576))
 PY

@@ -1,5 +1,6 @@
 #include "pipelines/cluster/postings_wire.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "invidx/error.hpp"
@@ -49,26 +50,44 @@ void encode_batch(const RegroupedBatch& batch, const std::vector<uint32_t>& owne
     out += terms;
 
     vbyte::put(out, slices.size());
-    size_t next_term = 0;
+    size_t first_term_of_slice = 0;
+    std::vector<uint32_t> order;
     for (const CollectionSlice* slice : slices) {
         vbyte::put(out, slice->collection);
-        vbyte::put(out, slice->end - slice->begin);
         vbyte::put(out, slice->tokens);
-        uint32_t previous_docid = 0;
-        for (uint32_t i = slice->begin; i < slice->end; ++i) {
-            const TermOccurrence& o = batch.occurrences[i];
-            vbyte::put(out, occurrence_terms[next_term++]);
-            vbyte::put(out, gap(o.local_docid, previous_docid));
-            previous_docid = o.local_docid;
-            vbyte::put(out, o.tf);
-            if (!positional) continue;
-            uint32_t previous_position = 0;
-            for (uint32_t k = 0; k < o.tf; ++k) {
-                const uint32_t position = batch.positions[o.positions_offset + k];
-                vbyte::put(out, gap(position, previous_position));
-                previous_position = position;
+        // A slice's postings grouped by term (stably, so each term's docids
+        // still increase): a term's number is then written once per slice,
+        // not once per posting. Indexers take a slice's postings in any
+        // order as long as each term's docids increase.
+        const uint32_t count = slice->end - slice->begin;
+        order.resize(count);
+        for (uint32_t i = 0; i < count; ++i) order[i] = i;
+        const uint32_t* term_of = occurrence_terms.data() + first_term_of_slice;
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return term_of[a] < term_of[b]; });
+        uint32_t groups = 0;
+        for (uint32_t i = 0; i < count; ++i) groups += i == 0 || term_of[order[i]] != term_of[order[i - 1]];
+        vbyte::put(out, groups);
+        for (uint32_t i = 0; i < count;) {
+            uint32_t end = i;
+            while (end < count && term_of[order[end]] == term_of[order[i]]) ++end;
+            vbyte::put(out, term_of[order[i]]);
+            vbyte::put(out, end - i);
+            uint32_t previous_docid = 0;
+            for (; i < end; ++i) {
+                const TermOccurrence& o = batch.occurrences[slice->begin + order[i]];
+                vbyte::put(out, gap(o.local_docid, previous_docid));
+                previous_docid = o.local_docid;
+                vbyte::put(out, o.tf);
+                if (!positional) continue;
+                uint32_t previous_position = 0;
+                for (uint32_t k = 0; k < o.tf; ++k) {
+                    const uint32_t position = batch.positions[o.positions_offset + k];
+                    vbyte::put(out, gap(position, previous_position));
+                    previous_position = position;
+                }
             }
         }
+        first_term_of_slice += count;
     }
 }
 
@@ -106,32 +125,36 @@ RegroupedBatch decode_batch(std::string_view bytes, bool positional, int source)
         for (uint32_t s = 0; s < slice_count; ++s) {
             CollectionSlice slice;
             slice.collection = next32("collection");
-            const uint32_t occurrences = next32("occurrence count");
-            if (occurrences > bytes.size() - pos) throw Error("occurrence count past the message");
+            if (slice.collection >= kCollections) throw Error("collection out of range");
             slice.tokens = next();
             slice.begin = static_cast<uint32_t>(batch.occurrences.size());
-            uint32_t docid = 0;
-            for (uint32_t i = 0; i < occurrences; ++i) {
-                TermOccurrence o;
-                o.collection = slice.collection;
+            const uint32_t groups = next32("term count of a slice");
+            for (uint32_t g = 0; g < groups; ++g) {
                 const uint32_t term = next32("term id");
-                if (term >= term_count) throw Error("an occurrence names a term the message does not hold");
-                o.term_offset = term_spans[term].first;
-                o.term_length = term_spans[term].second;
-                docid += next32("docid gap");
-                o.local_docid = docid;
-                o.tf = next32("tf");
-                if (positional) {
-                    if (o.tf > bytes.size() - pos) throw Error("tf past the message");
-                    o.positions_offset = static_cast<uint32_t>(batch.positions.size());
-                    uint32_t position = 0;
-                    for (uint32_t k = 0; k < o.tf; ++k) {
-                        position += next32("position gap");
-                        batch.positions.push_back(position);
+                if (term >= term_count) throw Error("a slice names a term the message does not hold");
+                const uint32_t postings = next32("postings of a term");
+                if (postings > bytes.size() - pos) throw Error("a term's postings run past the message");
+                uint32_t docid = 0;
+                for (uint32_t i = 0; i < postings; ++i) {
+                    TermOccurrence o;
+                    o.collection = slice.collection;
+                    o.term_offset = term_spans[term].first;
+                    o.term_length = term_spans[term].second;
+                    docid += next32("docid gap");
+                    o.local_docid = docid;
+                    o.tf = next32("tf");
+                    if (positional) {
+                        if (o.tf > bytes.size() - pos) throw Error("tf past the message");
+                        o.positions_offset = static_cast<uint32_t>(batch.positions.size());
+                        uint32_t position = 0;
+                        for (uint32_t k = 0; k < o.tf; ++k) {
+                            position += next32("position gap");
+                            batch.positions.push_back(position);
+                        }
                     }
+                    batch.tokens += o.tf;
+                    batch.occurrences.push_back(o);
                 }
-                batch.tokens += o.tf;
-                batch.occurrences.push_back(o);
             }
             slice.end = static_cast<uint32_t>(batch.occurrences.size());
             batch.slices.push_back(slice);

@@ -2,7 +2,8 @@
 // one regrouped batch that another rank's indexers own (docs/FORMAT.md,
 // "Cluster builds"). Parsed postings only, never raw text: for each owned
 // collection slice its occurrences (term, rank-local docid, tf, positions),
-// the batch's terms written once each, integers as variable-byte codes.
+// the batch's terms written once each, a slice's postings grouped by term,
+// integers as variable-byte codes.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +30,10 @@ inline constexpr char kEndFailed = 'F';
 void encode_batch(const RegroupedBatch& batch, const std::vector<uint32_t>& owner_rank, uint32_t destination,
                   bool positional, std::string& out);
 
-// The batch back from a whole batch message: empty documents (only their count matters to an
-// indexer), occurrences regrouped as they were sent. Throws invidx::Error
+// The batch back from a whole batch message: empty documents (only their
+// count matters to an indexer), each slice's occurrences grouped by term
+// (in the order of the terms' first occurrence in the batch), each term's in
+// increasing docids. Throws invidx::Error
 // (naming `source`) on a malformed message.
 RegroupedBatch decode_batch(std::string_view bytes, bool positional, int source);
 
