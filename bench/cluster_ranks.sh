@@ -7,7 +7,9 @@
 #   bench/cluster_ranks.sh COLLECTION [CONFIG] [P ...] [-- --set K=V ...]
 # CONFIG defaults to configs/cluster.json; BUILD (default build-nocuda) holds
 # invidx-run and invidx. MB/s = uncompressed input over rank 0's
-# total_seconds (report.json), as in docs/PERFORMANCE.md.
+# total_seconds (report.json), as in docs/PERFORMANCE.md. --bind-to none:
+# mpirun otherwise binds each of up to 2 ranks to one core, so 1 rank would
+# get half of a 2-core machine that the single build gets whole.
 set -euo pipefail
 collection=${1:?collection}
 shift
@@ -31,7 +33,7 @@ run_bytes=$(cat "$work/single"/runs/*.post | wc -c)
 reports=("$work/single/report.json")
 labels=("single")
 for p in "${ranks[@]}"; do
-  mpirun --oversubscribe -np "$p" --mca btl tcp,self "$build/invidx-run" "$config" --input "$collection" \
+  mpirun --oversubscribe --bind-to none -np "$p" --mca btl tcp,self "$build/invidx-run" "$config" --input "$collection" \
     --output "$work/p$p" --quiet --progress off "$@" 2> "$work/p$p.log" || { cat "$work/p$p.log"; exit 1; }
   "$build/invidx" export-ciff "$work/p$p" "$work/p$p.ciff" > /dev/null
   if cmp -s "$work/single.ciff" "$work/p$p.ciff"; then same=yes; else same=NO; fi
