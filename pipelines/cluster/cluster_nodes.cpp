@@ -100,10 +100,22 @@ private:
     Poster poster_;
 };
 
+// The channel's messages enter through a broadcast node (put from the
+// exchange thread, which only hands them over) and are decoded by a
+// function node, several at once; the index node restores batch order.
 class ReceiveNode final : public SourceStage<RegroupedBatch>, private ReceiveChannel::Target {
 public:
-    ReceiveNode(RunState& state, ReceiveChannel& channel) : state_(state), channel_(channel), output_(state.graph) {
-        metrics_.concurrency = 1;
+    ReceiveNode(RunState& state, unsigned concurrency, ReceiveChannel& channel, int source)
+        : state_(state),
+          channel_(channel),
+          source_(source),
+          positional_(state.config.analysis.positions),
+          input_(state.graph),
+          decoder_(state.graph, concurrency, [this](const ReceiveChannel::Message& message) -> Batch {
+              return run_guarded(metrics_, [&] { return decode(*message); });
+          }) {
+        metrics_.concurrency = concurrency;
+        flow::make_edge(input_, decoder_);
     }
     ~ReceiveNode() override {
         channel_.detach();
@@ -112,7 +124,7 @@ public:
         if (reserved_.exchange(false)) state_.graph.release_wait();
     }
 
-    flow::sender<Batch>& output_port() override { return output_; }
+    flow::sender<Batch>& output_port() override { return decoder_; }
 
     void start() override {
         reserved_ = true;
@@ -121,11 +133,18 @@ public:
     }
 
 private:
-    void put(Batch batch) override {
+    Batch decode(const ReceivedMessage& message) {
+        auto busy = metrics_.busy_scope();
+        ++metrics_.items_in;
+        metrics_.bytes_in += message.bytes.size();
+        auto batch = std::make_shared<RegroupedBatch>(postings_wire::decode_batch(message.bytes, positional_, source_));
+        batch->lease = message.lease;
         ++metrics_.items_out;
         metrics_.bytes_out += batch->terms.size();
-        output_.try_put(std::move(batch));
+        return batch;
     }
+
+    void put(ReceiveChannel::Message message) override { input_.try_put(std::move(message)); }
     void release() override {
         if (reserved_.exchange(false)) state_.graph.release_wait();
     }
@@ -133,8 +152,11 @@ private:
 
     RunState& state_;
     ReceiveChannel& channel_;
+    int source_;
+    bool positional_;
     std::atomic<bool> reserved_{false};
-    flow::broadcast_node<Batch> output_;
+    flow::broadcast_node<ReceiveChannel::Message> input_;
+    flow::function_node<ReceiveChannel::Message, Batch> decoder_;
 };
 
 }  // namespace
@@ -142,12 +164,14 @@ private:
 std::unique_ptr<Node> make_distribute_node(NodeOptions& options, RunState& state, PostingsExchange& exchange,
                                            std::shared_ptr<const std::vector<uint32_t>> owner_rank) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned count = options.count(std::max(1u, hardware / 2), 1);
+    const unsigned count = options.count(std::max(1u, hardware / 2), std::max(1u, hardware / 2));
     return std::make_unique<DistributeNode>(state, count, exchange, std::move(owner_rank));
 }
 
-std::unique_ptr<Node> make_receive_node(NodeOptions&, RunState& state, ReceiveChannel& channel) {
-    return std::make_unique<ReceiveNode>(state, channel);
+std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel, int source) {
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned count = options.count(std::max(1u, hardware / 4), std::max(1u, hardware / 4));
+    return std::make_unique<ReceiveNode>(state, count, channel, source);
 }
 
 }  // namespace invidx

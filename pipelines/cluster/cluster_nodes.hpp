@@ -9,8 +9,9 @@
 //     batch on to this rank's own indexers, which index only the
 //     collections they own.
 //   receive (source of RegroupedBatch) of the pipeline that indexes another
-//     rank's stream here: the batches that rank sent, as the exchange
-//     decoded them.
+//     rank's stream here: the messages that rank sent, from the exchange,
+//     decoded here several at once (a malformed one fails this pipeline,
+//     naming the source rank).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,6 @@ namespace invidx {
 std::unique_ptr<Node> make_distribute_node(NodeOptions& options, RunState& state, PostingsExchange& exchange,
                                            std::shared_ptr<const std::vector<uint32_t>> owner_rank);
 
-std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel);
+std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel, int source);
 
 }  // namespace invidx

@@ -232,7 +232,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
 
     // 3. This rank's pipelines: its own files up to the distributor and its
     // indexers, and one per other rank indexing that rank's stream.
-    PostingsExchange exchange(rank, ranks, config.analysis.positions);
+    PostingsExchange exchange(rank, ranks);
     NodeRegistry cluster_registry;
     for (const auto& kind : registry.kinds()) cluster_registry.add(kind.name, kind.description, kind.factory);
     cluster_registry.add("cluster_distribute", "a partition cluster build's distributor (made by the build itself)",
@@ -242,7 +242,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     cluster_registry.add("cluster_receive", "another rank's postings in a partition cluster build (made by the build)",
                          [&exchange](NodeOptions& node_options, RunState& state) {
                              const auto source = static_cast<int>(node_options.unsigned_integer("source", 0));
-                             return make_receive_node(node_options, state, exchange.channel(source));
+                             return make_receive_node(node_options, state, exchange.channel(source), source);
                          });
 
     std::stop_source stop;

@@ -17,8 +17,8 @@ namespace {
 constexpr int kDataTag = 0x1d60;  // a batch or an end marker, in order per source
 constexpr int kAckTag = 0x1d61;   // u64: how many of the receiver's batches from us it is done with
 
-using postings_wire::kBatchMessage;
 using postings_wire::kEndFailed;
+using postings_wire::kLastBatchMessage;
 using postings_wire::kEndOk;
 
 }  // namespace
@@ -27,10 +27,10 @@ void ReceiveChannel::attach(Target* target) {
     std::lock_guard lock(mutex_);
     target_ = target;
     while (!waiting_.empty() && !released_) {
-        auto batch = std::move(waiting_.front());
+        auto message = std::move(waiting_.front());
         waiting_.pop_front();
-        const bool last = batch->end_of_input;
-        target_->put(std::move(batch));
+        const bool last = message->last;
+        target_->put(std::move(message));
         if (last) released_ = true, target_->release();
     }
     if (closed_ && !released_) released_ = true, target_->release();
@@ -41,16 +41,16 @@ void ReceiveChannel::detach() {
     target_ = nullptr;
 }
 
-void ReceiveChannel::deliver(std::shared_ptr<const RegroupedBatch> batch) {
+void ReceiveChannel::deliver(Message message) {
     std::lock_guard lock(mutex_);
     if (closed_) return;  // dropped: its lease acknowledges it
-    const bool last = batch->end_of_input;
+    const bool last = message->last;
     if (last) closed_ = true;
     if (!target_) {
-        waiting_.push_back(std::move(batch));
+        waiting_.push_back(std::move(message));
         return;
     }
-    target_->put(std::move(batch));
+    target_->put(std::move(message));
     if (last && !released_) released_ = true, target_->release();
 }
 
@@ -91,8 +91,8 @@ struct PostingsExchange::Impl {
     std::string first_error;
 };
 
-PostingsExchange::PostingsExchange(int rank, int ranks, bool positional)
-    : rank_(rank), ranks_(ranks), positional_(positional), acks_owed_(static_cast<size_t>(ranks), 0),
+PostingsExchange::PostingsExchange(int rank, int ranks)
+    : rank_(rank), ranks_(ranks), acks_owed_(static_cast<size_t>(ranks), 0),
       impl_(std::make_unique<Impl>()) {
     for (int r = 0; r < ranks; ++r) channels_.push_back(std::make_unique<ReceiveChannel>());
     impl_->unacknowledged.resize(static_cast<size_t>(ranks));
@@ -204,27 +204,26 @@ void PostingsExchange::run(const std::function<bool()>& step, const std::functio
             MPI_Recv(bytes.data(), size, MPI_BYTE, source, kDataTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             figures_.bytes_received += bytes.size();
             progressed = true;
-            if (!bytes.empty() && bytes[0] == kBatchMessage) {
+            if (postings_wire::is_batch_message(bytes)) {
                 ++figures_.batch_messages_received;
                 figures_.batch_bytes_received += bytes.size();
-                std::shared_ptr<RegroupedBatch> batch;
-                try {
-                    batch = std::make_shared<RegroupedBatch>(postings_wire::decode_batch(bytes, positional_, source));
-                } catch (const std::exception& error) {
-                    if (m.first_error.empty()) m.first_error = error.what();
-                    acknowledge_later(source);
-                    channel(source).close();
-                    continue;
-                }
+                auto message = std::make_shared<ReceivedMessage>();
+                message->last = bytes[0] == kLastBatchMessage;
+                message->bytes = std::move(bytes);
                 // Acknowledged when the last holder (the indexers) lets go.
-                batch->lease = Lease(new char(0), [this, source](void* p) {
+                message->lease = Lease(new char(0), [this, source](void* p) {
                     delete static_cast<char*>(p);
                     acknowledge_later(source);
                 });
-                channel(source).deliver(std::move(batch));
-            } else {
+                channel(source).deliver(std::move(message));
+            } else if (!bytes.empty() && (bytes[0] == kEndOk || bytes[0] == kEndFailed)) {
                 ++m.ends_received;
-                if (bytes.empty() || bytes[0] != kEndOk) on_peer_failed(source);
+                if (bytes[0] == kEndFailed) on_peer_failed(source);
+            } else {
+                // Nothing this build sends: the stream cannot be trusted.
+                if (m.first_error.empty())
+                    m.first_error = "a message of unknown kind came from rank " + std::to_string(source);
+                channel(source).close();
             }
         }
         for (;;) {

@@ -38,15 +38,26 @@
 
 namespace invidx {
 
+// A batch message as received, still encoded (postings_wire): the receive
+// node decodes it in the flow graph, several at once, not the exchange
+// thread. `lease` acknowledges it to its source when the last holder lets go.
+struct ReceivedMessage {
+    std::string bytes;
+    bool last = false;   // the source's end_of_input batch
+    Lease lease;
+};
+
 // One source rank's batches on their way into the pipeline that indexes
 // them here. Batches that come before the pipeline has started wait here.
 class ReceiveChannel {
 public:
+    using Message = std::shared_ptr<const ReceivedMessage>;
+
     // What the pipeline's receive node offers the channel.
     class Target {
     public:
         virtual ~Target() = default;
-        virtual void put(std::shared_ptr<const RegroupedBatch> batch) = 0;
+        virtual void put(Message message) = 0;
         // No more batches: the node lets its graph finish.
         virtual void release() = 0;
         virtual bool cancelled() const = 0;
@@ -56,8 +67,8 @@ public:
     void attach(Target* target);
     void detach();
 
-    // Exchange side. The batch after the end_of_input one never comes.
-    void deliver(std::shared_ptr<const RegroupedBatch> batch);
+    // Exchange side. No message comes after the last one.
+    void deliver(Message message);
     // Stopped: batches waiting are dropped, the pipeline is let go.
     void close();
     // A pipeline that failed on its own is let go too.
@@ -68,7 +79,7 @@ private:
     Target* target_ = nullptr;
     bool closed_ = false;     // end_of_input delivered, or close()
     bool released_ = false;
-    std::deque<std::shared_ptr<const RegroupedBatch>> waiting_;
+    std::deque<Message> waiting_;
 };
 
 struct ExchangeFigures {
@@ -79,20 +90,19 @@ struct ExchangeFigures {
     uint64_t batch_bytes_sent = 0;    // of postings messages only
     uint64_t batch_bytes_received = 0;
     uint64_t peak_unacknowledged = 0; // messages sent and not yet acknowledged, at most
-    double busy_seconds = 0;          // the exchange thread's own work (MPI calls, decoding)
+    double busy_seconds = 0;          // the exchange thread's own work (MPI calls)
 };
 
 class PostingsExchange {
 public:
-    // MPI must be initialized. `positional`: the batches carry positions.
-    PostingsExchange(int rank, int ranks, bool positional);
+    // MPI must be initialized.
+    PostingsExchange(int rank, int ranks);
     ~PostingsExchange();
     PostingsExchange(const PostingsExchange&) = delete;
     PostingsExchange& operator=(const PostingsExchange&) = delete;
 
     int rank() const { return rank_; }
     int ranks() const { return ranks_; }
-    bool positional() const { return positional_; }
     ReceiveChannel& channel(int source) { return *channels_.at(static_cast<size_t>(source)); }
 
     // Any thread: `message` (a postings_wire batch message) for `destination`;
@@ -105,8 +115,9 @@ public:
     // The exchange thread: moves messages until `step()` (called every
     // round, where the caller watches its pipelines) says this rank's
     // pipelines are done and nothing is in flight. `on_peer_failed(source)`
-    // is called once per peer whose end marker says it failed. A malformed
-    // message makes run() throw after draining: never leaves messages behind.
+    // is called once per peer whose end marker says it failed. A message of
+    // an unknown kind makes run() throw after draining: it never leaves
+    // messages behind.
     void run(const std::function<bool()>& step, const std::function<void(int)>& on_peer_failed);
 
     ExchangeFigures figures() const { return figures_; }
@@ -124,7 +135,6 @@ private:
 
     int rank_;
     int ranks_;
-    bool positional_;
     std::vector<std::unique_ptr<ReceiveChannel>> channels_;
     std::mutex mutex_;
     std::condition_variable wake_;

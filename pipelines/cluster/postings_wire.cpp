@@ -17,7 +17,7 @@ uint32_t gap(uint32_t value, uint32_t previous) { return value - previous; }
 
 void encode_batch(const RegroupedBatch& batch, const std::vector<uint32_t>& owner_rank, uint32_t destination,
                   bool positional, std::string& out) {
-    out.push_back(kBatchMessage);
+    out.push_back(batch.end_of_input ? kLastBatchMessage : kBatchMessage);
     vbyte::put(out, batch.sequence);
     vbyte::put(out, batch.first_docid);
     vbyte::put(out, batch.docs.size());
@@ -93,7 +93,7 @@ void encode_batch(const RegroupedBatch& batch, const std::vector<uint32_t>& owne
 
 RegroupedBatch decode_batch(std::string_view bytes, bool positional, int source) {
     try {
-        if (bytes.empty() || bytes[0] != kBatchMessage) throw Error("not a batch message");
+        if (!is_batch_message(bytes)) throw Error("not a batch message");
         size_t pos = 1;
         const auto next = [&] { return vbyte::get(bytes, pos); };
         const auto next32 = [&](const char* what) {
@@ -109,6 +109,7 @@ RegroupedBatch decode_batch(std::string_view bytes, bool positional, int source)
         batch.docs.resize(documents);
         batch.text_bytes = next();
         batch.end_of_input = next() != 0;
+        if (batch.end_of_input != (bytes[0] == kLastBatchMessage)) throw Error("the end flag contradicts the kind");
 
         const uint32_t term_count = next32("term count");
         std::vector<std::pair<uint32_t, uint32_t>> term_spans;  // offset, length in batch.terms

@@ -15,11 +15,18 @@
 
 namespace invidx::postings_wire {
 
-// The first byte of every message between ranks: a batch, or the end of a
-// source's stream (its parsing succeeded or failed), sent after its last batch.
+// The first byte of every message between ranks: a batch, the source's
+// last batch (its end_of_input one, so a receiver knows it without decoding),
+// or the end of a source's stream (its parsing succeeded or failed), sent
+// after its last batch.
 inline constexpr char kBatchMessage = 'B';
+inline constexpr char kLastBatchMessage = 'L';
 inline constexpr char kEndOk = 'E';
 inline constexpr char kEndFailed = 'F';
+
+inline bool is_batch_message(std::string_view message) {
+    return !message.empty() && (message[0] == kBatchMessage || message[0] == kLastBatchMessage);
+}
 
 // Appends a batch message: the slices of `batch` whose collection `owner_rank` gives to
 // `destination` (owner_rank: kCollections entries), with the batch's

@@ -107,6 +107,23 @@ TEST_CASE("a batch message holds exactly the destination's slices and decodes to
     }
 }
 
+TEST_CASE("a source's last batch is marked in the message's first byte") {
+    RegroupedBatch end;
+    end.sequence = 9;
+    end.end_of_input = true;
+    std::string message;
+    postings_wire::encode_batch(end, std::vector<uint32_t>(kCollections, 0), 1, false, message);
+    CHECK(postings_wire::is_batch_message(message));
+    CHECK(message[0] == postings_wire::kLastBatchMessage);
+    const RegroupedBatch back = postings_wire::decode_batch(message, false, 0);
+    CHECK(back.end_of_input);
+    CHECK(back.sequence == 9);
+    CHECK(back.docs.empty());
+    message[0] = postings_wire::kBatchMessage;  // a kind that contradicts the flag
+    CHECK_THROWS_AS(postings_wire::decode_batch(message, false, 0), Error);
+    CHECK(!postings_wire::is_batch_message(std::string(1, postings_wire::kEndOk)));
+}
+
 TEST_CASE("a batch message that is cut or damaged is an error naming its source rank") {
     std::mt19937 random(12);
     const RegroupedBatch batch = random_batch(random, true);
