@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <sys/wait.h>
 
+#include "store/index_check.hpp"
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/temp_dir.hpp"
@@ -139,6 +140,11 @@ TEST_CASE("a partition cluster build on 1, 2, 3 and 4 ranks exports the single m
             INFO(job.err);
             REQUIRE(job.exit_code == 0);
             CHECK(ciff_bytes(output) == single_ciff);
+            CheckOptions full;
+            full.full = true;
+            const IndexCheckReport checked = check_index(output, full);
+            CHECK(checked.ok());
+            CHECK(checked.terms > 0);
             IndexReader index(output);
             const nlohmann::json& report = *index.report();
             CHECK(report.at("ranks") == ranks);
