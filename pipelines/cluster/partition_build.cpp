@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <fstream>
 #include <future>
 #include <optional>
 #include <stop_token>
@@ -570,8 +569,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
     }
     if (rank == 0) return BuildReport{std::move(report)};
-    json own_figures = figures;
-    return BuildReport{json{{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({own_figures})}}};
+    return BuildReport{json{{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}}};
 }
 
 }  // namespace invidx
