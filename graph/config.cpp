@@ -182,6 +182,11 @@ void read_sampler(const json& value, const std::string& pointer, SamplerConfig& 
 
 void read_cluster(const json& value, const std::string& pointer, ClusterConfig& cluster) {
     ObjectReader reader(value, pointer);
+    if (const json* v = reader.find("mode")) {
+        cluster.mode = read_string(*v, reader.at("mode"));
+        if (cluster.mode != "partition" && cluster.mode != "files")
+            throw ConfigError(reader.at("mode"), "unknown cluster mode '" + cluster.mode + "'; known: partition, files");
+    }
     if (const json* v = reader.find("assign_files")) {
         cluster.assign_files = read_string(*v, reader.at("assign_files"));
         if (cluster.assign_files != "size" && cluster.assign_files != "count")

@@ -88,7 +88,9 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
         // 2: sampling binds each trie collection to one indexer for the
         // whole build; the GPUs' contexts are made meanwhile.
         if (index) {
-            {
+            if (options.assignment) {
+                state.assignment = options.assignment;
+            } else {
                 GpuWarmUp warm_up(index->indexer_devices());
                 state.assignment = sample_and_assign(state, index->indexer_devices());
             }

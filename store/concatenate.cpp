@@ -1,9 +1,12 @@
 #include "store/concatenate.hpp"
 
+#include <fstream>
 #include <memory>
 #include <string_view>
 
 #include "invidx/error.hpp"
+#include "store/binary_io.hpp"
+#include "store/crc32.hpp"
 #include "store/index_reader.hpp"
 #include "store/run_list.hpp"
 
@@ -122,6 +125,110 @@ ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vec
     joined.terms = dictionary.size();
     writer.write_dictionary(std::move(dictionary));
     return joined;
+}
+
+OwnedTerms write_merged_run(const std::vector<SourcePart>& parts, uint32_t run, const std::filesystem::path& index_dir) {
+    ensure(!parts.empty(), "write_merged_run: no parts");
+    std::vector<std::unique_ptr<IndexReader>> readers;
+    for (const auto& part : parts) {
+        readers.push_back(std::make_unique<IndexReader>(part.directory));
+        ensure(readers.back()->positional() == readers.front()->positional(),
+               "index part " + part.directory.string() + " disagrees with " + parts.front().directory.string() +
+                   " on positions");
+    }
+    const bool positional = readers.front()->positional();
+    OwnedTerms owned;
+    CompressedRun out;
+    out.run = run;
+    out.indexer_count = 1;
+    std::vector<uint64_t> next(readers.size(), 0);
+    for (;;) {
+        // The smallest next term over all parts (few parts: a linear scan).
+        std::string_view smallest;
+        bool any = false;
+        for (size_t p = 0; p < readers.size(); ++p) {
+            if (next[p] >= readers[p]->term_count()) continue;
+            const std::string_view term = readers[p]->term(next[p]).term;
+            if (!any || term < smallest) smallest = term, any = true;
+        }
+        if (!any) break;
+        const auto slot = static_cast<uint32_t>(owned.dictionary.size());
+        DictionaryTerm merged{.term = std::string(smallest), .collection = 0, .df = 0, .cf = 0,
+                              .lists = {PartialListRef{.run = run, .indexer = 0, .slot = slot}}};
+        TermRunList list{.slot = slot, .docids = {}, .tfs = {}, .positions = {}};
+        for (size_t p = 0; p < readers.size(); ++p) {
+            if (next[p] >= readers[p]->term_count()) continue;
+            const TermInfo info = readers[p]->term(next[p]);
+            if (info.term != merged.term) continue;
+            merged.collection = info.collection;
+            merged.df += info.df;
+            merged.cf += info.cf;
+            auto postings = readers[p]->postings(next[p]);
+            for (const uint32_t docid : postings.docids)
+                list.docids.push_back(static_cast<uint32_t>(docid + parts[p].first_docid));
+            list.tfs.insert(list.tfs.end(), postings.tfs.begin(), postings.tfs.end());
+            list.positions.insert(list.positions.end(), postings.positions.begin(), postings.positions.end());
+            ++next[p];
+        }
+        out.list_offsets.push_back(out.bytes.size());
+        out.list_counts.push_back(static_cast<uint32_t>(list.docids.size()));
+        out.postings += list.docids.size();
+        run_list::encode(list, positional, out.bytes);
+        owned.dictionary.push_back(std::move(merged));
+    }
+    out.list_offsets.push_back(out.bytes.size());
+    std::vector<CompressedRun> run_parts;
+    run_parts.push_back(std::move(out));
+    owned.run = write_run_file(index_dir, run, positional, std::move(run_parts));
+    return owned;
+}
+
+void write_dictionary_part(const std::filesystem::path& path, const std::vector<DictionaryTerm>& terms) {
+    BinaryWriter out(path);
+    out.u64(terms.size());
+    for (const auto& term : terms) {
+        out.string(term.term);
+        out.u32(term.collection);
+        out.u64(term.df);
+        out.u64(term.cf);
+        out.u32(static_cast<uint32_t>(term.lists.size()));
+        for (const auto& list : term.lists) {
+            out.u32(list.run);
+            out.u32(list.indexer);
+            out.u32(list.slot);
+        }
+    }
+    out.finish_with_crc();
+}
+
+std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    ensure(static_cast<bool>(in), "cannot open the dictionary part " + path.string());
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    BinaryReader reader(path.string(), bytes);
+    if (bytes.size() < 12) reader.fail("terms", "the file is too short");
+    BinaryReader trailer(path.string(), bytes, bytes.size() - 4);
+    if (trailer.u32("crc32") != crc32(std::string_view(bytes).substr(0, bytes.size() - 4)))
+        trailer.fail("crc32", "the checksum does not match the bytes");
+    std::vector<DictionaryTerm> terms(reader.u64("terms"));
+    for (auto& term : terms) {
+        term.term = std::string(reader.string("term"));
+        term.collection = reader.u32("collection");
+        term.df = reader.u64("df");
+        term.cf = reader.u64("cf");
+        term.lists.resize(reader.u32("lists"));
+        for (auto& list : term.lists) {
+            list.run = reader.u32("run");
+            list.indexer = reader.u32("indexer");
+            list.slot = reader.u32("slot");
+        }
+    }
+    if (reader.position() + 4 != reader.size()) reader.fail("crc32", "the file does not end after its terms");
+    return terms;
+}
+
+void append_part_documents(const IndexPart& part, IndexWriter& writer) {
+    append_documents(IndexReader(part.directory), part.first_file, writer);
 }
 
 ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {

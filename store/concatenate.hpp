@@ -56,6 +56,37 @@ WrittenRun write_part_run(const IndexPart& part, const ConcatenatedPart& plan, c
 ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vector<ConcatenatedPart>& plan,
                              const std::vector<WrittenRun>& runs, IndexWriter& writer);
 
+// A partition-and-index cluster rank's parts (docs/FORMAT.md "Cluster
+// builds"): one index per source rank, each holding the terms this rank owns
+// as found in that source's documents, docids local to the source.
+struct SourcePart {
+    std::filesystem::path directory;  // a complete index of the part
+    uint64_t first_docid = 0;         // global docid of the source's local docid 0
+};
+
+// What one rank owns in the joined index: its run and the dictionary terms
+// pointing into it.
+struct OwnedTerms {
+    WrittenRun run;
+    std::vector<DictionaryTerm> dictionary;  // byte-wise order; lists = {run, 0, slot}
+};
+
+// The terms of `parts` (given in source order, so in increasing docids)
+// merged into run `run` of the joined index, written into index_dir/runs/:
+// slot i is the i-th term of the merged dictionaries, its postings the
+// parts' lists concatenated in part order with docids shifted by each part's
+// first_docid. Throws invidx::Error when the parts disagree on positions.
+OwnedTerms write_merged_run(const std::vector<SourcePart>& parts, uint32_t run, const std::filesystem::path& index_dir);
+
+// A dictionary part as a file (one rank's terms, for rank 0 to join) and
+// back; read_dictionary_part throws FormatError for a damaged file.
+void write_dictionary_part(const std::filesystem::path& path, const std::vector<DictionaryTerm>& terms);
+std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& path);
+
+// Every document of `part` appended to `writer`, input ordinals shifted by
+// first_file (docids follow the writer's count).
+void append_part_documents(const IndexPart& part, IndexWriter& writer);
+
 // All of it in one process: plan, every part's run, join.
 ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer);
 

@@ -50,10 +50,14 @@ struct SamplerConfig {
 };
 
 // A build over the ranks of an MPI job (docs/PIPELINE.md "cluster",
-// docs/FORMAT.md "Cluster builds"): each rank indexes a contiguous range of
-// the sorted input files, and rank 0 joins the ranks' parts into one index
-// identical to a single machine's. Needs an invidx built with MPI.
+// docs/FORMAT.md "Cluster builds"): each rank parses a contiguous range of
+// the sorted input files; the index is identical to a single machine's.
+// Needs an invidx built with MPI.
 struct ClusterConfig {
+    // "partition" (Wei & JaJa's partition-and-index: trie collections owned
+    // by the indexers of all ranks, parsed postings sent to their owners) or
+    // "files" (each rank indexes its files alone, rank 0 joins the parts).
+    std::string mode = "partition";
     // How the sorted file list is cut into one contiguous range per rank:
     // "size" (nearly equal bytes on disk) or "count" (nearly equal files).
     std::string assign_files = "size";

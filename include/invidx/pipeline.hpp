@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "invidx/collection_assignment.hpp"
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
 #include "invidx/registry.hpp"
@@ -50,6 +51,10 @@ struct RunOptions {
     // (a cluster rank's share of the sorted file list: names as the whole
     // list gave them, ordinals 0, 1, ... within the share).
     std::optional<std::vector<InputFile>> files;
+    // The collection ownership decided elsewhere (a cluster build's, over
+    // the indexers of every rank): the sampling step is skipped and the
+    // index node takes this one, made for its number of indexers.
+    std::optional<CollectionAssignment> assignment;
 };
 
 class Pipeline {

@@ -302,6 +302,14 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
 
 }  // namespace
 
+std::vector<std::string> indexer_devices_of(const NodeSpec& spec) {
+    NodeOptions options(spec);
+    std::vector<std::string> devices;
+    for (const auto& entry : read_indexer_entries(options))
+        for (unsigned k = 0; k < entry.count; ++k) devices.push_back(entry.device);
+    return devices;
+}
+
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
     const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
     if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");

@@ -34,6 +34,12 @@ public:
     virtual std::vector<DictionaryTerm> take_dictionary() = 0;
 };
 
+// The devices of the indexers an "index" entry of the pipeline makes, in
+// indexer order ("cpu" or "gpu:N"), without making them: what a cluster
+// build tells rank 0 before the collections are assigned. Throws
+// ConfigError for a bad "indexers" list.
+std::vector<std::string> indexer_devices_of(const NodeSpec& spec);
+
 // Makes an IndexStage; it indexes nothing until given its assignment.
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state);
 

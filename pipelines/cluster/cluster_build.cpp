@@ -17,6 +17,8 @@
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
+#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/partition_build.hpp"
 #include "store/concatenate.hpp"
 #include "store/index_writer.hpp"
 
@@ -25,93 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// MPI is initialized once per process and finalized at its exit, after
-// every collective of every build (mpirun counts a rank that exits without
-// MPI_Finalize as failed). Only the main thread calls MPI: the flow graph's
-// threads never do.
-class MpiSession {
-public:
-    static MpiSession& get() {
-        static MpiSession session;
-        return session;
-    }
-    int rank() const { return rank_; }
-    int size() const { return size_; }
-
-private:
-    MpiSession() {
-        int initialized = 0;
-        MPI_Initialized(&initialized);
-        if (!initialized) {
-            int provided = 0;
-            MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-            owned_ = true;
-        }
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-        MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    }
-    ~MpiSession() {
-        int finalized = 0;
-        MPI_Finalized(&finalized);
-        if (owned_ && !finalized) MPI_Finalize();
-    }
-
-    int rank_ = 0;
-    int size_ = 1;
-    bool owned_ = false;
-};
-
-// The few messages of a build, counted for the report: the plan from rank 0,
-// each rank's figures to rank 0, the outcome from rank 0.
-class Messages {
-public:
-    Messages(int rank, int size) : rank_(rank), size_(size) {}
-
-    void broadcast(std::string& text) {
-        uint64_t length = text.size();
-        MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-        text.resize(length);
-        MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
-        if (rank_ == 0) {
-            sent_ += (length + 8) * static_cast<uint64_t>(size_ - 1);
-        } else {
-            received_ += length + 8;
-        }
-    }
-
-    // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
-    std::vector<std::string> gather(const std::string& text) {
-        const int length = static_cast<int>(text.size());
-        std::vector<int> lengths(rank_ == 0 ? size_ : 0);
-        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-        std::vector<int> displacements(lengths.size(), 0);
-        int total = 0;
-        for (size_t r = 0; r < lengths.size(); ++r) displacements[r] = total, total += lengths[r];
-        std::string all(static_cast<size_t>(total), '\0');
-        MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), displacements.data(), MPI_CHAR, 0,
-                    MPI_COMM_WORLD);
-        if (rank_ != 0) {
-            sent_ += static_cast<uint64_t>(length) + 4;
-            return {};
-        }
-        std::vector<std::string> texts;
-        for (size_t r = 0; r < lengths.size(); ++r) {
-            texts.push_back(all.substr(static_cast<size_t>(displacements[r]), static_cast<size_t>(lengths[r])));
-            if (r != 0) received_ += static_cast<uint64_t>(lengths[r]) + 4;
-        }
-        return texts;
-    }
-
-    uint64_t sent() const { return sent_; }
-    uint64_t received() const { return received_; }
-
-private:
-    int rank_;
-    int size_;
-    uint64_t sent_ = 0;
-    uint64_t received_ = 0;
-};
 
 // A rank whose share fails tells every other rank at once, so they stop
 // their builds instead of finishing work that will be thrown away. Each
@@ -177,19 +92,6 @@ private:
     int from_ = -1;
 };
 
-json file_to_json(const InputFile& file) {
-    return {{"ordinal", file.ordinal}, {"path", file.path}, {"name", file.name}, {"format", file.format},
-            {"size_bytes", file.size_bytes}};
-}
-
-InputFile file_from_json(const json& value) {
-    return InputFile{.ordinal = value.at("ordinal").get<uint32_t>(),
-                     .path = value.at("path").get<std::string>(),
-                     .name = value.at("name").get<std::string>(),
-                     .format = value.at("format").get<std::string>(),
-                     .size_bytes = value.at("size_bytes").get<uint64_t>()};
-}
-
 double busy_of_kind(const json& nodes, const std::string& kind) {
     double total = 0;
     for (const auto& node : nodes)
@@ -217,9 +119,9 @@ json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files
     return figures;
 }
 
-}  // namespace
-
-BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+// The files mode: every rank indexes its files alone into a part index,
+// which rank 0 joins.
+BuildReport run_files_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
     MpiSession& mpi = MpiSession::get();
     const int rank = mpi.rank();
@@ -241,9 +143,9 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
             writer.emplace(config.output, config.analysis, files,
                            PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
                                           .exchange = options.publish_by_exchange});
-            json list = json::array();
-            for (const auto& file : files) list.push_back(file_to_json(file));
-            plan = {{"ok", true}, {"parts", (writer->temporary_directory() / "cluster-parts").string()}, {"files", list}};
+            plan = {{"ok", true},
+                    {"parts", (writer->temporary_directory() / "cluster-parts").string()},
+                    {"files", files_to_json(files)}};
         } catch (const std::exception& error) {
             start_failure = std::current_exception();
             plan = {{"ok", false}, {"error", error.what()}};
@@ -256,8 +158,7 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
         if (start_failure) std::rethrow_exception(start_failure);
         throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
     }
-    if (rank != 0)
-        for (const auto& file : plan.at("files")) files.push_back(file_from_json(file));
+    if (rank != 0) files = files_from_json(plan.at("files"));
     const fs::path parts_dir = plan.at("parts").get<std::string>();
 
     // 2. This rank's contiguous share of the sorted files, indexed by the
@@ -479,7 +380,7 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
             report["postings"] = joined.postings;
             report["ranks"] = ranks;
             report["per_rank"] = per_rank;
-            report["cluster"] = {{"assign_files", config.cluster->assign_files},
+            report["cluster"] = {{"mode", "files"}, {"assign_files", config.cluster->assign_files},
                                  {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
             if (!report.contains("stages")) report["stages"] = json::object();
             report["stages"]["cluster_runs"] = slowest_run;
@@ -509,6 +410,13 @@ BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& op
     figures["rank"] = rank;
     json own = {{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}};
     return BuildReport{std::move(own)};
+}
+
+}  // namespace
+
+BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+    if (config.cluster->mode == "files") return run_files_build(config, options, registry);
+    return run_partition_build(config, options, registry);
 }
 
 }  // namespace invidx

@@ -46,4 +46,23 @@ std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileR
     return share;
 }
 
+nlohmann::json files_to_json(const std::vector<InputFile>& files) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& file : files)
+        list.push_back({{"ordinal", file.ordinal}, {"path", file.path}, {"name", file.name}, {"format", file.format},
+                        {"size_bytes", file.size_bytes}});
+    return list;
+}
+
+std::vector<InputFile> files_from_json(const nlohmann::json& list) {
+    std::vector<InputFile> files;
+    for (const auto& value : list)
+        files.push_back(InputFile{.ordinal = value.at("ordinal").get<uint32_t>(),
+                                  .path = value.at("path").get<std::string>(),
+                                  .name = value.at("name").get<std::string>(),
+                                  .format = value.at("format").get<std::string>(),
+                                  .size_bytes = value.at("size_bytes").get<uint64_t>()});
+    return files;
+}
+
 }  // namespace invidx

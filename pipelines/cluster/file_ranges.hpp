@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
 
@@ -34,5 +36,9 @@ std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, u
 // Files [range.begin, range.end) with their ordinals renumbered from 0, as
 // one rank's pipeline takes them (its part index refers to them so).
 std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileRange range);
+
+// The file list as rank 0 sends it to the others, and back.
+nlohmann::json files_to_json(const std::vector<InputFile>& files);
+std::vector<InputFile> files_from_json(const nlohmann::json& list);
 
 }  // namespace invidx

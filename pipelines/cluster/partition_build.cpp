@@ -1,0 +1,575 @@
+#include "pipelines/cluster/partition_build.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <future>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "graph/resource_usage.hpp"
+#include "graph/seconds_since.hpp"
+#include "invidx/error.hpp"
+#include "nodes/index/index_node.hpp"
+#include "nodes/sample/assignment.hpp"
+#include "nodes/sample/sample_step.hpp"
+#include "nodes/sample/sampler.hpp"
+#include "pipelines/cluster/cluster_nodes.hpp"
+#include "pipelines/cluster/file_ranges.hpp"
+#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/postings_exchange.hpp"
+#include "pipelines/cluster/postings_wire.hpp"
+#include "store/concatenate.hpp"
+#include "store/index_writer.hpp"
+
+namespace invidx {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+double busy_of_kind(const json& nodes, const std::string& kind) {
+    double total = 0;
+    for (const auto& node : nodes)
+        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
+    return total;
+}
+
+// Where the distributor goes: right after "regroup", whose batches it splits.
+size_t regroup_position(const PipelineConfig& config) {
+    for (size_t i = 0; i < config.nodes.size(); ++i)
+        if (config.nodes[i].kind == "regroup") return i;
+    throw ConfigError("/nodes", "a partition cluster build sends regrouped postings between ranks, so its pipeline "
+                                "needs a \"regroup\" node (or set \"cluster\": {\"mode\": \"files\"})");
+}
+
+const NodeSpec& index_spec(const PipelineConfig& config) {
+    for (const auto& spec : config.nodes)
+        if (spec.kind == "index") return spec;
+    throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
+}
+
+json written_run_to_json(const WrittenRun& written) {
+    json slots = json::object();
+    for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
+    return {{"run", written.run},   {"path", written.path},   {"size_bytes", written.size_bytes},
+            {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
+            {"postings", written.postings}};
+}
+
+WrittenRun written_run_from_json(const json& w) {
+    WrittenRun written{.run = w.at("run").get<uint32_t>(),
+                       .path = w.at("path").get<std::string>(),
+                       .size_bytes = w.at("size_bytes").get<uint64_t>(),
+                       .crc32 = w.at("crc32").get<uint32_t>(),
+                       .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
+                       .slots = {},
+                       .postings = w.at("postings").get<uint64_t>()};
+    for (const auto& [indexer, counts] : w.at("slots").items())
+        written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
+    return written;
+}
+
+// This rank's sample of its own files and its indexers, for rank 0.
+json sample_share(const PipelineConfig& config, const std::vector<InputFile>& share,
+                  const std::vector<std::string>& devices) {
+    CollectionSample sample;
+    if (config.sampler.enabled && !share.empty()) {
+        sample = sample_collections(share, config.sampler, config.analysis);
+    } else {
+        sample.tokens.assign(kCollections, 0);
+    }
+    json tokens = json::array();  // sparse: [collection, tokens] pairs
+    for (uint32_t c = 0; c < kCollections; ++c)
+        if (sample.tokens[c] != 0) tokens.push_back({c, sample.tokens[c]});
+    return {{"devices", devices}, {"tokens", tokens}, {"bytes", sample.bytes}, {"documents", sample.documents},
+            {"files", sample.files}};
+}
+
+// Rank 0: the collections bound to all ranks' indexers (global indexer ids
+// rank by rank), from every rank's sample.
+json decide_ownership(const PipelineConfig& config, const std::vector<std::string>& samples) {
+    std::vector<uint64_t> tokens(kCollections, 0);
+    std::vector<bool> on_gpu;
+    std::vector<uint32_t> first_indexer = {0};
+    json sampled = json::array();
+    for (const auto& text : samples) {
+        const json sample = json::parse(text);
+        for (const auto& pair : sample.at("tokens")) tokens.at(pair[0].get<uint32_t>()) += pair[1].get<uint64_t>();
+        for (const auto& device : sample.at("devices")) on_gpu.push_back(device.get<std::string>() != "cpu");
+        first_indexer.push_back(static_cast<uint32_t>(on_gpu.size()));
+        sampled.push_back({{"bytes", sample.at("bytes")}, {"documents", sample.at("documents")},
+                           {"files", sample.at("files")}});
+    }
+    const double fraction = config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
+    const CollectionAssignment global = assign_collections(tokens, on_gpu, fraction, config.sampler.max_popular);
+    json popular = json::array();
+    for (uint32_t c = 0; c < kCollections; ++c)
+        if (global.popular[c]) popular.push_back(c);
+    return {{"owner", global.owner},   {"popular", popular}, {"expected", global.expected_tokens_per_indexer},
+            {"first_indexer", first_indexer}, {"tokens", tokens}, {"sampled", sampled},
+            {"popular_token_fraction", fraction}};
+}
+
+// One pipeline of this rank: its own files' (source == rank) or another
+// rank's stream.
+struct Share {
+    int source = 0;
+    std::future<json> future;
+    bool done = false;
+    json report = json::object();
+    std::exception_ptr failure;
+    std::string error;
+    bool interrupted = false;
+};
+
+}  // namespace
+
+BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+    const auto start = std::chrono::steady_clock::now();
+    MpiSession& mpi = MpiSession::get();
+    const int rank = mpi.rank();
+    const int ranks = mpi.size();
+    const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(ranks);
+    Messages messages(rank, ranks);
+    // Configuration errors first, on every rank alike, before any message.
+    const size_t regroup_at = regroup_position(config);
+    const std::vector<std::string> devices = indexer_devices_of(index_spec(config));
+
+    // 1. Rank 0 expands the input and takes the output (lock, temporary
+    // directory), then tells every rank the file list and where parts go.
+    std::optional<IndexWriter> writer;
+    std::exception_ptr start_failure;
+    std::vector<InputFile> files;
+    std::string plan_text;
+    if (rank == 0) {
+        json plan;
+        try {
+            files = expand_pipeline_inputs(config);
+            writer.emplace(config.output, config.analysis, files,
+                           PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
+                                          .exchange = options.publish_by_exchange});
+            plan = {{"ok", true},
+                    {"parts", (writer->temporary_directory() / "cluster-parts").string()},
+                    {"files", files_to_json(files)}};
+        } catch (const std::exception& error) {
+            start_failure = std::current_exception();
+            plan = {{"ok", false}, {"error", error.what()}};
+        }
+        plan_text = plan.dump();
+    }
+    messages.broadcast(plan_text);
+    const json plan = json::parse(plan_text);
+    if (!plan.at("ok").get<bool>()) {
+        if (start_failure) std::rethrow_exception(start_failure);
+        throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
+    }
+    if (rank != 0) files = files_from_json(plan.at("files"));
+    const fs::path parts_dir = plan.at("parts").get<std::string>();
+    const fs::path rank_dir = parts_dir / ("rank-" + std::to_string(rank));
+    const auto part_dir = [&](int source) { return rank_dir / ("from-" + std::to_string(source)); };
+
+    const bool by_size = config.cluster->assign_files == "size";
+    const std::vector<FileRange> ranges = assign_file_ranges(files, static_cast<uint32_t>(ranks), by_size);
+    const FileRange range = ranges[static_cast<size_t>(rank)];
+    const bool parses = range.begin < range.end;
+    const std::string range_text = parses ? "input files " + std::to_string(range.begin) + "-" +
+                                                std::to_string(range.end - 1)
+                                          : "no input files";
+
+    // 2. Collection ownership over every rank's indexers: each rank samples
+    // its own files, rank 0 decides, every rank learns it.
+    const auto sampling_start = std::chrono::steady_clock::now();
+    std::string sample_text;
+    try {
+        sample_text = sample_share(config, files_of_range(files, range), devices).dump();
+    } catch (const std::exception& error) {
+        sample_text = json{{"error", who + " (" + range_text + "): sampling failed: " + error.what()}}.dump();
+    }
+    const std::vector<std::string> samples = messages.gather(sample_text);
+    std::string ownership_text;
+    if (rank == 0) {
+        std::string failures;
+        for (const auto& text : samples) {
+            const json sample = json::parse(text);
+            if (sample.contains("error"))
+                failures += (failures.empty() ? "" : "; ") + sample.at("error").get<std::string>();
+        }
+        ownership_text = failures.empty() ? decide_ownership(config, samples).dump() : json{{"error", failures}}.dump();
+    }
+    messages.broadcast(ownership_text);
+    const json ownership = json::parse(ownership_text);
+    if (ownership.contains("error")) {
+        writer.reset();
+        throw Error(ownership.at("error").get<std::string>());
+    }
+    const double sampling_seconds = seconds_since(sampling_start);
+    const auto first_indexer = ownership.at("first_indexer").get<std::vector<uint32_t>>();
+    const auto global_owner = ownership.at("owner").get<std::vector<uint32_t>>();
+    const auto expected = ownership.at("expected").get<std::vector<uint64_t>>();
+    const uint32_t mine_begin = first_indexer[static_cast<size_t>(rank)];
+    const uint32_t mine_end = first_indexer[static_cast<size_t>(rank) + 1];
+    ensure(mine_end - mine_begin == devices.size(), who + ": the ownership was made for another number of indexers");
+    auto owner_rank = std::make_shared<std::vector<uint32_t>>(kCollections);
+    CollectionAssignment local;
+    local.owner.assign(kCollections, mine_end - mine_begin);  // owned by none of this rank's indexers
+    local.popular.assign(kCollections, false);
+    local.sampled_tokens = ownership.at("tokens").get<std::vector<uint64_t>>();
+    local.expected_tokens_per_indexer.assign(expected.begin() + mine_begin, expected.begin() + mine_end);
+    for (uint32_t c = 0; c < kCollections; ++c) {
+        const uint32_t g = global_owner[c];
+        (*owner_rank)[c] = static_cast<uint32_t>(std::upper_bound(first_indexer.begin(), first_indexer.end(), g) -
+                                                 first_indexer.begin() - 1);
+        if (g >= mine_begin && g < mine_end) local.owner[c] = g - mine_begin;
+    }
+    for (const auto& c : ownership.at("popular")) local.popular[c.get<uint32_t>()] = true;
+
+    // 3. This rank's pipelines: its own files up to the distributor and its
+    // indexers, and one per other rank indexing that rank's stream.
+    PostingsExchange exchange(rank, ranks);
+    NodeRegistry cluster_registry;
+    for (const auto& kind : registry.kinds()) cluster_registry.add(kind.name, kind.description, kind.factory);
+    cluster_registry.add("cluster_distribute", "a partition cluster build's distributor (made by the build itself)",
+                         [&exchange, owner_rank](NodeOptions& node_options, RunState& state) {
+                             return make_distribute_node(node_options, state, exchange, owner_rank);
+                         });
+    cluster_registry.add("cluster_receive", "another rank's postings in a partition cluster build (made by the build)",
+                         [&exchange](NodeOptions& node_options, RunState& state) {
+                             const auto source = static_cast<int>(node_options.unsigned_integer("source", 0));
+                             return make_receive_node(node_options, state, exchange.channel(source), source);
+                         });
+
+    std::stop_source stop;
+    const std::stop_callback forward(options.stop, [&stop] { stop.request_stop(); });
+    std::vector<Share> shares;
+    for (int source = 0; source < ranks; ++source) {
+        if (source == rank && !parses) continue;
+        PipelineConfig share_config = config;
+        share_config.cluster.reset();
+        share_config.output = part_dir(source);
+        if (source != rank || rank != 0) share_config.progress = "off";  // one progress line per job
+        if (source == rank) {
+            share_config.nodes.insert(share_config.nodes.begin() + static_cast<std::ptrdiff_t>(regroup_at) + 1,
+                                      NodeSpec{.kind = "cluster_distribute", .name = "distribute",
+                                               .pointer = "/cluster", .options = {{"kind", "cluster_distribute"}}});
+        } else {
+            std::vector<NodeSpec> nodes = {NodeSpec{.kind = "cluster_receive", .name = "receive", .pointer = "/cluster",
+                                                    .options = {{"kind", "cluster_receive"}, {"source", source}}}};
+            nodes.insert(nodes.end(), config.nodes.begin() + static_cast<std::ptrdiff_t>(regroup_at) + 1,
+                         config.nodes.end());
+            share_config.nodes = std::move(nodes);
+        }
+        RunOptions share_options;
+        share_options.stop = stop.get_token();
+        share_options.notice = options.notice;
+        share_options.files = files_of_range(files, ranges[static_cast<size_t>(source)]);
+        share_options.assignment = local;
+        Share& share = shares.emplace_back();
+        share.source = source;
+        share.future = std::async(std::launch::async, [share_config = std::move(share_config),
+                                                       share_options = std::move(share_options), &cluster_registry] {
+            return Pipeline(share_config).run(share_options, cluster_registry).json;
+        });
+    }
+    if (!parses) {
+        // Nothing to parse: every other rank still gets this stream's end.
+        RegroupedBatch end;
+        end.end_of_input = true;
+        for (int d = 0; d < ranks; ++d) {
+            if (d == rank) continue;
+            std::string message;
+            postings_wire::encode_batch(end, *owner_rank, static_cast<uint32_t>(d), config.analysis.positions, message);
+            exchange.post_batch(d, std::move(message), {});
+        }
+        exchange.finish_local(true);
+    }
+
+    // The main thread moves the messages and watches the pipelines: the
+    // first failure here, or a peer's, stops every pipeline of this rank.
+    bool stopping = false;
+    bool stopped_by_peer = false;
+    int failed_peer = -1;
+    std::string local_error;
+    const auto stop_all = [&] {
+        if (stopping) return;
+        stopping = true;
+        stop.request_stop();
+        for (int s = 0; s < ranks; ++s) exchange.channel(s).close();
+    };
+    const auto step = [&] {
+        if (options.stop.stop_requested()) stop_all();
+        bool all_done = true;
+        for (auto& share : shares) {
+            if (share.done) continue;
+            if (share.future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                all_done = false;
+                continue;
+            }
+            share.done = true;
+            try {
+                share.report = share.future.get();
+            } catch (const Interrupted&) {
+                share.failure = std::current_exception();
+                share.interrupted = true;
+            } catch (const std::exception& error) {
+                share.failure = std::current_exception();
+                share.error = error.what();
+            }
+            if (share.source == rank) exchange.finish_local(!share.failure);
+            if (share.failure && !share.interrupted && !stopping) {
+                local_error = share.source == rank
+                                  ? who + " (" + range_text + "): " + share.error
+                                  : who + " (indexing the postings of rank " + std::to_string(share.source) +
+                                        "): " + share.error;
+                std::fprintf(stderr, "invidx-run: %s\n", local_error.c_str());
+            }
+            if (share.failure) stop_all();
+        }
+        return all_done;
+    };
+    const auto on_peer_failed = [&](int source) {
+        if (stopping) return;
+        stopped_by_peer = true;
+        failed_peer = source;
+        std::fprintf(stderr, "invidx-run: %s: stopped early: rank %d failed\n", who.c_str(), source);
+        stop_all();
+    };
+    try {
+        exchange.run(step, on_peer_failed);
+    } catch (const std::exception& error) {
+        if (local_error.empty()) local_error = who + ": " + error.what();
+    }
+    const ExchangeFigures exchanged = exchange.figures();
+
+    // 4. Every rank's figures to rank 0, which decides: the failures, or
+    // each source's first docid and each rank's run.
+    const Share* own = nullptr;
+    uint64_t part_terms = 0;
+    double index_busy_seconds = 0;
+    for (const auto& share : shares) {
+        if (share.source == rank) own = &share;
+        index_busy_seconds += busy_of_kind(share.report.value("nodes", json::array()), "index");
+        part_terms += share.report.value("terms", uint64_t{0});
+    }
+    const json own_report = own ? own->report : json::object();
+    uint64_t bytes_in = 0;
+    for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
+    const bool interrupted_here = std::any_of(shares.begin(), shares.end(), [](const Share& s) { return s.interrupted; }) &&
+                                  options.stop.stop_requested();
+    json figures = {{"rank", rank},
+                    {"first_file", range.begin},
+                    {"files", range.end - range.begin},
+                    {"bytes_in", bytes_in},
+                    {"text_bytes", own_report.value("input_bytes_uncompressed", uint64_t{0})},
+                    {"documents", own_report.value("documents", uint64_t{0})},
+                    {"tokens", own_report.value("tokens", uint64_t{0})},
+                    {"part_terms", part_terms},
+                    {"build_seconds", seconds_since(start)},
+                    {"sampling_seconds", sampling_seconds},
+                    {"parse_busy_seconds", busy_of_kind(own_report.value("nodes", json::array()), "parse")},
+                    {"distribute_busy_seconds",
+                     busy_of_kind(own_report.value("nodes", json::array()), "cluster_distribute")},
+                    {"index_busy_seconds", index_busy_seconds},
+                    {"exchange_busy_seconds", exchanged.busy_seconds},
+                    {"postings_bytes_sent", exchanged.batch_bytes_sent},
+                    {"postings_bytes_received", exchanged.batch_bytes_received},
+                    {"postings_messages_sent", exchanged.batch_messages_sent},
+                    {"postings_messages_received", exchanged.batch_messages_received},
+                    {"peak_unacknowledged_messages", exchanged.peak_unacknowledged},
+                    {"ok", local_error.empty() && !stopped_by_peer && !interrupted_here},
+                    {"stopped_by_peer", stopped_by_peer},
+                    {"interrupted", interrupted_here},
+                    {"error", local_error}};
+    const auto wait_start = std::chrono::steady_clock::now();
+    MPI_Barrier(MPI_COMM_WORLD);
+    figures["wait_seconds"] = seconds_since(wait_start);
+    figures["bytes_sent"] = exchanged.bytes_sent + messages.sent();
+    figures["bytes_received"] = exchanged.bytes_received + messages.received();
+    figures["peak_rss_bytes"] = peak_rss_bytes();
+    const std::vector<std::string> all_figures = messages.gather(figures.dump());
+
+    json per_rank = json::array();
+    json decision;
+    if (rank == 0) {
+        std::string failures;
+        bool interrupted = false;
+        json first_docids = json::array(), runs = json::array();
+        uint64_t documents = 0;
+        uint32_t next_run = 0;
+        for (const auto& text : all_figures) {
+            per_rank.push_back(json::parse(text));
+            const json& r = per_rank.back();
+            interrupted = interrupted || r.at("interrupted").get<bool>();
+            if (!r.at("error").get<std::string>().empty())
+                failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+            first_docids.push_back(documents);
+            documents += r.at("documents").get<uint64_t>();
+            const bool has_run = r.at("part_terms").get<uint64_t>() > 0;
+            runs.push_back(has_run ? json(next_run++) : json(nullptr));
+        }
+        if (failures.empty() && interrupted) failures = "interrupted";
+        if (failures.empty() && documents > uint64_t{UINT32_MAX} + 1)
+            failures = "the index would hold more than 2^32 documents";
+        decision = {{"ok", failures.empty()}, {"error", failures}, {"interrupted", interrupted},
+                    {"first_docids", first_docids}, {"runs", runs}};
+    }
+    std::string decision_text = rank == 0 ? decision.dump() : std::string();
+    messages.broadcast(decision_text);
+    decision = json::parse(decision_text);
+    const auto fail_everywhere = [&](const std::string& error) -> BuildReport {
+        if (rank == 0) writer.reset();  // every rank has stopped writing into it
+        if (decision.value("interrupted", false) && options.stop.stop_requested()) throw Interrupted();
+        if (rank == 0 || !local_error.empty()) throw Error(error);
+        throw Error(who + ": stopped because the build failed elsewhere: " + error);
+    };
+    if (!decision.at("ok").get<bool>()) return fail_everywhere(decision.at("error").get<std::string>());
+
+    // 5. Each rank merges its per-source parts into its run of the joined
+    // index, written straight into rank 0's temporary directory, and its
+    // dictionary part beside its parts.
+    const auto merge_start = std::chrono::steady_clock::now();
+    json run_report = {{"rank", rank}, {"ok", true}};
+    const json& my_run = decision.at("runs").at(static_cast<size_t>(rank));
+    if (!my_run.is_null()) {
+        try {
+            std::vector<SourcePart> parts;
+            for (const auto& share : shares)
+                parts.push_back(SourcePart{.directory = part_dir(share.source),
+                                           .first_docid = decision.at("first_docids")
+                                                              .at(static_cast<size_t>(share.source))
+                                                              .get<uint64_t>()});
+            const OwnedTerms owned = write_merged_run(parts, my_run.get<uint32_t>(), parts_dir.parent_path());
+            write_dictionary_part(rank_dir / "dictionary.part", owned.dictionary);
+            run_report["run"] = written_run_to_json(owned.run);
+            run_report["terms"] = owned.dictionary.size();
+        } catch (const std::exception& error) {
+            run_report = {{"rank", rank}, {"ok", false},
+                          {"error", who + ": writing its run failed: " + std::string(error.what())}};
+        }
+    }
+    run_report["merge_seconds"] = seconds_since(merge_start);
+    const std::vector<std::string> all_runs = messages.gather(run_report.dump());
+
+    // 6. Rank 0 appends the documents (each source's own part holds them),
+    // adopts the runs, joins the dictionary parts, writes the report and
+    // publishes; every rank learns the outcome, so all exit alike.
+    json outcome = {{"ok", true}};
+    json report;
+    if (rank == 0) {
+        try {
+            const auto join_start = std::chrono::steady_clock::now();
+            std::string failures;
+            std::vector<WrittenRun> runs;
+            for (const auto& text : all_runs) {
+                const json r = json::parse(text);
+                json& figures_of = per_rank[static_cast<size_t>(r.at("rank").get<int>())];
+                figures_of["merge_seconds"] = r.at("merge_seconds");
+                if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+                if (!r.contains("run")) continue;
+                runs.push_back(written_run_from_json(r.at("run")));
+                figures_of["run"] = runs.back().run;
+                figures_of["terms_owned"] = r.at("terms");
+                figures_of["postings_owned"] = runs.back().postings;
+            }
+            if (!failures.empty()) throw Error(failures);
+            uint64_t documents = 0;
+            for (int s = 0; s < ranks; ++s) {
+                const FileRange& share = ranges[static_cast<size_t>(s)];
+                if (share.begin == share.end) continue;
+                const fs::path source_part = parts_dir / ("rank-" + std::to_string(s)) / ("from-" + std::to_string(s));
+                append_part_documents(IndexPart{.directory = source_part, .first_file = share.begin}, *writer);
+                documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
+            }
+            uint64_t postings = 0;
+            for (const auto& run : runs) writer->adopt_run(run), postings += run.postings;
+            std::vector<DictionaryTerm> dictionary;
+            for (int r = 0; r < ranks; ++r) {
+                if (decision.at("runs").at(static_cast<size_t>(r)).is_null()) continue;
+                auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
+                dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
+                                  std::make_move_iterator(part.end()));
+            }
+            const uint64_t terms = dictionary.size();
+            // Disjoint parts: write_dictionary sorts them and would refuse a
+            // term that two ranks owned.
+            writer->write_dictionary(std::move(dictionary));
+
+            report = own_report.contains("nodes") ? own_report : json::object();
+            if (!report.contains("nodes")) report["nodes"] = json::array();
+            report["nodes_of_rank"] = own ? 0 : -1;
+            uint64_t text_bytes = 0, tokens = 0, bytes_in_all = 0, postings_bytes = 0;
+            double slowest_merge = 0;
+            for (const auto& r : per_rank) {
+                text_bytes += r.value("text_bytes", uint64_t{0});
+                tokens += r.value("tokens", uint64_t{0});
+                bytes_in_all += r.value("bytes_in", uint64_t{0});
+                postings_bytes += r.value("postings_bytes_sent", uint64_t{0});
+                slowest_merge = std::max(slowest_merge, r.value("merge_seconds", 0.0));
+            }
+            json indexers = json::array();
+            for (int r = 0; r < ranks; ++r)
+                for (uint32_t g = first_indexer[static_cast<size_t>(r)]; g < first_indexer[static_cast<size_t>(r) + 1]; ++g)
+                    indexers.push_back({{"rank", r}, {"indexer", g - first_indexer[static_cast<size_t>(r)]},
+                                        {"collections_owned", std::count(global_owner.begin(), global_owner.end(), g)},
+                                        {"expected_tokens_from_sample", expected[g]}});
+            report["format"] = "invidx build report";
+            report["description"] = config.description;
+            report["output"] = config.output.string();
+            report["input_files"] = files.size();
+            report["input_bytes_compressed"] = bytes_in_all;
+            report["input_bytes_uncompressed"] = text_bytes;
+            report["documents"] = documents;
+            report["tokens"] = tokens;
+            report["terms"] = terms;
+            report["postings"] = postings;
+            report["ranks"] = ranks;
+            report["per_rank"] = per_rank;
+            report["cluster"] = {
+                {"mode", "partition"},
+                {"assign_files", config.cluster->assign_files},
+                {"ownership", {{"indexers", indexers},
+                               {"popular_collections", ownership.at("popular").size()},
+                               {"popular_token_fraction", ownership.at("popular_token_fraction")},
+                               {"sampled_per_rank", ownership.at("sampled")}}},
+                {"postings_bytes_exchanged", postings_bytes},
+                {"postings_bytes_per_input_gb", text_bytes ? postings_bytes / (text_bytes / 1e9) : 0.0}};
+            if (!report.contains("stages")) report["stages"] = json::object();
+            report["stages"]["sampling"] = sampling_seconds;
+            report["stages"]["cluster_merge_runs"] = slowest_merge;
+            report["stages"]["cluster_join"] = seconds_since(join_start);
+            report["total_seconds"] = seconds_since(start);
+            report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
+            report["peak_rss_bytes"] = peak_rss_bytes();
+            writer->write_report(report);
+            // The parts are not part of the index: gone before the manifest.
+            fs::remove_all(parts_dir);
+            if (options.stop.stop_requested()) throw Interrupted();
+            writer->publish();
+            report["total_seconds"] = seconds_since(start);
+        } catch (const Interrupted&) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) + ": interrupted"},
+                       {"interrupted", true}};
+        } catch (const std::exception& error) {
+            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
+                                                    ": joining the parts failed: " + error.what()}};
+        }
+    }
+    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
+    messages.broadcast(outcome_text);
+    outcome = json::parse(outcome_text);
+    if (!outcome.at("ok").get<bool>()) {
+        if (rank == 0) writer.reset();
+        if (outcome.value("interrupted", false) && options.stop.stop_requested()) throw Interrupted();
+        if (rank == 0) throw Error(outcome.at("error").get<std::string>());
+        throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
+    }
+    if (rank == 0) return BuildReport{std::move(report)};
+    return BuildReport{json{{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}}};
+}
+
+}  // namespace invidx

@@ -1,0 +1,34 @@
+// A partition-and-index cluster build (Wei & JaJa §IV-V; docs/PIPELINE.md
+// and docs/FORMAT.md, "Cluster builds"), the default cluster mode:
+//
+// 1. Rank 0 expands the input and takes the output; every rank learns the
+//    sorted file list and parses one contiguous, size-balanced range of it.
+// 2. Every rank samples its own range; rank 0 gathers the samples, binds
+//    each trie collection to one indexer among all ranks' indexers for the
+//    whole build, and broadcasts that ownership.
+// 3. Every rank runs its graph up to "regroup", then a distributor: the
+//    slices of collections this rank's indexers own go to them; the others,
+//    packed per destination rank, go to their owners (postings only, never
+//    text), one message per destination per batch. Each rank indexes every
+//    other rank's stream in a pipeline of its own (receive, index, compress,
+//    flush), so a run holds one source's documents (docids local to it).
+// 4. Once all have parsed, the document counts give each source its first
+//    docid; every rank merges its per-source parts into one run of the
+//    joined index (lists concatenated in source order, docids shifted) and a
+//    dictionary part of the terms it owns. Rank 0 appends the documents,
+//    joins the dictionary parts (disjoint: a term lives in one collection)
+//    and publishes, manifest last.
+// A rank that fails makes every rank stop, naming it and its reason; nothing
+// is published.
+#pragma once
+
+#include "invidx/config.hpp"
+#include "invidx/pipeline.hpp"
+#include "invidx/registry.hpp"
+
+namespace invidx {
+
+// As run_cluster_build (cluster_build.hpp), for "mode": "partition".
+BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry);
+
+}  // namespace invidx
