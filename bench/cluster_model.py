@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Predicts the throughput of a partition-and-index cluster build on P nodes
+from figures measured on one node, and prints a markdown table.
+
+    python3 bench/cluster_model.py [--node-gbps 1.3] [--collection-gb 1422] ...
+
+Every default is a measurement (docs/PERFORMANCE.md says where each comes
+from); pass your own after running bench/cluster_ranks.sh and
+bench/scaling_16core.sh on your machines. The model, per node, for a
+collection of D GB of document text:
+
+  parse phase   D / (P * r_P), where r_P is the single node's rate r slowed
+                by encoding and decoding the postings sent to other nodes:
+                r_P = r * C / (C + 2 * e * (P-1)/P * parse), with C the
+                node's busy core-seconds per GB, parse the parser's share of
+                it and e the encoding cost per parse second when every
+                posting goes elsewhere (decoding assumed to cost the same);
+                capped by the link: r_P * s * (P-1)/P <= link bandwidth,
+                where s is the postings bytes sent per byte of text when
+                every posting goes elsewhere.
+  rebase tail   D / P * m: each node rewrites its per-source parts as one run
+                (postings written twice), after its last batch.
+  join          rank 0 alone writes the dictionary (Heaps' law terms times
+                bytes per term) and appends the documents.
+  start         MPI start, sampling and the ownership broadcast.
+
+Not modelled: input storage (each node reads its own files: the paper's
+distributed storage model; a shared pool caps the total at its bandwidth /
+compressed bytes per text byte), stragglers from uneven files, network
+latency and congestion beyond a per-node full-duplex link.
+"""
+import argparse
+
+
+def heaps_terms(text_gb, k_terms, k_gb, beta):
+    """Distinct terms of a collection of text_gb, by Heaps' law through one
+    measured point (k_terms terms at k_gb)."""
+    return k_terms * (text_gb / k_gb) ** beta
+
+
+def predict(p, link_gbit, a):
+    remote = (p - 1) / p
+    node_cost = a.core_s_per_gb + 2 * a.encode_per_parse_s * remote * a.parse_core_s_per_gb
+    rate = a.node_gbps * a.core_s_per_gb / node_cost
+    sent_per_text = a.sent_bytes_per_text_byte * remote
+    link_gbyte = link_gbit / 8
+    network_limited = sent_per_text > 0 and rate * sent_per_text > link_gbyte
+    if network_limited:
+        rate = link_gbyte / sent_per_text
+    per_node_gb = a.collection_gb / p
+    parse_s = per_node_gb / rate
+    rebase_s = per_node_gb * a.rebase_s_per_gb if p > 1 else 0.0
+    terms = heaps_terms(a.collection_gb, a.heaps_terms, a.heaps_gb, a.heaps_beta)
+    join_s = (terms * a.dictionary_bytes_per_term
+              + a.collection_gb * a.documents_bytes_per_gb) / (a.join_gbps * 1e9)
+    total_s = a.start_s + parse_s + rebase_s + join_s
+    return {
+        "rate": rate,
+        "traffic_gbit": rate * sent_per_text * 8,
+        "link_share": rate * sent_per_text / link_gbyte,
+        "network_limited": network_limited,
+        "parse_s": parse_s,
+        "rebase_s": rebase_s,
+        "join_s": join_s,
+        "total_gbps": a.collection_gb / total_s,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nodes", type=int, nargs="+", default=[1, 8, 16, 32, 64, 128])
+    ap.add_argument("--links-gbit", type=float, nargs="+", default=[10, 25, 100])
+    ap.add_argument("--collection-gb", type=float, default=1422,
+                    help="GB of document text (ClueWeb09's first English segment, the paper's 32-node run)")
+    ap.add_argument("--node-gbps", type=float, default=1.3,
+                    help="one node's build rate, GB/s of text (16 cores + H100, real web HTML)")
+    ap.add_argument("--core-s-per-gb", type=float, default=86 / 9.0,
+                    help="busy core-seconds per GB of text on that node (all nodes)")
+    ap.add_argument("--parse-core-s-per-gb", type=float, default=43 / 9.0,
+                    help="the parse node's share of it")
+    ap.add_argument("--encode-per-parse-s", type=float, default=0.27,
+                    help="distribute busy / parse busy when every posting goes elsewhere")
+    ap.add_argument("--sent-bytes-per-text-byte", type=float, default=0.0632,
+                    help="postings message bytes per byte of text when every posting goes elsewhere")
+    ap.add_argument("--rebase-s-per-gb", type=float, default=0.35,
+                    help="seconds per GB of a node's text to rewrite its parts as one run")
+    ap.add_argument("--start-s", type=float, default=2.0,
+                    help="MPI start, sampling, ownership broadcast")
+    ap.add_argument("--join-gbps", type=float, default=1.0,
+                    help="rank 0's write rate for the joined dictionary and documents, GB/s")
+    ap.add_argument("--dictionary-bytes-per-term", type=float, default=56.45)
+    ap.add_argument("--documents-bytes-per-gb", type=float, default=2.5e6)
+    ap.add_argument("--heaps-terms", type=float, default=84_799_475,
+                    help="terms of the measured point (ClueWeb09 first English segment)")
+    ap.add_argument("--heaps-gb", type=float, default=1422)
+    ap.add_argument("--heaps-beta", type=float, default=0.766,
+                    help="from ClueWeb09's two points: 84.8 M terms at 1,422 GB, 447.4 M at 12,453 GB")
+    a = ap.parse_args()
+
+    print(f"collection: {a.collection_gb:,.0f} GB of text; one node: {a.node_gbps} GB/s\n")
+    header = "| nodes | link Gb/s | node GB/s | sent per node Gb/s | link used | parse s | rebase s | join s | cluster GB/s | efficiency |"
+    print(header)
+    print("|---:" * (header.count("|") - 1) + "|")
+    for p in a.nodes:
+        for link in a.links_gbit:
+            r = predict(p, link, a)
+            ideal = p * a.node_gbps
+            mark = " (link-bound)" if r["network_limited"] else ""
+            print(f"| {p} | {link:g} | {r['rate']:.2f}{mark} | {r['traffic_gbit']:.2f} | "
+                  f"{100 * r['link_share']:.1f}% | {r['parse_s']:.0f} | {r['rebase_s']:.0f} | "
+                  f"{r['join_s']:.1f} | {r['total_gbps']:.1f} | {r['total_gbps'] / ideal:.2f} |")
+            if p == 1:
+                break
+
+
+if __name__ == "__main__":
+    main()
