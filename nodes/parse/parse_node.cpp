@@ -20,7 +20,7 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
     const bool positional = analyzer.settings().positions;
     for (size_t local = 0; local < batch.docs.size(); ++local) {
         const DocRecord& doc = batch.docs[local];
-        const std::string_view text = std::string_view(batch.text).substr(doc.text_offset, doc.text_length);
+        const std::string_view text = batch.text_of(doc);
         analyzer.analyze(text, doc.html, terms);
         out.docs.push_back(ParsedDoc{doc.name, terms.length, doc.file_ordinal, doc.source_offset});
         const auto arena_base = static_cast<uint32_t>(out.terms.size());
@@ -64,7 +64,7 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
             state.tokens_indexed += out->tokens;
             return out;
         },
-        Parse::ByteCounts{.in = [](const DocBatch& in) -> uint64_t { return in.text.size(); },
+        Parse::ByteCounts{.in = [](const DocBatch& in) -> uint64_t { return in.text_bytes; },
                           .out = [](const ParsedBatch& out) -> uint64_t { return out.terms.size(); }});
 }
 
