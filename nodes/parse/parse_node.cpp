@@ -10,7 +10,7 @@
 
 namespace invidx {
 
-ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& terms) {
+ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& terms, ParsedSizeHint& hint) {
     ParsedBatch out;
     out.sequence = batch.sequence;
     out.first_docid = batch.first_docid;
@@ -18,6 +18,12 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
     out.lease = batch.lease;
     out.docs.reserve(batch.docs.size());
     const bool positional = analyzer.settings().positions;
+    const auto reserve = [&](auto& array, double per_byte) {
+        array.reserve(static_cast<size_t>(per_byte * 1.125 * static_cast<double>(batch.text_bytes)));
+    };
+    reserve(out.occurrences, hint.occurrences_per_byte);
+    reserve(out.terms, hint.term_bytes_per_byte);
+    if (positional) reserve(out.positions, hint.positions_per_byte);
     for (size_t local = 0; local < batch.docs.size(); ++local) {
         const DocRecord& doc = batch.docs[local];
         const std::string_view text = batch.text_of(doc);
@@ -35,6 +41,12 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
         out.text_bytes += doc.text_length;
         out.tokens += terms.tokens;
     }
+    if (batch.text_bytes != 0) {
+        const auto bytes = static_cast<double>(batch.text_bytes);
+        hint = ParsedSizeHint{.occurrences_per_byte = static_cast<double>(out.occurrences.size()) / bytes,
+                              .term_bytes_per_byte = static_cast<double>(out.terms.size()) / bytes,
+                              .positions_per_byte = static_cast<double>(out.positions.size()) / bytes};
+    }
     return out;
 }
 
@@ -45,6 +57,7 @@ struct ParserState {
     explicit ParserState(const AnalysisSettings& settings) : analyzer(settings) {}
     Analyzer analyzer;
     DocumentTerms terms;
+    ParsedSizeHint sizes;
 };
 
 }  // namespace
@@ -60,7 +73,7 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
         state.graph, parsers,
         [&state, parsers_state](const std::shared_ptr<const DocBatch>& batch) {
             ParserState& local = parsers_state->local();
-            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms));
+            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms, local.sizes));
             state.tokens_indexed += out->tokens;
             return out;
         },
