@@ -1,5 +1,7 @@
 #include "analysis/analyzer.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -13,6 +15,8 @@ namespace invidx {
 namespace {
 
 constexpr size_t kInitialSlots = 1024;
+// The fewest slots a document's term table uses.
+constexpr size_t kMinSlots = 64;
 
 // Larger documents take the scalar scan (the same tokens): the vector scan's
 // buffers (lowered text and token spans) hold about 5.5 bytes per byte of
@@ -38,9 +42,20 @@ Analyzer::Analyzer(const AnalysisSettings& settings, TokenScan scan)
     mask_ = kInitialSlots - 1;
 }
 
+void Analyzer::start_table(size_t max_terms) {
+    // Only the first slots of the table, enough for the document's terms at
+    // load 1/2, so that a short document's terms stay in a few cache lines
+    // of the table a long one grew. Slots of earlier documents in that
+    // range are told apart by their stamps.
+    const size_t wanted = std::bit_ceil(std::max(kMinSlots, 2 * max_terms));
+    mask_ = std::min(wanted, slots_.size()) - 1;
+}
+
 void Analyzer::grow_table(const DocumentTerms& out) {
-    slots_.assign(slots_.size() * 2, Slot{});
-    mask_ = slots_.size() - 1;
+    const size_t size = 2 * (mask_ + 1);
+    if (size > slots_.size()) slots_.resize(size);
+    std::fill(slots_.begin(), slots_.begin() + static_cast<ptrdiff_t>(size), Slot{});
+    mask_ = size - 1;
     for (uint32_t index = 0; index < out.terms.size(); ++index) {
         uint64_t slot = term_hashes_[index] & mask_;
         while (slots_[slot].stamp == stamp_) slot = (slot + 1) & mask_;
@@ -67,7 +82,7 @@ uint32_t Analyzer::find_or_add(std::string_view term, uint64_t h, DocumentTerms&
     out.bytes.append(term);
     term_hashes_.push_back(h);
     slots_[slot] = Slot{stamp_, index, h};
-    if (2 * out.terms.size() > slots_.size()) grow_table(out);  // keep the load at most 1/2
+    if (2 * out.terms.size() > mask_ + 1) grow_table(out);  // keep the load at most 1/2
     return index;
 }
 
@@ -100,6 +115,7 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     };
     if (scan_ == TokenScan::vector && text.size() <= kMaxVectorScanBytes) {
         scanner_.scan(text, html);
+        start_table(scanner_.size());
         // All tokens are known before the first is looked up: each one's
         // cache entry is fetched kAhead tokens early, so that its (random)
         // cache line is there when the token's turn comes.
@@ -120,6 +136,7 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
             on_token(scanner_.token(spans[i]), h);
         }
     } else {
+        start_table(text.size() / 2 + 1);  // tokens are at least a byte apart
         if (html) {
             html_text_.clear();
             strip_html(text, html_text_);

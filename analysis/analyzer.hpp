@@ -64,6 +64,7 @@ private:
     // Index of `term` (whose hash_term() is `h`) in out.terms, added with tf
     // 0 when new.
     uint32_t find_or_add(std::string_view term, uint64_t h, DocumentTerms& out);
+    void start_table(size_t max_terms);
     void grow_table(const DocumentTerms& out);
     void lay_out_positions(DocumentTerms& out);
 

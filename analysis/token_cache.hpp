@@ -25,31 +25,34 @@ namespace invidx {
 // size). Warm, it allocates nothing. One per thread, like the stemmer it owns.
 class TokenCache {
 public:
-    // Tokens of up to this many bytes are kept in the slot itself; longer
-    // ones (rare) are analyzed afresh each time.
-    static constexpr size_t kInlineTokenBytes = 36;
-    // Stems of up to this many bytes are kept in the slot too (longer ones in
-    // a string beside it), so that a hit reads two adjacent cache lines.
-    static constexpr size_t kInlineStemBytes = 64;
-    static constexpr uint8_t kLongStem = 0xFF;  // stem_length of a stem kept beside the slot
+    // A token's bytes, and its stem's where they differ, live in the entry
+    // itself, so that a lookup reads one cache line per way (two per set)
+    // and the whole cache is small enough to stay in the CPU's caches.
+    // Tokens of more than kInlineTokenBytes (rare) are analyzed afresh each
+    // time; a stem that is not a prefix of its token and does not fit after
+    // it is kept in a string beside the entry (rarer still).
+    static constexpr size_t kInlineTokenBytes = 35;
+    static constexpr uint8_t kLongStem = 0xFF;  // stem_length of a stem kept beside the entry
 
     struct alignas(64) Entry {
         uint64_t tag = 0;         // hash_term(token) | 1; 0: empty
+        uint64_t stem_hash = 0;   // hash_term(stem)
         uint32_t stamp = 0;       // the caller's document stamp that term_index belongs to; 0: none
         uint32_t term_index = 0;  // free for the caller: its term for this token in document `stamp`
-        uint64_t stem_hash = 0;   // hash_term(stem)
         uint8_t token_length = 0;
         uint8_t stem_length = 0;  // or kLongStem
+        uint8_t stem_offset = 0;  // of the stem in `bytes`: 0 when it is a prefix of the token
         bool stopword = false;
         bool recent = false;      // used more recently than the other slot of its set
-        char token[kInlineTokenBytes];
-        char stem[kInlineStemBytes];
+        char bytes[kInlineTokenBytes];  // the token, then the stem if it is not the token's prefix
     };
-    static_assert(sizeof(Entry) == 128, "two cache lines per entry");
+    static_assert(sizeof(Entry) == 64, "one cache line per entry");
 
-    // `slots` is rounded up to a power of two, at least 2.
+    // `slots` is rounded up to a power of two, at least 2. The default, 4 MiB
+    // of entries, measured faster than half or a quarter of it on real web
+    // pages (fewer tokens stemmed again; docs/PERFORMANCE.md).
     TokenCache(const std::vector<std::string>& stopwords, const std::string& stemmer,
-               size_t slots = size_t{1} << 15);
+               size_t slots = size_t{1} << 16);
 
     // The entry of `token`, whose hash_term() is `h`; filled now on a miss.
     // Valid until the next call. Its stamp is 0 when it was (re)filled.
@@ -67,12 +70,13 @@ public:
     // lookup a little later.
     void prefetch(uint64_t h) const {
         const auto* set = reinterpret_cast<const char*>(&entries_[h & set_mask_]);
-        for (size_t line = 0; line < 2 * sizeof(Entry); line += 64) __builtin_prefetch(set + line);
+        __builtin_prefetch(set);
+        __builtin_prefetch(set + sizeof(Entry));
     }
 
     // The stem of `entry`'s token (meaningless for a stop word).
     std::string_view stem(const Entry& entry) const {
-        if (entry.stem_length != kLongStem) return {entry.stem, entry.stem_length};
+        if (entry.stem_length != kLongStem) return {entry.bytes + entry.stem_offset, entry.stem_length};
         return long_stems_[static_cast<size_t>(&entry - entries_.data())];
     }
 
@@ -82,7 +86,7 @@ public:
 private:
     static bool holds(const Entry& entry, std::string_view token, uint64_t h) {
         return entry.tag == (h | 1) && entry.token_length == token.size() &&
-               same_bytes(entry.token, token.data(), token.size());
+               same_bytes(entry.bytes, token.data(), token.size());
     }
     static Entry& use(Entry& entry, Entry& other) {
         if (!entry.recent) {
@@ -92,13 +96,14 @@ private:
         return entry;
     }
     Entry& refill(Entry* set, std::string_view token, uint64_t h);
-    void fill(Entry& entry, std::string_view token, uint64_t h);
+    // `kept`: the token's bytes are in entry.bytes (the overflow entry's are not).
+    void fill(Entry& entry, std::string_view token, uint64_t h, bool kept);
 
     StopwordSet stopwords_;
     PorterStemmer stemmer_;
     // slots + 1 entries, sets of two from 0: the last one holds the token too long to keep.
     std::vector<Entry> entries_;
-    std::vector<std::string> long_stems_;  // per entry, for stems of more than kInlineStemBytes
+    std::vector<std::string> long_stems_;  // per entry, for stems that do not fit in it
     size_t set_mask_;  // of the first slot of a set: the slot count - 2
 };
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "invidx/collections.hpp"
@@ -65,10 +66,14 @@ struct TextBlock {
     Lease lease;
 };
 
+// DocRecord::source of a document whose text is in DocBatch::text.
+inline constexpr uint32_t kOwnText = UINT32_MAX;
+
 // One document as framed from its container format (nodes/frame/<format>).
 struct DocRecord {
     std::string name;           // WARC-TREC-ID / WARC-Record-ID / DOCNO / id / path
-    uint32_t text_offset = 0;   // into DocBatch::text
+    uint32_t source = kOwnText; // index into DocBatch::sources, or kOwnText: DocBatch::text
+    uint32_t text_offset = 0;   // into that source's bytes
     uint32_t text_length = 0;
     bool html = false;          // apply SPEC §2 before tokenizing
     uint32_t file_ordinal = 0;
@@ -77,14 +82,40 @@ struct DocRecord {
 };
 
 // Consecutive documents with their docids, in input order (nodes/frame).
+// A document's text is not copied when it lies whole in one decompressed
+// block: it points into the block, which the batch keeps alive (and with
+// it the block's lease) until the batch is parsed. Text that straddled
+// blocks, that the framer rewrote (JSON escapes), or that waited in a batch
+// for the next block is copied into `text`.
 struct DocBatch {
     uint64_t sequence = 0;      // 0,1,2,... : order restored after parallel nodes
     uint64_t first_docid = 0;   // docid of docs[0]
     std::vector<DocRecord> docs;
-    std::string text;           // bodies of all docs, back to back
+    std::string text;           // copied bodies, back to back
+    std::vector<std::shared_ptr<const TextBlock>> sources;  // the blocks docs point into
+    uint64_t text_bytes = 0;    // sum of the docs' text_length
     std::vector<std::string> entry_names;  // per distinct entry in this batch
     bool end_of_input = false;  // the last batch; may hold no docs
     Lease lease;
+
+    std::string_view text_of(const DocRecord& doc) const {
+        const std::string& bytes = doc.source == kOwnText ? text : sources[doc.source]->bytes;
+        return std::string_view(bytes).substr(doc.text_offset, doc.text_length);
+    }
+
+    // Copies the text of every document that points into a block into
+    // `text`, and lets the blocks go: for a batch that must hold no lease.
+    void own_all_text() {
+        if (sources.empty()) return;
+        for (DocRecord& doc : docs) {
+            if (doc.source == kOwnText) continue;
+            const std::string_view body = text_of(doc);
+            doc.source = kOwnText;
+            doc.text_offset = static_cast<uint32_t>(text.size());
+            text.append(body);
+        }
+        sources.clear();
+    }
 };
 
 // Per-document analysis result (nodes/parse): unique terms with tf.

@@ -83,9 +83,12 @@ bool needs_libarchive(std::string_view text) {
     return looks_like_tar(text);
 }
 
-// The most text a member may decode to for libdeflate to take it whole;
-// bigger members (a whole-file gzip) stream through zlib.
+// The most text a member may decode to for libdeflate to take it whole,
+// unless it fits in what is left of the text block; bigger members (a
+// whole-file gzip) stream through zlib.
 constexpr size_t kMemberTextBytes = size_t{1} << 20;
+// The least room left in a text block worth decoding a member into directly.
+constexpr size_t kDirectRoomBytes = size_t{16} << 10;
 
 uInt chunk_size(size_t n) { return static_cast<uInt>(std::min<size_t>(n, std::numeric_limits<uInt>::max())); }
 
@@ -199,8 +202,25 @@ void GzipStream::append_text(const char* text, size_t size, const Emit& emit) {
 
 bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& used, const Emit& emit) {
 #if defined(INVIDX_HAVE_LIBDEFLATE)
-    if (member_text_.size() < kMemberTextBytes) member_text_.resize(kMemberTextBytes);
     size_t produced = 0;
+    // Straight into the text block while the member fits in what is left
+    // of it: no copy. A member that does not fit (about one per block) is
+    // decoded again into member_text_ below and split across blocks.
+    if (current_.bytes.size() - filled_ < kMemberTextBytes && current_.bytes.size() < text_block_bytes_) {
+        // Grown as append_text grows it, by doubling, so a small file's block stays small.
+        current_.bytes.resize(std::min(text_block_bytes_, std::max(2 * current_.bytes.size(), filled_ + kMemberTextBytes)));
+    }
+    const size_t room = current_.bytes.size() - filled_;
+    if (room >= kDirectRoomBytes) {
+        const libdeflate_result direct = libdeflate_gzip_decompress_ex(
+            whole_members_, input, size, current_.bytes.data() + filled_, room, &used, &produced);
+        if (direct == LIBDEFLATE_SUCCESS) {
+            filled_ += produced;
+            return true;
+        }
+        if (direct != LIBDEFLATE_INSUFFICIENT_SPACE) return false;  // cut by the block's end, or damaged
+    }
+    if (member_text_.size() < kMemberTextBytes) member_text_.resize(kMemberTextBytes);
     const libdeflate_result result = libdeflate_gzip_decompress_ex(
         whole_members_, input, size, member_text_.data(), member_text_.size(), &used, &produced);
     if (result != LIBDEFLATE_SUCCESS) return false;  // cut by the block's end, too big, or damaged

@@ -6,19 +6,23 @@ namespace invidx {
 
 void DocidAssigner::take(std::shared_ptr<DocBatch> batch, const EmitDocBatch& emit) {
     if (batch->docs.empty()) return;  // a file's last batch, when it ended at a batch boundary or had no documents
-    const bool small = batch->text.size() <= batch_bytes_ / 2;
-    if (pending_ && small && pending_->text.size() + batch->text.size() <= batch_bytes_) {
-        const auto base = static_cast<uint32_t>(pending_->text.size());
-        pending_->text.append(batch->text);
+    const bool small = batch->text_bytes <= batch_bytes_ / 2;
+    if (pending_ && small && pending_->text_bytes + batch->text_bytes <= batch_bytes_) {
+        // Copied: the packed batch may wait again, and then holds no block.
         for (DocRecord& doc : batch->docs) {
-            doc.text_offset += base;
+            const std::string_view body = batch->text_of(doc);
+            doc.source = kOwnText;
+            doc.text_offset = static_cast<uint32_t>(pending_->text.size());
+            pending_->text.append(body);
             pending_->docs.push_back(std::move(doc));
         }
+        pending_->text_bytes += batch->text_bytes;
         return;
     }
     emit_pending(batch->lease, emit);
     if (small) {
         batch->lease.reset();
+        batch->own_all_text();
         pending_ = std::move(batch);
     } else {
         number_and_emit(std::move(batch), emit);

@@ -19,12 +19,12 @@ using EmitDocBatch = std::function<void(std::shared_ptr<DocBatch>)>;
 // file's batches end at the file, and a collection of small files would
 // otherwise become a stream of tiny batches): a batch of at most half of
 // `batch_bytes` of text is appended to the one before it while their text
-// fits in `batch_bytes`; larger batches pass unchanged, their text never
-// copied. The output is a function of the input order only, so it does not
+// fits in `batch_bytes`; larger batches pass unchanged. The output is a function of the input order only, so it does not
 // depend on how many framers ran.
 //
 // Leases: the batch being packed holds none while it waits for the next
-// one (which may need a read block that a held token would keep back); it
+// one (which may need a read block that a held token would keep back): its
+// text is copied out of the blocks it pointed into, which it lets go; it
 // goes out with the lease of the batch that closed it, a later block's.
 class DocidAssigner {
 public:
@@ -42,7 +42,7 @@ private:
     void number_and_emit(std::shared_ptr<DocBatch> batch, const EmitDocBatch& emit);
 
     const uint64_t batch_bytes_;
-    std::shared_ptr<DocBatch> pending_;  // small batches being packed; holds no lease
+    std::shared_ptr<DocBatch> pending_;  // small batches being packed; holds no lease, no block
     uint64_t next_sequence_ = 0;
     uint64_t next_docid_ = 0;
 };

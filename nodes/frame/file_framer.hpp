@@ -33,24 +33,30 @@ using EmitFileBatch = std::function<void(FileBatch&&)>;
 // batch, which may hold no documents, so that every file ends with exactly
 // one batch marked last (what FileOrder needs).
 //
+// Documents that lie whole in the block being framed point into it (the
+// batch keeps the block); others, records that straddled blocks or that the
+// framer rewrote, are copied into the batch's text.
+//
 // Leases: a batch takes the lease of the block being framed when it is
-// emitted, the newest it holds text from; the batch in progress holds none,
-// so a file waiting for its next block never holds a token back from the
-// read node that has to read that block.
+// emitted, the newest it holds text from, and keeps the blocks its documents
+// point into, with their leases. The batch in progress holds none once a
+// block is framed: the text it points into is copied then, so a file
+// waiting for its next block never holds a token back from the read node
+// that has to read that block. What a batch still in progress at a block's
+// end holds is the only text copied besides straddling records.
 class FileFramer {
 public:
     FileFramer(const InputFile& file, const AnalysisSettings& settings, uint64_t batch_bytes);
 
-    void take(const TextBlock& text, const Lease& lease, const EmitFileBatch& emit);
+    // `text` is the file's next block (in file_block order); its lease is
+    // what emitted batches hold.
+    void take(const std::shared_ptr<const TextBlock>& text, const EmitFileBatch& emit);
 
     bool ended() const { return ended_; }
 
 private:
-    void add(const FramedRecord& record, uint64_t feed_bytes, const Lease& lease, const EmitFileBatch& emit);
+    void add(const FramedRecord& record, const std::shared_ptr<const TextBlock>& text, const EmitFileBatch& emit);
     void emit_batch(bool file_end, const Lease& lease, const EmitFileBatch& emit);
-    // Room for the text still to come in this feed, up to a full batch, so a
-    // batch grows by one allocation, and a small file's batch stays small.
-    void reserve_for(uint64_t feed_bytes);
 
     const InputFile& file_;
     const AnalysisSettings& settings_;

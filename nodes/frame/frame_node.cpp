@@ -118,7 +118,7 @@ private:
         }
         OpenFile& file = it->second;
         file.blocks.push(text->file_block, text, [&](const In& next) {
-            file.framer.take(*next, next->lease, [&](FileBatch&& batch) { out.try_put(std::move(batch)); });
+            file.framer.take(next, [&](FileBatch&& batch) { out.try_put(std::move(batch)); });
         });
         if (file.framer.ended()) worker.files.erase(it);
     }
@@ -129,8 +129,8 @@ private:
         auto numbering = NodeMetrics::BusyScope(docid_busy_ns_);
         const auto emit = [&](std::shared_ptr<DocBatch> numbered) {
             state_.documents += numbered->docs.size();
-            state_.text_bytes += numbered->text.size();
-            metrics_.bytes_out += numbered->text.size();
+            state_.text_bytes += numbered->text_bytes;
+            metrics_.bytes_out += numbered->text_bytes;
             ++metrics_.items_out;
             out.try_put(std::move(numbered));
         };

@@ -6,17 +6,41 @@
 
 namespace invidx {
 
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings) {
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, std::string& gathered) {
     GpuAnalysisInput input;
-    input.text = batch.text;
     const size_t documents = batch.docs.size();
     input.offsets.reserve(documents);
     input.lengths.reserve(documents);
     input.html.reserve(documents);
+    // The device takes one buffer of documents in increasing, disjoint
+    // ranges. A batch whose documents point into the decompressed blocks
+    // they came from, or lie out of order in its text, is gathered first
+    // (one host copy; gathering straight into the pinned staging buffer
+    // would save it). An empty document may sit anywhere: it is given the
+    // end of the one before.
+    bool in_order = batch.sources.empty();
+    uint64_t end = 0;
     for (const DocRecord& doc : batch.docs) {
-        input.offsets.push_back(doc.text_offset);
+        if (!in_order) break;
+        if (doc.text_length == 0) continue;
+        in_order = doc.source == kOwnText && doc.text_offset >= end;
+        end = uint64_t{doc.text_offset} + doc.text_length;
+    }
+    if (in_order) {
+        input.text = batch.text;
+    } else {
+        gathered.clear();
+        gathered.reserve(batch.text_bytes);
+        for (const DocRecord& doc : batch.docs) gathered.append(batch.text_of(doc));
+        input.text = gathered;
+    }
+    end = 0;
+    for (const DocRecord& doc : batch.docs) {
+        const uint64_t offset = !in_order || doc.text_length == 0 ? end : doc.text_offset;
+        input.offsets.push_back(offset);
         input.lengths.push_back(doc.text_length);
         input.html.push_back(doc.html ? 1 : 0);
+        end = offset + doc.text_length;
     }
     input.stopwords = settings.stopwords;
     input.stemmer = gpu_stemmer_named(settings.stemmer);
@@ -60,7 +84,8 @@ ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result,
 }
 
 ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings) {
-    return parsed_batch_from(batch, analyzer.analyze(gpu_analysis_input(batch, settings)), settings.positions);
+    std::string gathered;
+    return parsed_batch_from(batch, analyzer.analyze(gpu_analysis_input(batch, settings, gathered)), settings.positions);
 }
 
 }  // namespace invidx

@@ -3,15 +3,18 @@
 // same batch, field for field: the indexers cannot tell which parser took it.
 #pragma once
 
+#include <string>
+
 #include "devices/gpu_analysis.hpp"
 #include "invidx/analysis_settings.hpp"
 #include "invidx/messages.hpp"
 
 namespace invidx {
 
-// The batch's documents as the analyzer's input; it views batch.text, so
-// `batch` must outlive it.
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings);
+// The batch's documents as the analyzer's input. It views batch.text, or,
+// when documents point into decompressed blocks, `gathered`, where their
+// text is copied back to back: `batch` and `gathered` must outlive it.
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, std::string& gathered);
 
 // `result` (of gpu_analysis_input(batch, ...)) as the CPU parser's
 // ParsedBatch: the same documents, occurrences in the same order, the same

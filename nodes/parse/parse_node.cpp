@@ -15,7 +15,7 @@
 
 namespace invidx {
 
-ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& terms) {
+ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& terms, ParsedSizeHint& hint) {
     ParsedBatch out;
     out.sequence = batch.sequence;
     out.first_docid = batch.first_docid;
@@ -23,9 +23,15 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
     out.lease = batch.lease;
     out.docs.reserve(batch.docs.size());
     const bool positional = analyzer.settings().positions;
+    const auto reserve = [&](auto& array, double per_byte) {
+        array.reserve(static_cast<size_t>(per_byte * 1.125 * static_cast<double>(batch.text_bytes)));
+    };
+    reserve(out.occurrences, hint.occurrences_per_byte);
+    reserve(out.terms, hint.term_bytes_per_byte);
+    if (positional) reserve(out.positions, hint.positions_per_byte);
     for (size_t local = 0; local < batch.docs.size(); ++local) {
         const DocRecord& doc = batch.docs[local];
-        const std::string_view text = std::string_view(batch.text).substr(doc.text_offset, doc.text_length);
+        const std::string_view text = batch.text_of(doc);
         analyzer.analyze(text, doc.html, terms);
         out.docs.push_back(ParsedDoc{doc.name, terms.length, doc.file_ordinal, doc.source_offset});
         const auto arena_base = static_cast<uint32_t>(out.terms.size());
@@ -39,6 +45,12 @@ ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms
         }
         out.text_bytes += doc.text_length;
         out.tokens += terms.tokens;
+    }
+    if (batch.text_bytes != 0) {
+        const auto bytes = static_cast<double>(batch.text_bytes);
+        hint = ParsedSizeHint{.occurrences_per_byte = static_cast<double>(out.occurrences.size()) / bytes,
+                              .term_bytes_per_byte = static_cast<double>(out.terms.size()) / bytes,
+                              .positions_per_byte = static_cast<double>(out.positions.size()) / bytes};
     }
     return out;
 }
@@ -54,6 +66,7 @@ struct ParserState {
     explicit ParserState(const AnalysisSettings& settings) : analyzer(settings) {}
     Analyzer analyzer;
     DocumentTerms terms;
+    ParsedSizeHint sizes;
 };
 
 // What one kind of parser did, for the report: the CPU parsers together, or
@@ -221,9 +234,9 @@ private:
             NodeMetrics::BusyScope busy(metrics_.busy_ns);
             NodeMetrics::BusyScope busy_cpu(cpu_counters_.busy_ns);
             ++metrics_.items_in;
-            metrics_.bytes_in += batch->text.size();
+            metrics_.bytes_in += batch->text_bytes;
             ParserState& local = parsers_state_.local();
-            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms));
+            auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms, local.sizes));
             counted(*out, cpu_counters_);
             return Out(std::move(out));
         });
@@ -239,14 +252,14 @@ private:
                     NodeMetrics::BusyScope busy(metrics_.busy_ns);
                     NodeMetrics::BusyScope busy_gpu(counters.busy_ns);
                     ++metrics_.items_in;
-                    metrics_.bytes_in += batch->text.size();
+                    metrics_.bytes_in += batch->text_bytes;
                     std::shared_ptr<ParsedBatch> parsed;
-                    if (batch->text.size() <= choice_.gpus[slot.gpu].max_batch_bytes) {
+                    if (batch->text_bytes <= choice_.gpus[slot.gpu].max_batch_bytes) {
                         parsed = std::make_shared<ParsedBatch>(
                             parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis));
                     } else {
                         if (!slot.host) slot.host = std::make_unique<ParserState>(state_.config.analysis);
-                        parsed = std::make_shared<ParsedBatch>(parse_batch(*batch, slot.host->analyzer, slot.host->terms));
+                        parsed = std::make_shared<ParsedBatch>(parse_batch(*batch, slot.host->analyzer, slot.host->terms, slot.host->sizes));
                         ++counters.batches_on_host;
                     }
                     counted(*parsed, counters);

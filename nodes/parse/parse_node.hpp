@@ -14,9 +14,20 @@ namespace invidx {
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state);
 
-// Analyzes every document of `batch` with `analyzer` (one per thread).
+// How large a parser's last batch came out per byte of text: its next
+// batch's arrays are reserved at that size (plus a margin) at once, instead
+// of growing by doubling, which copied them a few times over and touched
+// fresh pages each time.
+struct ParsedSizeHint {
+    double occurrences_per_byte = 0;
+    double term_bytes_per_byte = 0;
+    double positions_per_byte = 0;
+};
+
+// Analyzes every document of `batch` with `analyzer` (one per thread);
+// `hint` is read, then updated from this batch.
 class Analyzer;
 struct DocumentTerms;
-ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& scratch);
+ParsedBatch parse_batch(const DocBatch& batch, Analyzer& analyzer, DocumentTerms& scratch, ParsedSizeHint& hint);
 
 }  // namespace invidx

@@ -11,7 +11,10 @@ TEST_CASE("TokenCache: same stop words and stems as the plain stemmer, hits and 
     std::vector<std::string> words = {"caresses", "ponies", "relational", "generalizations", "running",
                                       "ran", "agreed", "hopping", "sky", "ands", "feet", "conditional",
                                       "the", "and", "a", "thereafter",
-                                      std::string(38, 'r') + "ing", std::string(39, 's') + "ational"};
+                                      std::string(38, 'r') + "ing", std::string(39, 's') + "ational",
+                                      // stems that are not a prefix of their token: kept after the
+                                      // token in the entry, or beside it when both do not fit
+                                      "happy", "cry", std::string(14, 'a') + "y", std::string(30, 'a') + "y"};
     for (int i = 0; i < 200; ++i) words.push_back("word" + std::to_string(i) + (i % 2 ? "ing" : "s"));
     const std::vector<std::string> stopwords = {"the", "and", "a"};
     for (size_t slots : {size_t{1}, size_t{2}, size_t{1000}}) {

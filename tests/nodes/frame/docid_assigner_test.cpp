@@ -19,6 +19,7 @@ std::shared_ptr<DocBatch> batch_of(const std::vector<size_t>& lengths, char fill
         doc.text_offset = static_cast<uint32_t>(batch->text.size());
         doc.text_length = static_cast<uint32_t>(length);
         batch->text.append(length, fill);
+        batch->text_bytes += length;
         batch->docs.push_back(doc);
     }
     batch->lease = std::move(lease);
@@ -94,4 +95,42 @@ TEST_CASE("DocidAssigner: small batches are packed together, large ones pass wit
     CHECK(out[3]->lease == end);
     CHECK(out[3]->docs.size() == 1);
     CHECK(out[3]->first_docid == 6);
+}
+
+TEST_CASE("DocidAssigner: a packed batch copies the text it pointed into blocks and lets them go") {
+    DocidAssigner assigner(100);
+    std::vector<std::shared_ptr<DocBatch>> out;
+    const EmitDocBatch emit = [&](std::shared_ptr<DocBatch> batch) { out.push_back(std::move(batch)); };
+    const auto in_block = [](const std::string& text, char name) {
+        auto block = std::make_shared<TextBlock>();
+        block->bytes = "<" + text + ">";
+        block->lease = std::make_shared<int>(0);
+        auto batch = std::make_shared<DocBatch>();
+        DocRecord doc;
+        doc.name = std::string(1, name);
+        doc.source = 0;
+        doc.text_offset = 1;
+        doc.text_length = static_cast<uint32_t>(text.size());
+        batch->docs.push_back(doc);
+        batch->sources.push_back(block);
+        batch->text_bytes = text.size();
+        batch->lease = block->lease;
+        return std::pair{batch, std::weak_ptr<const TextBlock>(block)};
+    };
+    auto [first, first_block] = in_block("small", 'a');
+    assigner.take(std::move(first), emit);
+    CHECK(first_block.expired());  // waiting, it holds no block
+    auto [second, second_block] = in_block("smaller", 'b');
+    assigner.take(std::move(second), emit);
+    CHECK(second_block.expired());
+    auto [large, large_block] = in_block(std::string(80, 'x'), 'c');
+    assigner.take(std::move(large), emit);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0]->text_of(out[0]->docs[0]) == "small");
+    CHECK(out[0]->text_of(out[0]->docs[1]) == "smaller");
+    CHECK(out[0]->text_bytes == 12);
+    CHECK(out[0]->sources.empty());
+    CHECK_FALSE(large_block.expired());  // a large batch keeps pointing into its block
+    CHECK(out[1]->docs[0].source == 0);
+    CHECK(out[1]->text_of(out[1]->docs[0]) == std::string(80, 'x'));
 }

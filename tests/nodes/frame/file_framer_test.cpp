@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,16 +21,18 @@ InputFile file_of(const std::string& format, uint32_t ordinal = 7) {
     return file;
 }
 
-TextBlock block(uint64_t number, std::string bytes, bool entry_begin, bool entry_end, bool file_end,
-                const std::string& entry_name = "in.jsonl") {
-    TextBlock text;
-    text.file_ordinal = 7;
-    text.file_block = number;
-    text.bytes = std::move(bytes);
-    text.entry_name = entry_name;
-    text.entry_begin = entry_begin;
-    text.entry_end = entry_end;
-    text.file_end = file_end;
+std::shared_ptr<const TextBlock> block(uint64_t number, std::string bytes, bool entry_begin, bool entry_end,
+                                       bool file_end, Lease lease = std::make_shared<int>(0),
+                                       const std::string& entry_name = "in.jsonl") {
+    auto text = std::make_shared<TextBlock>();
+    text->file_ordinal = 7;
+    text->file_block = number;
+    text->bytes = std::move(bytes);
+    text->entry_name = entry_name;
+    text->entry_begin = entry_begin;
+    text->entry_end = entry_end;
+    text->file_end = file_end;
+    text->lease = std::move(lease);
     return text;
 }
 
@@ -47,12 +50,12 @@ TEST_CASE("FileFramer: batches numbered within the file, the last one marked, le
     const std::string lines = line("a", "12345") + line("b", "678") + line("c", "9012345678901") + line("d", "x");
     const size_t cut = lines.size() / 2;  // inside the record of "b" or "c"
     const Lease first = std::make_shared<int>(1);
-    framer.take(block(0, lines.substr(0, cut), true, false, false), first, emit);
+    framer.take(block(0, lines.substr(0, cut), true, false, false, first), emit);
     // What is emitted holds the lease; the batch in progress does not.
     const long held_by_emitted = static_cast<long>(out.size());
     CHECK(first.use_count() == 1 + held_by_emitted);
     const Lease second = std::make_shared<int>(2);
-    framer.take(block(1, lines.substr(cut), false, true, true), second, emit);
+    framer.take(block(1, lines.substr(cut), false, true, true, second), emit);
     CHECK(framer.ended());
     // a+b fit in 10 bytes; c (13 bytes) is a batch of its own; d the last.
     REQUIRE(out.size() == 3);
@@ -80,8 +83,8 @@ TEST_CASE("FileFramer: a file without documents, or without entries, ends with o
         std::vector<FileBatch> out;
         const EmitFileBatch emit = [&](FileBatch&& batch) { out.push_back(std::move(batch)); };
         // An entry of blank lines, then the empty file_end marker; or the marker alone.
-        if (with_entry) framer.take(block(0, "\n\n", true, true, false), std::make_shared<int>(0), emit);
-        framer.take(block(with_entry ? 1 : 0, "", false, false, true), std::make_shared<int>(0), emit);
+        if (with_entry) framer.take(block(0, "\n\n", true, true, false), emit);
+        framer.take(block(with_entry ? 1 : 0, "", false, false, true), emit);
         REQUIRE(out.size() == 1);
         CHECK(out[0].batch->docs.empty());
         CHECK(out[0].position.file_end);
@@ -95,7 +98,7 @@ TEST_CASE("FileFramer: framing errors name the file as given, the record and the
     const EmitFileBatch ignore = [](FileBatch&&) {};
     const std::string good = line("a", "b");
     try {
-        framer.take(block(0, good + "not json\n", true, true, true), std::make_shared<int>(0), ignore);
+        framer.take(block(0, good + "not json\n", true, true, true), ignore);
         FAIL("no error");
     } catch (const Error& error) {
         CHECK(error.context().file == "/data/in.jsonl");
@@ -105,9 +108,74 @@ TEST_CASE("FileFramer: framing errors name the file as given, the record and the
     // A file that ends inside an entry is an error naming the file too.
     FileFramer cut_short(file, AnalysisSettings::defaults(), 100);
     try {
-        cut_short.take(block(0, good, true, false, true), std::make_shared<int>(0), ignore);
+        cut_short.take(block(0, good, true, false, true), ignore);
         FAIL("no error");
     } catch (const Error& error) {
         CHECK(error.context().file == "/data/in.jsonl");
+    }
+}
+
+namespace {
+
+std::string trec_doc(const std::string& id, const std::string& text) {
+    return "<DOC><DOCNO>" + id + "</DOCNO>" + text + "</DOC>\n";
+}
+
+bool points_into(std::string_view text, const TextBlock& block) {
+    const std::less_equal<const char*> at_most;
+    return at_most(block.bytes.data(), text.data()) && at_most(text.data() + text.size(), block.bytes.data() + block.bytes.size());
+}
+
+}  // namespace
+
+TEST_CASE("FileFramer: documents whole in a block point into it, straddling ones and the batch in progress are copied") {
+    const InputFile file = file_of("trec");
+    // The framer copies the straddling record with up to 64 KiB after it
+    // (nodes/frame/stream_window.hpp), so "delta" comes well after that.
+    const std::string filler(100000, 'f');
+    const std::string docs = trec_doc("a", "alpha") + trec_doc("a2", "apple") + trec_doc("b", "bravo") + trec_doc("c", "charlie") +
+                             trec_doc("f", filler) + trec_doc("d", "delta");
+    const size_t cut = docs.find("bra");  // inside b
+    for (const uint64_t batch_bytes : {uint64_t{1000}, uint64_t{5}}) {
+        CAPTURE(batch_bytes);
+        FileFramer framer(file, AnalysisSettings::defaults(), batch_bytes);
+        std::vector<FileBatch> out;
+        const EmitFileBatch emit = [&](FileBatch&& batch) { out.push_back(std::move(batch)); };
+        auto first = block(0, docs.substr(0, cut), true, false, false, std::make_shared<int>(0), "in.trec");
+        framer.take(first, emit);
+        // Only emitted batches keep the block; the batch in progress copied its text out of it.
+        long holders = 0;
+        for (const auto& batch : out) holders += static_cast<long>(batch.batch->sources.size());
+        CHECK(first.use_count() == 1 + holders);
+        auto second = block(1, docs.substr(cut), false, true, true, std::make_shared<int>(0), "in.trec");
+        framer.take(second, emit);
+        std::vector<std::string> texts;
+        std::vector<const DocBatch*> owners;
+        for (const auto& batch : out) {
+            for (const DocRecord& doc : batch.batch->docs) {
+                texts.emplace_back(batch.batch->text_of(doc));
+                CHECK(batch.batch->text_bytes >= doc.text_length);
+            }
+        }
+        CHECK(texts == std::vector<std::string>{"alpha", "apple", "bravo", "charlie", filler, "delta"});
+        // "delta" lies whole in the second block: not copied.
+        const DocBatch& last = *out.back().batch;
+        const DocRecord& delta = last.docs.back();
+        REQUIRE(delta.source != kOwnText);
+        CHECK(points_into(last.text_of(delta), *second));
+        CHECK(last.sources[delta.source] == second);
+        // "bravo" straddled the two blocks: copied.
+        for (const auto& batch : out) {
+            for (const DocRecord& doc : batch.batch->docs) {
+                if (doc.name == "b") CHECK(doc.source == kOwnText);
+            }
+        }
+        if (batch_bytes == 5) {
+            // A batch emitted inside the first block points into it and keeps it.
+            REQUIRE(out.size() >= 6);
+            CHECK(out[0].batch->docs[0].name == "a");
+            CHECK(out[0].batch->docs[0].source == 0);
+            CHECK(out[0].batch->sources.at(0) == first);
+        }
     }
 }

@@ -21,25 +21,37 @@ using namespace invidx::testing;
 
 namespace {
 
+// Where a batch's documents lie: all copied into DocBatch::text, or (as the
+// frame node leaves whole records) most pointing into two decompressed
+// blocks, every third one copied.
+enum class TextLayout { copied, in_blocks };
+
 // The documents as the frame node lays a batch out, with `gap` bytes of
 // other records' text between them.
-DocBatch doc_batch(const std::vector<AnalysisDocument>& docs, size_t gap) {
+DocBatch doc_batch(const std::vector<AnalysisDocument>& docs, size_t gap, TextLayout layout = TextLayout::copied) {
     DocBatch batch;
     batch.sequence = 7;
     batch.first_docid = 1000;
     batch.end_of_input = true;
+    std::vector<std::shared_ptr<TextBlock>> blocks;
+    if (layout == TextLayout::in_blocks) blocks = {std::make_shared<TextBlock>(), std::make_shared<TextBlock>()};
     for (size_t d = 0; d < docs.size(); ++d) {
-        batch.text.append(gap, 'x');
+        const bool copied = layout == TextLayout::copied || d % 3 == 0;
+        std::string& bytes = copied ? batch.text : blocks[d % 2]->bytes;
+        bytes.append(gap, 'x');
         DocRecord record;
         record.name = "doc-" + std::to_string(d);
-        record.text_offset = static_cast<uint32_t>(batch.text.size());
+        record.source = copied ? kOwnText : static_cast<uint32_t>(d % 2);
+        record.text_offset = static_cast<uint32_t>(bytes.size());
         record.text_length = static_cast<uint32_t>(docs[d].text.size());
         record.html = docs[d].html;
         record.file_ordinal = static_cast<uint32_t>(d % 3);
         record.source_offset = 10 * d;
-        batch.text += docs[d].text;
+        bytes += docs[d].text;
+        batch.text_bytes += docs[d].text.size();
         batch.docs.push_back(record);
     }
+    for (auto& block : blocks) batch.sources.push_back(std::move(block));
     return batch;
 }
 
@@ -76,13 +88,17 @@ void check_documents(const std::vector<AnalysisDocument>& docs) {
         CAPTURE(settings.stemmer);
         CAPTURE(settings.stopwords.size());
         for (const size_t gap : {size_t{0}, size_t{5}}) {
-            CAPTURE(gap);
-            const DocBatch batch = doc_batch(docs, gap);
-            Analyzer cpu(settings);
-            DocumentTerms scratch;
-            const ParsedBatch expected = parse_batch(batch, cpu, scratch);
-            REQUIRE(expected.occurrences.size() > 0);
-            check_same(parse_batch_with(*analyzer, batch, settings), expected);
+            for (const TextLayout layout : {TextLayout::copied, TextLayout::in_blocks}) {
+                CAPTURE(gap);
+                CAPTURE(layout == TextLayout::in_blocks);
+                const DocBatch batch = doc_batch(docs, gap, layout);
+                Analyzer cpu(settings);
+                DocumentTerms scratch;
+                ParsedSizeHint sizes;
+                const ParsedBatch expected = parse_batch(batch, cpu, scratch, sizes);
+                REQUIRE(expected.occurrences.size() > 0);
+                check_same(parse_batch_with(*analyzer, batch, settings), expected);
+            }
         }
     }
 }
@@ -126,6 +142,7 @@ TEST_CASE("gpu parse batch: a result for a different number of documents is an e
     const AnalysisSettings settings = AnalysisSettings::defaults();
     DocBatch shorter = batch;
     shorter.docs.pop_back();
-    GpuAnalysisResult result = analyze_batch_on_host(gpu_analysis_input(shorter, settings));
+    std::string gathered;
+    GpuAnalysisResult result = analyze_batch_on_host(gpu_analysis_input(shorter, settings, gathered));
     CHECK_THROWS_AS(parsed_batch_from(batch, std::move(result), false), Error);
 }
