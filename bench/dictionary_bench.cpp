@@ -130,21 +130,14 @@ int run(int argc, char** argv) {
             const auto& trie = std::get<lexicon::XbwTrie>(lookup.structure());
             const auto& sections = trie.sections();
             // Section sizes from the offsets, in layout order.
-            const double labels = static_cast<double>(sections.first_child_of_label_offset) * 8;
-            const double tables = static_cast<double>(sections.last_edge.words_offset - sections.first_child_of_label_offset) * 8;
-            const double bits = static_cast<double>(sections.term_ids_offset - sections.last_edge.words_offset) * 8;
-            const double ids = static_cast<double>(trie.buffer().size() - sections.term_ids_offset) * 8;
+            const double labels = static_cast<double>(sections.symbol_of_byte_offset) * 8;
+            const double tables = static_cast<double>(sections.last_edge.words_offset - sections.symbol_of_byte_offset) * 8;
+            const double bits = static_cast<double>(trie.buffer().size() - sections.last_edge.words_offset) * 8;
             std::fprintf(stderr,
-                         "xbw: %llu nodes (%.2f a term); bytes a term: labels (wavelet matrix) %.2f, C and label tables %.3f, "
-                         "S_last + internal + terminal %.2f, term ids (%u bits) %.2f\n",
+                         "xbw: %llu nodes (%.2f a term), %u symbols; bytes a term: labels (wavelet matrix, %u levels) %.2f, "
+                         "symbol tables %.3f, S_last + internal + terminal %.2f\n",
                          static_cast<unsigned long long>(trie.node_count()), static_cast<double>(trie.node_count()) / terms,
-                         labels / terms, tables / terms, bits / terms, sections.term_id_bits, ids / terms);
-        }
-        if (kind == TermLookupKind::xbw) {
-            // The same trie without the id map: ids in trie order (the caller's statistics in that order).
-            const lexicon::XbwTrie trie_order(terms, [&](uint64_t i) { return index.term(i).term; }, lexicon::XbwTermIds::trie_order);
-            std::fprintf(stderr, "xbw with ids in trie order (no id map): %.2f bytes a term, %.3f of dictionary.bin\n",
-                         static_cast<double>(trie_order.bytes()) / terms, static_cast<double>(trie_order.bytes()) / host_bytes);
+                         sections.symbol_count, sections.level_count, labels / terms, tables / terms, bits / terms);
         }
         auto find = [&](const std::string& term) { return lookup.find(term); };
         row.all_per_s = lookups_per_second(shuffled, find, checksum);

@@ -54,21 +54,40 @@ std::string printable(std::string_view term) {
     return out;
 }
 
-PlainTrie build_plain_trie(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
-    PlainTrie trie;
+void check_order(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
     std::string previous;
-    std::vector<uint32_t> path{0};  // path[d] = node of previous's first d bytes
     for (uint64_t i = 0; i < count; ++i) {
         const std::string_view current = term(i);
         if (i > 0 && !(std::string_view(previous) < current))
             throw Error("lexicon: terms are not in strictly increasing byte-wise order: '" + printable(previous) + "' then '" +
                         printable(current) + "' at " + std::to_string(i));
+        previous.assign(current);
+    }
+}
+
+// The trie of the terms read backwards, each term's end node holding its
+// dictionary index: the reversed terms are inserted in their own sorted
+// order, so that a node's children are created in increasing label order.
+PlainTrie build_reversed_trie(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
+    std::vector<std::string> reversed(count);
+    for (uint64_t i = 0; i < count; ++i) {
+        const std::string_view forward = term(i);
+        reversed[i].assign(forward.rbegin(), forward.rend());
+    }
+    std::vector<uint64_t> by_reversed(count);
+    std::iota(by_reversed.begin(), by_reversed.end(), uint64_t{0});
+    std::sort(by_reversed.begin(), by_reversed.end(), [&](uint64_t a, uint64_t b) { return reversed[a] < reversed[b]; });
+    PlainTrie trie;
+    std::string_view previous;
+    std::vector<uint32_t> path{0};  // path[d] = node of previous's first d bytes
+    for (const uint64_t index : by_reversed) {
+        const std::string_view current = reversed[index];
         size_t common = 0;
         while (common < previous.size() && common < current.size() && previous[common] == current[common]) ++common;
         path.resize(common + 1);
         for (size_t d = common; d < current.size(); ++d) path.push_back(trie.add_child(path.back(), static_cast<unsigned char>(current[d])));
-        trie.term_at[path.back()] = i;
-        previous.assign(current);
+        trie.term_at[path.back()] = index;
+        previous = current;
     }
     return trie;
 }
@@ -99,11 +118,11 @@ uint32_t bits_for(uint64_t largest) {
 
 }  // namespace
 
-XbwTrie::XbwTrie(const std::vector<std::string_view>& terms, XbwTermIds ids)
-    : XbwTrie(terms.size(), [&](uint64_t i) { return terms[i]; }, ids) {}
+XbwTrie::XbwTrie(const std::vector<std::string_view>& terms) : XbwTrie(terms.size(), [&](uint64_t i) { return terms[i]; }) {}
 
-XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term, XbwTermIds ids) {
-    const PlainTrie trie = build_plain_trie(count, term);
+XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term) {
+    check_order(count, term);
+    const PlainTrie trie = build_reversed_trie(count, term);
     const std::vector<uint32_t> order = reverse_prefix_order(trie);
     const auto nodes = static_cast<uint32_t>(order.size());
     node_count_ = nodes;
@@ -114,12 +133,16 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
     labels.reserve(nodes - 1);
     std::vector<bool> last_edge, internal(nodes, false), terminal(nodes, false);
     last_edge.reserve(nodes - 1);
-    std::vector<uint64_t> term_ids;
+    uint64_t terminals = 0;
     for (uint32_t id = 0; id < nodes; ++id) {
         const uint32_t node = order[id];
         if (trie.term_at[node] != kTermNotFound) {
+            // The lookup answers a terminal node's rank: it must be the term's index.
+            if (trie.term_at[node] != terminals)
+                throw Error("lexicon: internal error: the XBW trie's terminal node " + std::to_string(terminals) + " holds term " +
+                            std::to_string(trie.term_at[node]));
             terminal[id] = true;
-            term_ids.push_back(trie.term_at[node]);
+            ++terminals;
         }
         if (trie.first_child[node] == kNoNode) continue;
         internal[id] = true;
@@ -129,24 +152,28 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
         }
     }
 
-    // C[c]: the first node labelled c; nodes labelled c follow the root and
-    // every node with a smaller label.
-    std::vector<uint32_t> first_child_of_label(256, 0);
-    {
-        std::vector<uint32_t> label_counts(256, 0);
-        for (const unsigned char c : labels) ++label_counts[c];
-        uint32_t next = 1;
-        for (unsigned c = 0; c < 256; ++c) {
-            first_child_of_label[c] = next;
-            next += label_counts[c];
+    // The symbols: the bytes that label an edge, numbered in byte order, so
+    // that nodes ordered by label are ordered by symbol.
+    std::vector<uint32_t> label_counts(256, 0);
+    for (const unsigned char c : labels) ++label_counts[c];
+    std::vector<unsigned char> symbol_of_byte(256, 255);  // 255 >= symbol_count unless all 256 bytes occur
+    std::vector<uint32_t> symbol_counts;
+    for (unsigned c = 0; c < 256; ++c)
+        if (label_counts[c] != 0) {
+            symbol_of_byte[c] = static_cast<unsigned char>(symbol_counts.size());
+            symbol_counts.push_back(label_counts[c]);
         }
-    }
+    const auto symbols = static_cast<uint32_t>(symbol_counts.size());
+    const uint32_t levels = symbols <= 1 ? 0 : bits_for(symbols - 1);
+    sections_.symbol_count = symbols;
+    sections_.level_count = levels;
 
-    // The wavelet matrix: level l holds bit (7 − l) of each label, the labels
-    // stably partitioned by that bit (zeros first) before the next level.
-    std::vector<unsigned char> current = labels, next_level(labels.size());
-    for (unsigned level = 0; level < kLabelBits; ++level) {
-        const unsigned shift = kLabelBits - 1 - level;
+    // The wavelet matrix: level l holds bit (levels − 1 − l) of each symbol,
+    // the symbols stably partitioned by that bit (zeros first) before the next level.
+    std::vector<unsigned char> current(labels.size()), next_level(labels.size());
+    for (size_t i = 0; i < labels.size(); ++i) current[i] = symbol_of_byte[labels[i]];
+    for (uint32_t level = 0; level < levels; ++level) {
+        const unsigned shift = levels - 1 - level;
         std::vector<bool> bits(current.size());
         uint32_t zeros = 0;
         for (size_t i = 0; i < current.size(); ++i) {
@@ -159,45 +186,25 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
         for (const unsigned char c : current) next_level[((c >> shift) & 1u) ? one_at++ : zero_at++] = c;
         current.swap(next_level);
     }
-    // Where each label's run starts after the last level: the begin of a
-    // rank walk from position 0 (XbwTrieView::label_ranks).
-    std::vector<uint32_t> label_start(256, 0);
+    // C[s], the first node labelled s (nodes labelled s follow the root and
+    // every node with a smaller label), less where s's run starts after the
+    // last level (the begin of a rank walk from position 0).
+    std::vector<uint32_t> child_base(symbols, 0);
     {
         const XbwTrieView partial = sections_.view(buffer_.words().data());
-        for (unsigned c = 0; c < 256; ++c) {
-            uint32_t position = 0;
-            for (unsigned level = 0; level < kLabelBits; ++level) {
-                const BitRankView& bits = partial.label_levels[level];
-                position = ((c >> (kLabelBits - 1 - level)) & 1u) ? partial.level_zeros[level] + bits.rank1(position)
-                                                                  : bits.rank0(position);
-            }
-            label_start[c] = position;
+        uint32_t first_child = 1;
+        for (uint32_t symbol = 0; symbol < symbols; ++symbol) {
+            uint32_t run_start = 0, unused = 0;
+            partial.symbol_ranks(symbol, run_start, unused);
+            child_base[symbol] = first_child - run_start;  // wraps: the lookup adds the run offset back
+            first_child += symbol_counts[symbol];
         }
     }
-    sections_.first_child_of_label_offset = buffer_.append(first_child_of_label);
-    sections_.label_start_offset = buffer_.append(label_start);
+    sections_.symbol_of_byte_offset = buffer_.append(symbol_of_byte);
+    sections_.child_base_offset = buffer_.append(child_base.empty() ? std::vector<uint32_t>{0} : child_base);
     sections_.last_edge = append_bit_rank(buffer_, last_edge, SelectSupport::ones);
     sections_.internal = append_bit_rank(buffer_, internal);
     sections_.terminal = append_bit_rank(buffer_, terminal);
-
-    if (ids == XbwTermIds::trie_order) {
-        sections_.ids_in_trie_order = true;
-        sections_.term_ids_offset = buffer_.append(std::vector<uint64_t>{0});  // a valid address, never read
-        trie_order_terms_ = std::move(term_ids);
-        return;
-    }
-    // Term ids packed at bits_for(count − 1) bits, one spare word so that a
-    // read of two words never runs past the end.
-    const uint32_t id_bits = count <= 1 ? 0 : bits_for(count - 1);
-    std::vector<uint64_t> packed(term_ids.size() * id_bits / 64 + 2, 0);
-    for (size_t k = 0; k < term_ids.size(); ++k) {
-        const uint64_t bit = k * id_bits;
-        if (id_bits == 0) break;
-        packed[bit / 64] |= term_ids[k] << (bit % 64);
-        if (bit % 64 + id_bits > 64) packed[bit / 64 + 1] |= term_ids[k] >> (64 - bit % 64);
-    }
-    sections_.term_ids_offset = buffer_.append(packed);
-    sections_.term_id_bits = id_bits;
 }
 
 }  // namespace invidx::lexicon

@@ -9,7 +9,7 @@ using namespace invidx::lexicon;
 
 TEST_CASE("bit rank: rank, select and next_one equal a count over the bits, every size and density") {
     std::mt19937 random(7);
-    for (const uint32_t size : {0u, 1u, 63u, 64u, 255u, 256u, 257u, 447u, 448u, 449u, 896u, 1023u, 5000u, 70000u}) {
+    for (const uint32_t size : {0u, 1u, 63u, 64u, 255u, 256u, 257u, 447u, 448u, 449u, 511u, 512u, 513u, 896u, 1023u, 5000u, 65535u, 65536u, 65537u, 70000u, 200000u}) {
         for (const uint32_t per_thousand : {0u, 3u, 500u, 990u, 1000u}) {
             CAPTURE(size);
             CAPTURE(per_thousand);
