@@ -109,6 +109,28 @@ struct BitRankView {
     }
     INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t rank0(uint32_t i) const { return i - rank1(i); }
 
+    // Ones in [begin, end), begin <= end <= size: the words between them alone.
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t ones_between(uint32_t begin, uint32_t end) const {
+        if (begin == end) return 0;
+        const uint32_t first = begin / 64, last = (end - 1) / 64;
+        uint64_t bits = words[first] & (~uint64_t{0} << (begin % 64));
+        uint32_t count = 0;
+        for (uint32_t w = first; w < last; ++w) {
+            count += popcount64(bits);
+            bits = words[w + 1];
+        }
+        if (end % 64 != 0) bits &= (uint64_t{1} << (end % 64)) - 1;
+        return count + popcount64(bits);
+    }
+
+    // rank1 at both ends of [begin, end): where they lie close, as the ends
+    // of one trie node's edges do, the second is the first plus the ones
+    // between, not a second walk of the counts and the block.
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE void rank1_pair(uint32_t begin, uint32_t end, uint32_t& rank_begin, uint32_t& rank_end) const {
+        rank_begin = rank1(begin);
+        rank_end = end - begin <= 128 ? rank_begin + ones_between(begin, end) : rank1(end);
+    }
+
     // Position of the k-th (0-based) one; k < ones. Built with select support only.
     INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t select1(uint32_t k) const {
         // The block holding it: the last block whose count before it is <= k,

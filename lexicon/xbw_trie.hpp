@@ -58,18 +58,23 @@ struct XbwTrieView {
 
     // Edges labelled `symbol` among edges [0, begin) and [0, end), each
     // offset by where the symbol's run starts: rank_c on S_alpha at both
-    // ends in one walk of the levels.
-    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE void symbol_ranks(uint32_t symbol, uint32_t& begin, uint32_t& end) const {
+    // ends in one walk of the levels. False as soon as no edge in [begin,
+    // end) has the symbol's bits so far (a miss need not walk every level).
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool symbol_ranks(uint32_t symbol, uint32_t& begin, uint32_t& end) const {
         for (uint32_t level = 0; level < level_count; ++level) {
             const BitRankView& bits = label_levels[level];
+            uint32_t ones_begin, ones_end;
+            bits.rank1_pair(begin, end, ones_begin, ones_end);
             if ((symbol >> (level_count - 1 - level)) & 1u) {
-                begin = level_zeros[level] + bits.rank1(begin);
-                end = level_zeros[level] + bits.rank1(end);
+                begin = level_zeros[level] + ones_begin;
+                end = level_zeros[level] + ones_end;
             } else {
-                begin = bits.rank0(begin);
-                end = bits.rank0(end);
+                begin -= ones_begin;
+                end -= ones_end;
             }
+            if (begin == end) return false;
         }
+        return true;
     }
 
     // The child of `node` by `label`, or false when it has none.
@@ -79,8 +84,7 @@ struct XbwTrieView {
         const uint32_t parents_before = internal.rank1(node);
         uint32_t begin = parents_before == 0 ? 0 : last_edge.select1(parents_before - 1) + 1;
         uint32_t end = last_edge.next_one(begin) + 1;
-        symbol_ranks(symbol, begin, end);
-        if (end == begin) return false;
+        if (!symbol_ranks(symbol, begin, end)) return false;
         node = child_base[symbol] + begin;
         return true;
     }

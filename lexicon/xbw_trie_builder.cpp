@@ -194,8 +194,9 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
         const XbwTrieView partial = sections_.view(buffer_.words().data());
         uint32_t first_child = 1;
         for (uint32_t symbol = 0; symbol < symbols; ++symbol) {
-            uint32_t run_start = 0, unused = 0;
-            partial.symbol_ranks(symbol, run_start, unused);
+            // A walk from [0, edges) keeps the range non-empty: the symbol occurs.
+            uint32_t run_start = 0, run_end = static_cast<uint32_t>(labels.size());
+            partial.symbol_ranks(symbol, run_start, run_end);
             child_base[symbol] = first_child - run_start;  // wraps: the lookup adds the run offset back
             first_child += symbol_counts[symbol];
         }
