@@ -130,12 +130,12 @@ int run(int argc, char** argv) {
             const auto& trie = std::get<lexicon::XbwTrie>(lookup.structure());
             const auto& sections = trie.sections();
             // Section sizes from the offsets, in layout order.
-            const double labels = static_cast<double>(sections.symbol_of_byte_offset) * 8;
-            const double tables = static_cast<double>(sections.last_edge.words_offset - sections.symbol_of_byte_offset) * 8;
+            const double labels = static_cast<double>(sections.code_of_byte_offset) * 8;
+            const double tables = static_cast<double>(sections.last_edge.words_offset - sections.code_of_byte_offset) * 8;
             const double bits = static_cast<double>(trie.buffer().size() - sections.last_edge.words_offset) * 8;
             std::fprintf(stderr,
-                         "xbw: %llu nodes (%.2f a term), %u symbols; bytes a term: labels (wavelet matrix, %u levels) %.2f, "
-                         "symbol tables %.3f, S_last + internal + terminal %.2f\n",
+                         "xbw: %llu nodes (%.2f a term), %u symbols; bytes a term: labels (wavelet matrix, %u levels at most) %.2f, "
+                         "code and child tables %.3f, S_last + internal + terminal %.2f\n",
                          static_cast<unsigned long long>(trie.node_count()), static_cast<double>(trie.node_count()) / terms,
                          sections.symbol_count, sections.level_count, labels / terms, tables / terms, bits / terms);
         }

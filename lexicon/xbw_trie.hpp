@@ -21,11 +21,18 @@
 // the paper's rank(x, B_c) + C[c]. One B_c per byte value would cost 256
 // bits a node; instead the edges, listed parent by parent in node order with
 // each parent's labels ascending, form the XBW sequences:
-//   S_alpha  the edge labels as symbols (the bytes that occur, numbered in
-//            byte order: σ of them), in a wavelet matrix of ceil(log2 σ)
-//            levels of BitRankView, so that rank_c(S_alpha, i) is two binary
-//            ranks a level (7 levels for a dictionary of 65-128 distinct
-//            bytes, where raw bytes take 8);
+//   S_alpha  the edge labels, each as its byte's prefix code, in a wavelet
+//            matrix of BitRankView levels, so that rank_c(S_alpha, i) is two
+//            binary ranks a level of c's code. The codes are Huffman codes
+//            over the labels' counts limited to L = ceil(log2 σ) bits (σ the
+//            bytes that occur: 7 levels for 65-128), each padded with zeros
+//            to L at the levels below its end: L bits a label as a
+//            fixed-length code would take, but a lookup walks only its
+//            byte's code, 4-5 levels for a frequent letter instead of 7.
+//            The codes being prefix-free, the labels that share a code's
+//            bits after its last level are that byte's alone, and they lie
+//            together in that level's order (a wavelet matrix level is
+//            stably sorted by the bits before it);
 //   S_last   1 at the last edge of each parent: a parent's edges run from
 //            just after the previous parent's last edge;
 //   internal 1 at nodes with children (leaves own no edges);
@@ -42,30 +49,34 @@ namespace invidx::lexicon {
 
 inline constexpr uint64_t kTermNotFound = ~uint64_t{0};
 inline constexpr unsigned kMaxLabelLevels = 8;  // 256 symbols at most
+inline constexpr uint16_t kNoCode = 0xFFFF;
 
 struct XbwTrieView {
     BitRankView label_levels[kMaxLabelLevels];  // wavelet matrix of S_alpha, most significant bit first
     uint32_t level_zeros[kMaxLabelLevels] = {};   // zeros of each level: where its ones go at the next
-    uint32_t level_count = 0;                     // ceil(log2 symbol_count)
-    uint32_t symbol_count = 0;                    // σ: distinct edge labels
-    const unsigned char* symbol_of_byte = nullptr;  // 256 entries; >= symbol_count: no edge has that byte
-    // C[c] less where symbol c's run starts after the last level (u32
-    // arithmetic wraps): the child's node from a rank walk's end. symbol_count entries.
+    uint32_t level_count = 0;                     // the longest code's length
+    // 256 entries: a byte's code << 4 | its length, kNoCode where no edge has the byte.
+    const uint16_t* code_of_byte = nullptr;
+    // 256 entries: C[c] less where c's labels start after its code's last
+    // level (u32 arithmetic wraps): the child's node from a rank walk's end.
     const uint32_t* child_base = nullptr;
     BitRankView last_edge;                        // S_last, one bit per edge
     BitRankView internal;                         // one bit per node
     BitRankView terminal;                         // one bit per node
 
-    // Edges labelled `symbol` among edges [0, begin) and [0, end), each
-    // offset by where the symbol's run starts: rank_c on S_alpha at both
-    // ends in one walk of the levels. False as soon as no edge in [begin,
-    // end) has the symbol's bits so far (a miss need not walk every level).
-    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool symbol_ranks(uint32_t symbol, uint32_t& begin, uint32_t& end) const {
-        for (uint32_t level = 0; level < level_count; ++level) {
+    // Edges whose label has the code among edges [0, begin) and [0, end),
+    // each offset by where those labels start after the code's last level:
+    // rank_c on S_alpha at both ends in one walk of the code's levels. False
+    // as soon as no edge in [begin, end) has the code's bits so far (a miss
+    // need not walk every level).
+    INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool code_ranks(uint16_t code, uint32_t& begin, uint32_t& end) const {
+        const uint32_t length = code & 15u;
+        const uint32_t bits_of_code = code >> 4;
+        for (uint32_t level = 0; level < length; ++level) {
             const BitRankView& bits = label_levels[level];
             uint32_t ones_begin, ones_end;
             bits.rank1_pair(begin, end, ones_begin, ones_end);
-            if ((symbol >> (level_count - 1 - level)) & 1u) {
+            if ((bits_of_code >> (length - 1 - level)) & 1u) {
                 begin = level_zeros[level] + ones_begin;
                 end = level_zeros[level] + ones_end;
             } else {
@@ -79,13 +90,13 @@ struct XbwTrieView {
 
     // The child of `node` by `label`, or false when it has none.
     INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE bool child(uint32_t& node, unsigned char label) const {
-        const uint32_t symbol = symbol_of_byte[label];
-        if (symbol >= symbol_count || !internal.get(node)) return false;
+        const uint16_t code = code_of_byte[label];
+        if (code == kNoCode || !internal.get(node)) return false;
         const uint32_t parents_before = internal.rank1(node);
         uint32_t begin = parents_before == 0 ? 0 : last_edge.select1(parents_before - 1) + 1;
         uint32_t end = last_edge.next_one(begin) + 1;
-        if (!symbol_ranks(symbol, begin, end)) return false;
-        node = child_base[symbol] + begin;
+        if (!code_ranks(code, begin, end)) return false;
+        node = child_base[label] + begin;
         return true;
     }
 
@@ -127,8 +138,8 @@ struct XbwTrieSections {
     BitRankSections label_levels[kMaxLabelLevels];
     uint32_t level_zeros[kMaxLabelLevels] = {};
     uint32_t level_count = 0;
-    uint32_t symbol_count = 0;
-    uint64_t symbol_of_byte_offset = 0;
+    uint32_t symbol_count = 0;  // bytes that label an edge (the builder's report; lookups need only the codes)
+    uint64_t code_of_byte_offset = 0;
     uint64_t child_base_offset = 0;
     BitRankSections last_edge;
     BitRankSections internal;
@@ -141,8 +152,7 @@ struct XbwTrieSections {
             view.level_zeros[level] = level_zeros[level];
         }
         view.level_count = level_count;
-        view.symbol_count = symbol_count;
-        view.symbol_of_byte = reinterpret_cast<const unsigned char*>(base + symbol_of_byte_offset);
+        view.code_of_byte = reinterpret_cast<const uint16_t*>(base + code_of_byte_offset);
         view.child_base = reinterpret_cast<const uint32_t*>(base + child_base_offset);
         view.last_edge = last_edge.view(base);
         view.internal = internal.view(base);

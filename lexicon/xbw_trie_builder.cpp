@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <string>
 
 #include "invidx/error.hpp"
@@ -116,6 +117,80 @@ uint32_t bits_for(uint64_t largest) {
     return bits;
 }
 
+// The labels' codes for the wavelet matrix: code_of_byte as XbwTrieView
+// reads it (code << 4 | length, kNoCode for bytes no edge has).
+struct LabelCodes {
+    std::vector<uint16_t> code_of_byte = std::vector<uint16_t>(256, kNoCode);
+    uint32_t symbol_count = 0;
+    uint32_t levels = 0;
+
+    bool bit(unsigned char byte, uint32_t level) const {
+        const uint32_t length = code_of_byte[byte] & 15u;
+        return level < length && ((code_of_byte[byte] >> 4) >> (length - 1 - level)) & 1u;
+    }
+};
+
+// Huffman code lengths over the counts (0: absent), then lengths over
+// limit cut to it and the Kraft sum restored by lengthening the longest
+// codes under the limit, rarest first (the usual length-limiting
+// heuristic: σ <= 2^limit makes it end), then canonical codes.
+LabelCodes label_codes(const std::vector<uint64_t>& counts) {
+    std::vector<unsigned> present;
+    for (unsigned c = 0; c < 256; ++c)
+        if (counts[c] != 0) present.push_back(c);
+    LabelCodes codes;
+    codes.symbol_count = static_cast<uint32_t>(present.size());
+    if (present.empty()) return codes;
+    const uint32_t limit = present.size() == 1 ? 0 : bits_for(present.size() - 1);
+    std::vector<uint32_t> length(256, 0);
+    if (present.size() > 1) {
+        // Huffman's merges over a heap of (count, tree node); leaves are the present bytes.
+        std::vector<uint32_t> parent(2 * present.size(), 0);
+        using Entry = std::pair<uint64_t, uint32_t>;
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+        for (uint32_t k = 0; k < present.size(); ++k) heap.emplace(counts[present[k]], k);
+        auto next = static_cast<uint32_t>(present.size());
+        while (heap.size() > 1) {
+            const Entry first = heap.top();
+            heap.pop();
+            const Entry second = heap.top();
+            heap.pop();
+            parent[first.second] = parent[second.second] = next;
+            heap.emplace(first.first + second.first, next++);
+        }
+        const uint32_t root = next - 1;
+        for (uint32_t k = 0; k < present.size(); ++k) {
+            uint32_t depth = 0;
+            for (uint32_t node = k; node != root; node = parent[node]) ++depth;
+            length[present[k]] = std::min(depth, limit);
+        }
+        // Kraft sum in units of 2^-limit: at most 2^limit for a prefix code.
+        auto kraft = [&] {
+            uint64_t sum = 0;
+            for (const unsigned c : present) sum += uint64_t{1} << (limit - length[c]);
+            return sum;
+        };
+        for (uint64_t sum = kraft(); sum > (uint64_t{1} << limit); sum = kraft()) {
+            unsigned pick = 256;
+            for (const unsigned c : present)
+                if (length[c] < limit && (pick == 256 || length[c] > length[pick] ||
+                                          (length[c] == length[pick] && counts[c] < counts[pick])))
+                    pick = c;
+            ++length[pick];
+        }
+    }
+    // Canonical codes: by length, then byte.
+    std::vector<unsigned> by_length = present;
+    std::stable_sort(by_length.begin(), by_length.end(), [&](unsigned a, unsigned b) { return length[a] < length[b]; });
+    uint32_t code = 0;
+    for (size_t k = 0; k < by_length.size(); ++k) {
+        if (k > 0) code = (code + 1) << (length[by_length[k]] - length[by_length[k - 1]]);
+        codes.code_of_byte[by_length[k]] = static_cast<uint16_t>(code << 4 | length[by_length[k]]);
+        codes.levels = std::max(codes.levels, length[by_length[k]]);
+    }
+    return codes;
+}
+
 }  // namespace
 
 XbwTrie::XbwTrie(const std::vector<std::string_view>& terms) : XbwTrie(terms.size(), [&](uint64_t i) { return terms[i]; }) {}
@@ -152,57 +227,50 @@ XbwTrie::XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>
         }
     }
 
-    // The symbols: the bytes that label an edge, numbered in byte order, so
-    // that nodes ordered by label are ordered by symbol.
-    std::vector<uint32_t> label_counts(256, 0);
+    // Each label byte's code: Huffman over the labels' counts, limited to
+    // the fixed-length code's bits so that no lookup walks more levels than
+    // a fixed-length code would make it.
+    std::vector<uint64_t> label_counts(256, 0);
     for (const unsigned char c : labels) ++label_counts[c];
-    std::vector<unsigned char> symbol_of_byte(256, 255);  // 255 >= symbol_count unless all 256 bytes occur
-    std::vector<uint32_t> symbol_counts;
-    for (unsigned c = 0; c < 256; ++c)
-        if (label_counts[c] != 0) {
-            symbol_of_byte[c] = static_cast<unsigned char>(symbol_counts.size());
-            symbol_counts.push_back(label_counts[c]);
-        }
-    const auto symbols = static_cast<uint32_t>(symbol_counts.size());
-    const uint32_t levels = symbols <= 1 ? 0 : bits_for(symbols - 1);
-    sections_.symbol_count = symbols;
-    sections_.level_count = levels;
+    const LabelCodes codes = label_codes(label_counts);
+    sections_.symbol_count = codes.symbol_count;
+    sections_.level_count = codes.levels;
 
-    // The wavelet matrix: level l holds bit (levels − 1 − l) of each symbol,
-    // the symbols stably partitioned by that bit (zeros first) before the next level.
-    std::vector<unsigned char> current(labels.size()), next_level(labels.size());
-    for (size_t i = 0; i < labels.size(); ++i) current[i] = symbol_of_byte[labels[i]];
-    for (uint32_t level = 0; level < levels; ++level) {
-        const unsigned shift = levels - 1 - level;
+    // The wavelet matrix: level l holds bit l of each label's code (zero
+    // past the code's end), the labels stably partitioned by that bit
+    // (zeros first) before the next level.
+    std::vector<unsigned char> current = labels, next_level(labels.size());
+    for (uint32_t level = 0; level < codes.levels; ++level) {
         std::vector<bool> bits(current.size());
         uint32_t zeros = 0;
         for (size_t i = 0; i < current.size(); ++i) {
-            bits[i] = (current[i] >> shift) & 1u;
+            bits[i] = codes.bit(current[i], level);
             if (!bits[i]) ++zeros;
         }
         sections_.label_levels[level] = append_bit_rank(buffer_, bits);
         sections_.level_zeros[level] = zeros;
         size_t zero_at = 0, one_at = zeros;
-        for (const unsigned char c : current) next_level[((c >> shift) & 1u) ? one_at++ : zero_at++] = c;
+        for (size_t i = 0; i < current.size(); ++i) next_level[bits[i] ? one_at++ : zero_at++] = current[i];
         current.swap(next_level);
     }
-    // C[s], the first node labelled s (nodes labelled s follow the root and
-    // every node with a smaller label), less where s's run starts after the
-    // last level (the begin of a rank walk from position 0).
-    std::vector<uint32_t> child_base(symbols, 0);
+    // C[c], the first node labelled c (nodes labelled c follow the root and
+    // every node with a smaller label), less where c's labels start after
+    // its code's last level (the begin of a rank walk from position 0).
+    std::vector<uint32_t> child_base(256, 0);
     {
         const XbwTrieView partial = sections_.view(buffer_.words().data());
         uint32_t first_child = 1;
-        for (uint32_t symbol = 0; symbol < symbols; ++symbol) {
-            // A walk from [0, edges) keeps the range non-empty: the symbol occurs.
+        for (unsigned c = 0; c < 256; ++c) {
+            if (codes.code_of_byte[c] == kNoCode) continue;
+            // A walk from [0, edges) keeps the range non-empty: the byte occurs.
             uint32_t run_start = 0, run_end = static_cast<uint32_t>(labels.size());
-            partial.symbol_ranks(symbol, run_start, run_end);
-            child_base[symbol] = first_child - run_start;  // wraps: the lookup adds the run offset back
-            first_child += symbol_counts[symbol];
+            partial.code_ranks(codes.code_of_byte[c], run_start, run_end);
+            child_base[c] = first_child - run_start;  // wraps: the lookup adds the run offset back
+            first_child += static_cast<uint32_t>(label_counts[c]);
         }
     }
-    sections_.symbol_of_byte_offset = buffer_.append(symbol_of_byte);
-    sections_.child_base_offset = buffer_.append(child_base.empty() ? std::vector<uint32_t>{0} : child_base);
+    sections_.code_of_byte_offset = buffer_.append(codes.code_of_byte);
+    sections_.child_base_offset = buffer_.append(child_base);
     sections_.last_edge = append_bit_rank(buffer_, last_edge, SelectSupport::ones);
     sections_.internal = append_bit_rank(buffer_, internal);
     sections_.terminal = append_bit_rank(buffer_, terminal);

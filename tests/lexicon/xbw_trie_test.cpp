@@ -89,7 +89,7 @@ TEST_CASE("xbw trie: a term's index is its terminal node's rank, for terms that 
     check_against_map({"ing", "sing", "ring", "bring", "string", "strings", "g", "ng", "a", "ab", "abing", "zing", "\xffing", "\xff"}, 9);
 }
 
-TEST_CASE("xbw trie: the wavelet matrix has ceil(log2 symbols) levels, symbols being the bytes that occur") {
+TEST_CASE("xbw trie: the wavelet matrix has ceil(log2 symbols) levels, symbols being the bytes that occur, frequent ones walking fewer") {
     struct Case {
         std::set<std::string> terms;
         uint32_t symbols;
@@ -110,6 +110,17 @@ TEST_CASE("xbw trie: the wavelet matrix has ceil(log2 symbols) levels, symbols b
         CHECK(trie.sections().level_count == levels);
         check_against_map(terms, symbols);
     }
+    // Huffman-shaped codes limited to those levels: a byte on most edges
+    // walks fewer levels than a rare one, and every code fits.
+    std::set<std::string> skewed;
+    for (int k = 1; k < 200; ++k) skewed.insert(std::string(static_cast<size_t>(k % 40 + 1), 'e') + static_cast<char>('a' + k % 26));
+    const XbwTrie skewed_trie(testing::views_of(skewed));
+    const XbwTrieView skewed_view = skewed_trie.view();
+    CHECK(skewed_trie.sections().level_count == 5);
+    CHECK((skewed_view.code_of_byte[static_cast<unsigned char>('e')] & 15u) < 5);
+    CHECK((skewed_view.code_of_byte[static_cast<unsigned char>('q')] & 15u) == 5);
+    CHECK(skewed_view.code_of_byte[static_cast<unsigned char>('!')] == kNoCode);
+    check_against_map(skewed, 10);
     // A byte that labels no edge is a miss at once, whatever node the walk is at.
     const XbwTrie trie(std::vector<std::string_view>{"a", "aa"});
     CHECK(find(trie.view(), "b") == kTermNotFound);
@@ -123,10 +134,10 @@ TEST_CASE("xbw trie: bytes stay within the bits a node needs, with 512-bit rank 
     const auto& sections = trie.sections();
     // Per node: one bit per wavelet level (S_alpha has one label per node but
     // the root), S_last, internal and terminal; 3.2% rank counts and the
-    // select samples of S_last (32 bits per 64 ones) on top, and the byte and
-    // symbol tables.
+    // select samples of S_last (32 bits per 64 ones) on top, and the two
+    // 256-entry tables (codes, child bases).
     const double bits_per_node = (sections.level_count + 3) * (1 + 16.0 / 512) + 0.5 + 0.05;
-    const double table_bytes = 256 + 4.0 * sections.symbol_count + 16.0 * 64;  // two words of padding and spare per section at most
+    const double table_bytes = 256 * (2 + 4) + 16.0 * 64;  // two words of padding and spare per section at most
     CHECK(static_cast<double>(trie.bytes()) <= trie.node_count() * bits_per_node / 8 + table_bytes);
 }
 
