@@ -128,7 +128,7 @@ TEST_CASE("xbw trie: the wavelet matrix has ceil(log2 symbols) levels, symbols b
     CHECK(find(trie.view(), std::string_view("\0", 1)) == kTermNotFound);
 }
 
-TEST_CASE("xbw trie: bytes stay within the bits a node needs, with 512-bit rank blocks") {
+TEST_CASE("xbw trie: bytes stay within the bits a node needs, with 16-bit counts a rank block") {
     const auto terms = testing::generated_dictionary(8, 20000, true);
     const XbwTrie trie(testing::views_of(terms));
     const auto& sections = trie.sections();
@@ -136,7 +136,7 @@ TEST_CASE("xbw trie: bytes stay within the bits a node needs, with 512-bit rank 
     // the root), S_last, internal and terminal; 3.2% rank counts and the
     // select samples of S_last (32 bits per 64 ones) on top, and the two
     // 256-entry tables (codes, child bases).
-    const double bits_per_node = (sections.level_count + 3) * (1 + 16.0 / 512) + 0.5 + 0.05;
+    const double bits_per_node = (sections.level_count + 3) * (1 + 16.0 / kBitsPerRankBlock) + 0.5 + 0.05;
     const double table_bytes = 256 * (2 + 4) + 16.0 * 64;  // two words of padding and spare per section at most
     CHECK(static_cast<double>(trie.bytes()) <= trie.node_count() * bits_per_node / 8 + table_bytes);
 }
