@@ -28,7 +28,8 @@
 //            bytes that occur: 7 levels for 65-128), each padded with zeros
 //            to L at the levels below its end: L bits a label as a
 //            fixed-length code would take, but a lookup walks only its
-//            byte's code, 4-5 levels for a frequent letter instead of 7.
+//            byte's code: 4 levels for the commonest letters, about 5 a
+//            label on average on the indexes measured, instead of 7.
 //            The codes being prefix-free, the labels that share a code's
 //            bits after its last level are that byte's alone, and they lie
 //            together in that level's order (a wavelet matrix level is
