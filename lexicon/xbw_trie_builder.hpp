@@ -1,6 +1,6 @@
 // Builds the XBW trie (lexicon/xbw_trie.hpp) of a dictionary on the host:
 // terms in strictly increasing byte-wise order, as dictionary.bin keeps them,
-// a term's index being its position.
+// a term's index being its position; find() answers that index.
 #pragma once
 
 #include <cstdint>
@@ -13,18 +13,12 @@
 
 namespace invidx::lexicon {
 
-// What find() returns for a term: its index in the dictionary (the input
-// order), or its id in trie order (no id map stored; trie_order_terms()
-// gives each id's dictionary index, on the host).
-enum class XbwTermIds { dictionary_order, trie_order };
-
 class XbwTrie {
 public:
     // term(i) for 0 <= i < count, strictly increasing byte-wise (an Error
     // naming the pair otherwise); the views it returns are read during the call only.
-    XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term,
-            XbwTermIds ids = XbwTermIds::dictionary_order);
-    explicit XbwTrie(const std::vector<std::string_view>& terms, XbwTermIds ids = XbwTermIds::dictionary_order);
+    XbwTrie(uint64_t count, const std::function<std::string_view(uint64_t)>& term);
+    explicit XbwTrie(const std::vector<std::string_view>& terms);
 
     XbwTrieView view() const { return sections_.view(buffer_.words().data()); }
     // The same view over a copy of buffer() elsewhere (a device's memory).
@@ -33,15 +27,12 @@ public:
     uint64_t bytes() const { return buffer_.bytes(); }
     uint64_t node_count() const { return node_count_; }
     uint64_t term_count() const { return term_count_; }
-    // With XbwTermIds::trie_order: the dictionary index of each trie-order id; empty otherwise.
-    const std::vector<uint64_t>& trie_order_terms() const { return trie_order_terms_; }
 
 private:
     FlatBuffer buffer_;
     XbwTrieSections sections_;
     uint64_t node_count_ = 0;
     uint64_t term_count_ = 0;
-    std::vector<uint64_t> trie_order_terms_;
 };
 
 }  // namespace invidx::lexicon

@@ -49,11 +49,12 @@ void check_against_map(const std::set<std::string>& terms, uint32_t seed) {
 
 }  // namespace
 
-TEST_CASE("xbw trie: the paper's example trie has its 10 nodes and finds its 5 keys") {
-    // Wakatsuki et al. Fig. 1 / Table 1: aba, ba, bb, cb, cc.
+TEST_CASE("xbw trie: the paper's example keys, reversed, make a 9-node trie that finds its 5 keys") {
+    // Wakatsuki et al. Fig. 1 / Table 1: aba, ba, bb, cb, cc (10 nodes
+    // forwards); backwards aba, ab, bb, bc, cc: root, a, ab, aba, b, bb, bc, c, cc.
     const std::vector<std::string_view> keys = {"aba", "ba", "bb", "cb", "cc"};
     const XbwTrie trie(keys);
-    CHECK(trie.node_count() == 10);
+    CHECK(trie.node_count() == 9);
     for (uint64_t i = 0; i < keys.size(); ++i) CHECK(find(trie.view(), keys[i]) == i);
     for (const char* missing : {"", "a", "ab", "abab", "b", "c", "ca", "bc", "d"}) CHECK(find(trie.view(), missing) == kTermNotFound);
 }
@@ -81,25 +82,63 @@ TEST_CASE("xbw trie: terms out of byte-wise order or repeated are refused") {
     CHECK_NOTHROW(XbwTrie(std::vector<std::string_view>{"z", "\xc3\xa9"}));
 }
 
-TEST_CASE("xbw trie: ids in trie order are dense, distinct, map back to each term, and save the id map's bytes") {
-    const auto terms = testing::generated_dictionary(8, 5000, true);
-    const auto views = testing::views_of(terms);
-    const XbwTrie by_dictionary(views);
-    const XbwTrie by_trie(views, XbwTermIds::trie_order);
-    REQUIRE(by_trie.trie_order_terms().size() == terms.size());
-    CHECK(by_dictionary.trie_order_terms().empty());
-    std::vector<bool> seen(terms.size(), false);
-    uint64_t index = 0;
-    for (const auto& term : terms) {
-        const uint64_t id = find(by_trie.view(), term);
-        REQUIRE(id < terms.size());
-        CHECK_FALSE(seen[id]);
-        seen[id] = true;
-        CHECK(by_trie.trie_order_terms()[id] == index++);
+TEST_CASE("xbw trie: a term's index is its terminal node's rank, for terms that share suffixes and prefixes") {
+    // The trie is built over the reversed terms: these share long suffixes,
+    // end inside each other's paths (a term that is a suffix of another ends
+    // at an internal node) and still number in forward byte-wise order.
+    check_against_map({"ing", "sing", "ring", "bring", "string", "strings", "g", "ng", "a", "ab", "abing", "zing", "\xffing", "\xff"}, 9);
+}
+
+TEST_CASE("xbw trie: the wavelet matrix has ceil(log2 symbols) levels, symbols being the bytes that occur, frequent ones walking fewer") {
+    struct Case {
+        std::set<std::string> terms;
+        uint32_t symbols;
+        uint32_t levels;
+    };
+    std::set<std::string> every_byte;
+    for (int byte = 0; byte < 256; ++byte) every_byte.insert(std::string(1, static_cast<char>(byte)) + "\x01");
+    const std::vector<Case> cases = {
+        {{"a", "aa", "aaa", "aaaaaaa"}, 1, 0},
+        {{"ab", "b", "ba", "bbb"}, 2, 1},
+        {{"abc", "b", "cd", "e", "ee"}, 5, 3},
+        {every_byte, 256, 8},
+    };
+    for (const auto& [terms, symbols, levels] : cases) {
+        CAPTURE(symbols);
+        const XbwTrie trie(testing::views_of(terms));
+        CHECK(trie.sections().symbol_count == symbols);
+        CHECK(trie.sections().level_count == levels);
+        check_against_map(terms, symbols);
     }
-    for (const auto& string : testing::missing_strings(terms, 8)) REQUIRE(find(by_trie.view(), string) == kTermNotFound);
-    // 13 bits a term fewer, less the padding word.
-    CHECK(by_trie.bytes() + terms.size() * 13 / 8 <= by_dictionary.bytes() + 16);
+    // Huffman-shaped codes limited to those levels: a byte on most edges
+    // walks fewer levels than a rare one, and every code fits.
+    std::set<std::string> skewed;
+    for (int k = 1; k < 200; ++k) skewed.insert(std::string(static_cast<size_t>(k % 40 + 1), 'e') + static_cast<char>('a' + k % 26));
+    const XbwTrie skewed_trie(testing::views_of(skewed));
+    const XbwTrieView skewed_view = skewed_trie.view();
+    CHECK(skewed_trie.sections().level_count == 5);
+    CHECK((skewed_view.code_of_byte[static_cast<unsigned char>('e')] & 15u) < 5);
+    CHECK((skewed_view.code_of_byte[static_cast<unsigned char>('q')] & 15u) == 5);
+    CHECK(skewed_view.code_of_byte[static_cast<unsigned char>('!')] == kNoCode);
+    check_against_map(skewed, 10);
+    // A byte that labels no edge is a miss at once, whatever node the walk is at.
+    const XbwTrie trie(std::vector<std::string_view>{"a", "aa"});
+    CHECK(find(trie.view(), "b") == kTermNotFound);
+    CHECK(find(trie.view(), "ab") == kTermNotFound);
+    CHECK(find(trie.view(), std::string_view("\0", 1)) == kTermNotFound);
+}
+
+TEST_CASE("xbw trie: bytes stay within the bits a node needs, with 16-bit counts a rank block") {
+    const auto terms = testing::generated_dictionary(8, 20000, true);
+    const XbwTrie trie(testing::views_of(terms));
+    const auto& sections = trie.sections();
+    // Per node: one bit per wavelet level (S_alpha has one label per node but
+    // the root), S_last, internal and terminal; 3.2% rank counts and the
+    // select samples of S_last (32 bits per 64 ones) on top, and the two
+    // 256-entry tables (codes, child bases).
+    const double bits_per_node = (sections.level_count + 3) * (1 + 16.0 / kBitsPerRankBlock) + 0.5 + 0.05;
+    const double table_bytes = 256 * (2 + 4) + 16.0 * 64;  // two words of padding and spare per section at most
+    CHECK(static_cast<double>(trie.bytes()) <= trie.node_count() * bits_per_node / 8 + table_bytes);
 }
 
 TEST_CASE("xbw trie: a copy of the flat buffer answers through the same sections") {
