@@ -81,6 +81,10 @@ WrittenRun move_run(const fs::path& from, const FileBlockChecksums& blocks, uint
     const uint64_t size = blocks.size_bytes;
     const uint64_t block_bytes = blocks.block_bytes;
     if (size < layout::kRunHeaderBytes + 4) throw FormatError(name, "too short for a run file");
+    // The joined index's checksums.bin takes the blocks' CRC-32s as they are.
+    ensure(block_bytes == layout::kChecksumBlockBytes,
+           name + ": checksum blocks of " + std::to_string(block_bytes) + " bytes, not " +
+               std::to_string(layout::kChecksumBlockBytes));
     const File file(from);
     if (file.size() != size) throw FormatError(name, "size does not match checksums.bin; the file is damaged");
 

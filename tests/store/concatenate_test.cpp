@@ -208,3 +208,52 @@ TEST_CASE("a part whose run file is damaged is not adopted") {
     CHECK_THROWS_WITH_AS(adopt_source_parts(sources.parts, 0, writer.temporary_directory()),
                          doctest::Contains("does not match its CRC-32 in checksums.bin"), FormatError);
 }
+
+TEST_CASE("a run file whose trailing CRC-32 straddles two checksum blocks is adopted intact") {
+    TempDir dir;
+    // Run file: 24-byte header, one 32-byte part descriptor, one 20-byte
+    // mapping entry, the list, the CRC-32. A list of n postings with docids
+    // 0..n-1 and tf 1 is 2n bytes, so n = 32729 makes the file 65538 bytes:
+    // its CRC-32 begins 2 bytes before the second 64 KiB block.
+    const std::vector<uint32_t> postings = {32729, 3};
+    const std::vector<InputFile> files = {InputFile{.ordinal = 0, .path = "/in/a", .name = "a", .format = "text", .size_bytes = 1}};
+    std::vector<SourcePart> parts;
+    uint64_t first_docid = 0;
+    for (size_t p = 0; p < postings.size(); ++p) {
+        const fs::path part_dir = dir / ("part-" + std::to_string(p));
+        IndexWriter writer(part_dir, AnalysisSettings::defaults(), files);
+        RunPostings run{.run = 0, .indexer = 0, .indexer_count = 1, .lists = {}, .positional = false, .end_of_input = true, .documents = {}};
+        TermRunList list{.slot = 0, .docids = {}, .tfs = {}, .positions = {}};
+        std::vector<ParsedDoc> documents;
+        for (uint32_t d = 0; d < postings[p]; ++d) {
+            list.docids.push_back(d);
+            list.tfs.push_back(1);
+            documents.push_back(ParsedDoc{.name = "d" + std::to_string(first_docid + d), .length = 1, .file_ordinal = 0, .source_offset = d});
+        }
+        run.lists.push_back(std::move(list));
+        writer.write_run(0, {run_list::encode_run(run)});
+        writer.append_documents(documents);
+        writer.write_dictionary({DictionaryTerm{.term = "t", .collection = 0, .df = postings[p], .cf = postings[p], .lists = {{0, 0, 0}}}});
+        writer.publish();
+        parts.push_back(SourcePart{.directory = part_dir, .first_docid = first_docid});
+        first_docid += postings[p];
+    }
+    REQUIRE(fs::file_size(parts[0].directory / layout::run_file_name(0)) == layout::kChecksumBlockBytes + 2);
+    {
+        IndexWriter writer(dir / "joined", AnalysisSettings::defaults(), files);
+        std::vector<std::unique_ptr<IndexReader>> documents;
+        for (const auto& part : parts) documents.push_back(std::make_unique<IndexReader>(part.directory));
+        const OwnedTerms owned = adopt_source_parts(parts, 0, writer.temporary_directory());
+        REQUIRE(owned.runs.size() == 2);
+        CHECK(owned.runs[0].block_crcs.size() == 2);
+        for (const auto& reader : documents) append_part_documents(*reader, 0, writer);
+        for (const auto& run : owned.runs) writer.adopt_run(run);
+        writer.write_dictionary(owned.dictionary);
+        writer.publish();
+    }
+    CHECK(check_index(dir / "joined", {.full = true}).problems.empty());
+    const IndexReader joined(dir / "joined");
+    const auto list = joined.postings(0);
+    REQUIRE(list.docids.size() == first_docid);
+    for (uint32_t d = 0; d < first_docid; ++d) CHECK(list.docids[d] == d);
+}
