@@ -18,8 +18,13 @@ collection of D GB of document text:
                 capped by the link: r_P * s * (P-1)/P <= link bandwidth,
                 where s is the postings bytes sent per byte of text when
                 every posting goes elsewhere.
-  rebase tail   D / P * m: each node rewrites its per-source parts as one run
-                (postings written twice), after its last batch.
+  adopt tail    D / P * m: after its last batch each node merges its
+                per-source parts' dictionaries and moves their run files
+                into the index, each with its source's first docid as its
+                base (no posting rewritten). The work grows with the terms
+                the node owns, so a per-GB m from a small collection
+                overstates it on large ones. (Before run docid bases the
+                parts were rewritten as one run: m was 0.35.)
   join          rank 0 alone writes the dictionary (Heaps' law terms times
                 bytes per term) and appends the documents.
   start         MPI start, sampling and the ownership broadcast.
@@ -82,8 +87,8 @@ def main():
                     help="distribute busy / parse busy when every posting goes elsewhere")
     ap.add_argument("--sent-bytes-per-text-byte", type=float, default=0.0632,
                     help="postings message bytes per byte of text when every posting goes elsewhere")
-    ap.add_argument("--rebase-s-per-gb", type=float, default=0.35,
-                    help="seconds per GB of a node's text to rewrite its parts as one run")
+    ap.add_argument("--rebase-s-per-gb", type=float, default=0.1,
+                    help="seconds per GB of a node's text to adopt its parts' runs (0.35 when they were rewritten)")
     ap.add_argument("--start-s", type=float, default=2.0,
                     help="MPI start, sampling, ownership broadcast")
     ap.add_argument("--join-gbps", type=float, default=1.0,

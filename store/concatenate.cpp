@@ -1,13 +1,16 @@
 #include "store/concatenate.hpp"
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string_view>
 
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
 #include "store/crc32.hpp"
+#include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
+#include "store/run_adoption.hpp"
 #include "store/run_list.hpp"
 
 namespace invidx {
@@ -127,59 +130,75 @@ ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vec
     return joined;
 }
 
-OwnedTerms write_merged_run(const std::vector<SourcePart>& parts, uint32_t run, const std::filesystem::path& index_dir) {
-    ensure(!parts.empty(), "write_merged_run: no parts");
-    std::vector<std::unique_ptr<IndexReader>> readers;
-    for (const auto& part : parts) {
-        readers.push_back(std::make_unique<IndexReader>(part.directory));
-        ensure(readers.back()->positional() == readers.front()->positional(),
-               "index part " + part.directory.string() + " disagrees with " + parts.front().directory.string() +
-                   " on positions");
-    }
-    const bool positional = readers.front()->positional();
+uint32_t count_part_runs(const std::vector<SourcePart>& parts) {
+    uint64_t runs = 0;
+    for (const auto& part : parts) runs += read_manifest(part.directory).runs.size();
+    ensure(runs <= UINT32_MAX, "more than 2^32 runs");
+    return static_cast<uint32_t>(runs);
+}
+
+OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t first_run, const std::filesystem::path& index_dir) {
     OwnedTerms owned;
-    CompressedRun out;
-    out.run = run;
-    out.indexer_count = 1;
-    std::vector<uint64_t> next(readers.size(), 0);
-    for (;;) {
-        // The smallest next term over all parts (few parts: a linear scan).
-        std::string_view smallest;
-        bool any = false;
-        for (size_t p = 0; p < readers.size(); ++p) {
-            if (next[p] >= readers[p]->term_count()) continue;
-            const std::string_view term = readers[p]->term(next[p]).term;
-            if (!any || term < smallest) smallest = term, any = true;
+    std::vector<std::vector<PartRun>> part_runs(parts.size());
+    std::vector<uint32_t> part_first_run(parts.size());
+    {
+        std::vector<std::unique_ptr<IndexReader>> readers;
+        // Each part's run numbers in the joined index, in (part, run) order.
+        std::vector<std::map<uint32_t, uint32_t>> renumbered(parts.size());
+        uint32_t next_run = first_run;
+        for (size_t p = 0; p < parts.size(); ++p) {
+            readers.push_back(std::make_unique<IndexReader>(parts[p].directory));
+            const IndexReader& part = *readers.back();
+            ensure(part.positional() == readers.front()->positional(),
+                   "index part " + parts[p].directory.string() + " disagrees with " + parts.front().directory.string() +
+                       " on positions");
+            ensure(part.manifest().run_docid_bases.empty(),
+                   "index part " + parts[p].directory.string() + " has run docid bases of its own");
+            part_first_run[p] = next_run;
+            for (const uint32_t run : part.manifest().runs) {
+                renumbered[p].emplace(run, next_run++);
+                part_runs[p].push_back(PartRun{.part_run = run, .slots = part.run_slot_postings(run)});
+            }
         }
-        if (!any) break;
-        const auto slot = static_cast<uint32_t>(owned.dictionary.size());
-        DictionaryTerm merged{.term = std::string(smallest), .collection = 0, .df = 0, .cf = 0,
-                              .lists = {PartialListRef{.run = run, .indexer = 0, .slot = slot}}};
-        TermRunList list{.slot = slot, .docids = {}, .tfs = {}, .positions = {}};
-        for (size_t p = 0; p < readers.size(); ++p) {
-            if (next[p] >= readers[p]->term_count()) continue;
-            const TermInfo info = readers[p]->term(next[p]);
-            if (info.term != merged.term) continue;
-            merged.collection = info.collection;
-            merged.df += info.df;
-            merged.cf += info.cf;
-            auto postings = readers[p]->postings(next[p]);
-            for (const uint32_t docid : postings.docids)
-                list.docids.push_back(static_cast<uint32_t>(docid + parts[p].first_docid));
-            list.tfs.insert(list.tfs.end(), postings.tfs.begin(), postings.tfs.end());
-            list.positions.insert(list.positions.end(), postings.positions.begin(), postings.positions.end());
-            ++next[p];
+        std::vector<uint64_t> next(readers.size(), 0);
+        for (;;) {
+            // The smallest next term over all parts (few parts: a linear scan).
+            std::string_view smallest;
+            bool any = false;
+            for (size_t p = 0; p < readers.size(); ++p) {
+                if (next[p] >= readers[p]->term_count()) continue;
+                const std::string_view term = readers[p]->term(next[p]).term;
+                if (!any || term < smallest) smallest = term, any = true;
+            }
+            if (!any) break;
+            DictionaryTerm merged{.term = std::string(smallest), .collection = 0, .df = 0, .cf = 0, .lists = {}};
+            for (size_t p = 0; p < readers.size(); ++p) {
+                if (next[p] >= readers[p]->term_count()) continue;
+                const TermInfo info = readers[p]->term(next[p]);
+                if (info.term != merged.term) continue;
+                merged.collection = info.collection;
+                merged.df += info.df;
+                merged.cf += info.cf;
+                for (auto ref : readers[p]->partial_lists(next[p])) {
+                    const auto found = renumbered[p].find(ref.run);
+                    if (found == renumbered[p].end()) {
+                        throw FormatError(readers[p]->display(layout::kDictionaryFile),
+                                          "term '" + merged.term + "' points at run " + std::to_string(ref.run) +
+                                              ", which the part does not have");
+                    }
+                    ref.run = found->second;
+                    merged.lists.push_back(ref);
+                }
+                ++next[p];
+            }
+            owned.dictionary.push_back(std::move(merged));
         }
-        out.list_offsets.push_back(out.bytes.size());
-        out.list_counts.push_back(static_cast<uint32_t>(list.docids.size()));
-        out.postings += list.docids.size();
-        run_list::encode(list, positional, out.bytes);
-        owned.dictionary.push_back(std::move(merged));
     }
-    out.list_offsets.push_back(out.bytes.size());
-    std::vector<CompressedRun> run_parts;
-    run_parts.push_back(std::move(out));
-    owned.run = write_run_file(index_dir, run, positional, std::move(run_parts));
+    // The parts are closed (their files unmapped) before their runs move.
+    for (size_t p = 0; p < parts.size(); ++p) {
+        auto runs = adopt_part_runs(parts[p].directory, part_runs[p], part_first_run[p], parts[p].first_docid, index_dir);
+        owned.runs.insert(owned.runs.end(), std::make_move_iterator(runs.begin()), std::make_move_iterator(runs.end()));
+    }
     return owned;
 }
 
@@ -229,6 +248,10 @@ std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& pa
 
 void append_part_documents(const IndexPart& part, IndexWriter& writer) {
     append_documents(IndexReader(part.directory), part.first_file, writer);
+}
+
+void append_part_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer) {
+    append_documents(part, first_file, writer);
 }
 
 ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {

@@ -16,6 +16,8 @@
 
 namespace invidx {
 
+class IndexReader;
+
 struct IndexPart {
     std::filesystem::path directory;  // a complete index of the part
     uint32_t first_file = 0;          // ordinal of the part's file 0 in the whole list
@@ -64,19 +66,25 @@ struct SourcePart {
     uint64_t first_docid = 0;         // global docid of the source's local docid 0
 };
 
-// What one rank owns in the joined index: its run and the dictionary terms
-// pointing into it.
+// What one rank owns in the joined index: its parts' runs, moved into it,
+// and the dictionary terms pointing into them.
 struct OwnedTerms {
-    WrittenRun run;
-    std::vector<DictionaryTerm> dictionary;  // byte-wise order; lists = {run, 0, slot}
+    std::vector<WrittenRun> runs;            // increasing run number, bases set
+    std::vector<DictionaryTerm> dictionary;  // byte-wise order
 };
 
-// The terms of `parts` (given in source order, so in increasing docids)
-// merged into run `run` of the joined index, written into index_dir/runs/:
-// slot i is the i-th term of the merged dictionaries, its postings the
-// parts' lists concatenated in part order with docids shifted by each part's
-// first_docid. Throws invidx::Error when the parts disagree on positions.
-OwnedTerms write_merged_run(const std::vector<SourcePart>& parts, uint32_t run, const std::filesystem::path& index_dir);
+// How many runs the parts' indexes hold together: the run numbers
+// adopt_source_parts needs.
+uint32_t count_part_runs(const std::vector<SourcePart>& parts);
+
+// The parts' run files (given in source order, so in increasing docids)
+// moved into index_dir/runs/ as runs first_run, first_run + 1, ... in
+// (part, run) order, each with docid base its part's first_docid, no list
+// read or rewritten (store/run_adoption.hpp), and the parts' dictionaries
+// merged: a term's lists are its parts' lists in that order, renumbered, so
+// they concatenate in increasing docids; df and cf summed. Throws
+// invidx::Error when the parts disagree on positions.
+OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t first_run, const std::filesystem::path& index_dir);
 
 // A dictionary part as a file (one rank's terms, for rank 0 to join) and
 // back; read_dictionary_part throws FormatError for a damaged file.
@@ -86,6 +94,9 @@ std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& pa
 // Every document of `part` appended to `writer`, input ordinals shifted by
 // first_file (docids follow the writer's count).
 void append_part_documents(const IndexPart& part, IndexWriter& writer);
+// The same from a part opened earlier: its documents stay readable after
+// adopt_source_parts has moved its run files away (they stay mapped).
+void append_part_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer);
 
 // All of it in one process: plan, every part's run, join.
 ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer);

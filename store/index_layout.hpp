@@ -11,6 +11,10 @@ namespace invidx::layout {
 
 inline constexpr std::string_view kFormatName = "invidx";
 inline constexpr uint32_t kFormatVersion = 1;
+// Version 2: the manifest gives runs docid bases (`run_docid_bases`), added
+// to their lists' docids. Written only when a base is nonzero, so version-1
+// readers refuse such an index instead of reading docids without their base.
+inline constexpr uint32_t kFormatVersionRunBases = 2;
 
 inline constexpr std::string_view kManifestFile = "manifest.json";
 inline constexpr std::string_view kDictionaryFile = "dictionary.bin";

@@ -44,7 +44,9 @@ IndexReader::IndexReader(const fs::path& directory) : directory_(directory), man
     }
     open_dictionary();
     open_documents();
-    for (const uint32_t run : manifest_.runs) open_run(run);
+    for (size_t r = 0; r < manifest_.runs.size(); ++r) {
+        open_run(manifest_.runs[r], manifest_.run_docid_bases.empty() ? 0 : manifest_.run_docid_bases[r]);
+    }
     if (const auto* report = index_file(layout::kReportFile)) {
         const auto bytes = report->range(0, report->size());
         auto parsed = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
@@ -243,10 +245,16 @@ void IndexReader::open_documents() {
     }
 }
 
-void IndexReader::open_run(uint32_t run) {
+void IndexReader::open_run(uint32_t run, uint64_t docid_base) {
     const std::string relative = layout::run_file_name(run);
+    if (docid_base > manifest_.documents) {
+        throw FormatError(display(layout::kManifestFile), "key '/run_docid_bases': run " + std::to_string(run) + "'s base " +
+                                                              std::to_string(docid_base) + " is past the " +
+                                                              std::to_string(manifest_.documents) + " documents");
+    }
     RunFile file;
     file.run = run;
+    file.docid_base = docid_base;
     file.name = display(relative);
     file.file = &verified_file(relative);
     const auto bytes = file.file->unchecked_bytes();
@@ -319,10 +327,7 @@ std::optional<uint64_t> IndexReader::search_term(std::string_view term) const {
 void IndexReader::decode_partial(const std::string& term, const PartialListRef& ref, run_list::DecodedList& out) const {
     const std::string where = "term '" + term + "' (run " + std::to_string(ref.run) + ", indexer " +
                               std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ")";
-    const auto run = std::lower_bound(runs_.begin(), runs_.end(), ref.run, [](const RunFile& f, uint32_t r) { return f.run < r; });
-    if (run == runs_.end() || run->run != ref.run) {
-        throw FormatError(display(layout::kDictionaryFile), "field 'run' of " + where + ": no such run file");
-    }
+    const RunFile* run = &run_file(ref.run, "field 'run' of " + where);
     const auto part = std::find_if(run->parts.begin(), run->parts.end(), [&](const RunPart& p) { return p.indexer == ref.indexer; });
     if (part == run->parts.end() || ref.slot >= part->list_count) {
         throw FormatError(run->name, "mapping table has no entry for " + where);
@@ -349,12 +354,36 @@ void IndexReader::decode_partial(const std::string& term, const PartialListRef& 
     }
     verify(offset, length, "list");
     try {
-        run_list::decode(bytes.substr(offset, length), count, positional(), out);
+        run_list::decode(bytes.substr(offset, length), count, positional(), out, run->docid_base);
     } catch (const FormatError&) {
         throw;
     } catch (const Error& failure) {
         throw FormatError(run->name, "list of " + where + " at byte " + std::to_string(offset) + ": " + failure.message());
     }
+}
+
+const IndexReader::RunFile& IndexReader::run_file(uint32_t run, const std::string& where) const {
+    const auto found = std::lower_bound(runs_.begin(), runs_.end(), run, [](const RunFile& f, uint32_t r) { return f.run < r; });
+    if (found == runs_.end() || found->run != run) {
+        throw FormatError(display(layout::kDictionaryFile), where + ": no such run file");
+    }
+    return *found;
+}
+
+std::map<uint32_t, std::vector<uint32_t>> IndexReader::run_slot_postings(uint32_t run) const {
+    const RunFile& file = run_file(run, "run " + std::to_string(run));
+    const auto bytes = file.file->unchecked_bytes();
+    std::map<uint32_t, std::vector<uint32_t>> slots;
+    for (const auto& part : file.parts) {
+        // Inside the file: open checked each table's bounds.
+        file.file->check(bytes.substr(part.table_offset, layout::kListEntryBytes * part.list_count));
+        auto& counts = slots[part.indexer];
+        counts.reserve(part.list_count);
+        for (uint32_t slot = 0; slot < part.list_count; ++slot) {
+            counts.push_back(load_u32(bytes.data() + part.table_offset + layout::kListEntryBytes * slot + 16));
+        }
+    }
+    return slots;
 }
 
 run_list::DecodedList IndexReader::postings(uint64_t i) const {

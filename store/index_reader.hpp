@@ -73,9 +73,14 @@ public:
     // postings (invidx check --full; at open for whole-file verification).
     void check_dictionary_order() const;
     std::vector<PartialListRef> partial_lists(uint64_t i) const;
-    // Every partial list of term i, in run order, as one list. Checks that
-    // docids increase, and that the count and tf sum match df and cf.
+    // Every partial list of term i, in run order, as one list of absolute
+    // docids (each run's docid base added). Checks that docids increase, and
+    // that the count and tf sum match df and cf.
     run_list::DecodedList postings(uint64_t i) const;
+    // Run `run`'s mapping tables: per indexer, the postings of every slot
+    // (each entry verified as it is read). For moving a run file into
+    // another index without reading its lists (store/run_adoption.hpp).
+    std::map<uint32_t, std::vector<uint32_t>> run_slot_postings(uint32_t run) const;
 
     DocumentInfo document(uint32_t docid) const;
     // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
@@ -105,6 +110,7 @@ private:
     };
     struct RunFile {
         uint32_t run = 0;
+        uint64_t docid_base = 0;    // added to its lists' docids (manifest.json)
         std::string name;           // for errors: "<dir>/runs/run-000003.post"
         const VerifiedFile* file = nullptr;  // owned by files_
         std::vector<RunPart> parts; // increasing indexer
@@ -119,7 +125,8 @@ private:
     void open_files_whole(const std::string& manifest_name);
     void open_dictionary();
     void open_documents();
-    void open_run(uint32_t run);
+    void open_run(uint32_t run, uint64_t docid_base);
+    const RunFile& run_file(uint32_t run, const std::string& where) const;
     TermRecord read_term(uint64_t i) const;
     std::string_view term_bytes(uint64_t i) const;  // just the term, for binary search
     std::optional<uint64_t> search_term(std::string_view term) const;

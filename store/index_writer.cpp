@@ -142,11 +142,13 @@ WrittenRun write_run_file(const fs::path& index_dir, uint32_t run, bool position
     return written;
 }
 
-void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts) {
+void IndexWriter::write_run(uint32_t run, std::vector<CompressedRun> parts, uint64_t docid_base) {
     ensure(!published_, "index already published");
     ensure(!dictionary_written_, "write_run after write_dictionary");
     ensure(!runs_.contains(run), "run " + std::to_string(run) + " written twice");
-    record_run(write_run_file(temp_dir_, run, analysis_.positions, std::move(parts)));
+    WrittenRun written = write_run_file(temp_dir_, run, analysis_.positions, std::move(parts));
+    written.docid_base = docid_base;
+    record_run(written);
 }
 
 void IndexWriter::adopt_run(const WrittenRun& written) {
@@ -163,10 +165,13 @@ void IndexWriter::adopt_run(const WrittenRun& written) {
 }
 
 void IndexWriter::record_run(const WrittenRun& written) {
+    ensure(written.docid_base <= UINT32_MAX, "run " + std::to_string(written.run) + ": docid base " +
+                                                 std::to_string(written.docid_base) + " does not fit in 32 bits");
     written_files_.push_back({written.path, written.size_bytes, written.crc32});
     block_crcs_[written.path] = written.block_crcs;
     run_postings_ += written.postings;
     runs_.emplace(written.run, written.slots);
+    run_docid_bases_[written.run] = written.docid_base;
 }
 
 void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
@@ -287,6 +292,10 @@ void IndexWriter::publish() {
     ensure(dictionary_postings_ == run_postings_,
            "the dictionary points at " + std::to_string(dictionary_postings_) + " postings but the runs hold " +
                std::to_string(run_postings_));
+    for (const auto& [run, base] : run_docid_bases_) {
+        ensure(base <= document_count_, "run " + std::to_string(run) + ": docid base " + std::to_string(base) +
+                                            " is past the index's " + std::to_string(document_count_) + " documents");
+    }
     finish_documents();
 
     Manifest manifest;
@@ -298,6 +307,12 @@ void IndexWriter::publish() {
     manifest.total_length = total_length_;
     manifest.average_length = document_count_ == 0 ? 0.0 : static_cast<double>(total_length_) / static_cast<double>(document_count_);
     for (const auto& [run, slots] : runs_) manifest.runs.push_back(run);
+    // Bases only where one is nonzero (format version 2): an index of
+    // absolute docids keeps version 1's manifest byte for byte.
+    if (std::any_of(run_docid_bases_.begin(), run_docid_bases_.end(), [](const auto& entry) { return entry.second != 0; })) {
+        manifest.format_version = layout::kFormatVersionRunBases;
+        for (const auto& [run, base] : run_docid_bases_) manifest.run_docid_bases.push_back(base);
+    }
     manifest.files = written_files_;
     // checksums.bin: the block CRC-32s of every file above, so readers verify
     // what they read instead of everything at open. Listed in the manifest

@@ -47,6 +47,9 @@ struct WrittenRun {
     std::vector<uint32_t> block_crcs;                   // per 64 KiB block
     std::map<uint32_t, std::vector<uint32_t>> slots;    // per indexer: postings of each slot
     uint64_t postings = 0;
+    // The docid its lists' docids are relative to (docs/FORMAT.md,
+    // manifest.json `run_docid_bases`): 0 for lists of absolute docids.
+    uint64_t docid_base = 0;
 };
 
 // Writes run file `run` (docs/FORMAT.md) into index_dir/runs/. What
@@ -70,9 +73,11 @@ public:
     IndexWriter& operator=(const IndexWriter&) = delete;
 
     // All indexers' parts of one run -> runs/run-NNNNNN.post. Each run once.
-    void write_run(uint32_t run, std::vector<CompressedRun> parts);
+    // Lists hold docids relative to `docid_base` (recorded in the manifest).
+    void write_run(uint32_t run, std::vector<CompressedRun> parts, uint64_t docid_base = 0);
     // A run file another process wrote into temporary_directory() with
-    // write_run_file: listed as if written here (its size is checked).
+    // write_run_file (or moved there: store/run_adoption.hpp): listed as if
+    // written here with its docid_base (its size is checked).
     void adopt_run(const WrittenRun& written);
     // Documents in docid order, streamed to disk as they come.
     void append_documents(const std::vector<ParsedDoc>& docs);
@@ -107,6 +112,7 @@ private:
     AnalysisSettings analysis_;
     std::vector<InputFile> files_;
     std::map<uint32_t, RunSlots> runs_;
+    std::map<uint32_t, uint64_t> run_docid_bases_;
     uint64_t run_postings_ = 0;
     std::vector<ManifestFile> written_files_;
     std::map<std::string, std::vector<uint32_t>> block_crcs_;  // per written file: checksums.bin

@@ -63,7 +63,7 @@ json manifest_to_json(const Manifest& manifest) {
                           {"format", input.format},
                           {"size_bytes", input.size_bytes}});
     }
-    return json{{"format", manifest.format},
+    json object{{"format", manifest.format},
                 {"format_version", manifest.format_version},
                 {"analysis", analysis_to_json(manifest.analysis)},
                 {"positional", manifest.positional},
@@ -76,6 +76,9 @@ json manifest_to_json(const Manifest& manifest) {
                 {"runs", manifest.runs},
                 {"files", files},
                 {"inputs", inputs}};
+    // Only where a base is nonzero: an index without bases keeps version 1's bytes.
+    if (!manifest.run_docid_bases.empty()) object["run_docid_bases"] = manifest.run_docid_bases;
+    return object;
 }
 
 Manifest manifest_from_json(const json& object, const std::string& file) {
@@ -85,9 +88,10 @@ Manifest manifest_from_json(const json& object, const std::string& file) {
         throw FormatError(file, "key '/format' is \"" + manifest.format + "\", not \"invidx\"");
     }
     manifest.format_version = get<uint32_t>(object, "format_version", file);
-    if (manifest.format_version != layout::kFormatVersion) {
+    if (manifest.format_version != layout::kFormatVersion && manifest.format_version != layout::kFormatVersionRunBases) {
         throw FormatError(file, "key '/format_version': version " + std::to_string(manifest.format_version) +
-                                    " is not supported (expected " + std::to_string(layout::kFormatVersion) + ")");
+                                    " is not supported (expected " + std::to_string(layout::kFormatVersion) + " or " +
+                                    std::to_string(layout::kFormatVersionRunBases) + ")");
     }
     manifest.analysis = analysis_from_json(get<json>(object, "analysis", file), file);
     manifest.positional = get<bool>(object, "positional", file);
@@ -100,6 +104,17 @@ Manifest manifest_from_json(const json& object, const std::string& file) {
     manifest.runs = get<std::vector<uint32_t>>(object, "runs", file);
     if (get<uint64_t>(counts, "runs", file, "/counts") != manifest.runs.size()) {
         throw FormatError(file, "key '/counts/runs' does not match the length of '/runs'");
+    }
+    // Version 2 and run bases come together: a version-1 reader must not
+    // take docids relative to a base for absolute ones.
+    if (manifest.format_version == layout::kFormatVersionRunBases) {
+        manifest.run_docid_bases = get<std::vector<uint64_t>>(object, "run_docid_bases", file);
+        if (manifest.run_docid_bases.size() != manifest.runs.size()) {
+            throw FormatError(file, "key '/run_docid_bases' does not hold one base per run of '/runs'");
+        }
+    } else if (object.contains("run_docid_bases")) {
+        throw FormatError(file, "key '/run_docid_bases' needs format_version " +
+                                    std::to_string(layout::kFormatVersionRunBases));
     }
     for (const auto& entry : get<json>(object, "files", file)) {
         manifest.files.push_back({get<std::string>(entry, "path", file, "/files"),

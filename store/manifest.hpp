@@ -33,6 +33,9 @@ struct Manifest {
     uint64_t total_length = 0;
     double average_length = 0.0;
     std::vector<uint32_t> runs;        // run numbers, increasing; one file each
+    // Per run (same order), the docid its lists' docids are relative to;
+    // empty when every base is 0 (format version 1), else format version 2.
+    std::vector<uint64_t> run_docid_bases;
     std::vector<ManifestFile> files;   // every file but the manifest itself
     std::vector<InputFile> inputs;     // the collection, in docid order of files
 };

@@ -25,11 +25,12 @@ void encode(const TermRunList& list, bool positional, std::string& out) {
     }
 }
 
-void decode(std::string_view bytes, uint32_t count, bool positional, DecodedList& out) {
+void decode(std::string_view bytes, uint32_t count, bool positional, DecodedList& out, uint64_t docid_base) {
     size_t pos = 0;
-    uint64_t docid = 0;
+    uint64_t docid = docid_base;
     for (uint32_t i = 0; i < count; ++i) {
         docid += get(bytes, pos);
+        if (docid > UINT32_MAX) throw Error("docid " + std::to_string(docid) + " does not fit in 32 bits");
         out.docids.push_back(static_cast<uint32_t>(docid));
         const auto tf = static_cast<uint32_t>(get(bytes, pos));
         out.tfs.push_back(tf);

@@ -24,8 +24,11 @@ struct DecodedList {
 
 // Encodes one postings list, appending to out.
 void encode(const TermRunList& list, bool positional, std::string& out);
-// Decodes `count` postings, appending to `out` (docids are absolute). Throws on damage.
-void decode(std::string_view bytes, uint32_t count, bool positional, DecodedList& out);
+// Decodes `count` postings, appending to `out`: the first gap is from
+// `docid_base` (the run's base, docs/FORMAT.md; 0 for lists of absolute
+// docids), so `out` holds absolute docids. Throws on damage, and on a docid
+// past 32 bits.
+void decode(std::string_view bytes, uint32_t count, bool positional, DecodedList& out, uint64_t docid_base = 0);
 
 // The compress node's work: every list of one indexer's run, back to back.
 CompressedRun encode_run(const RunPostings& run);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <future>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -25,6 +26,7 @@
 #include "pipelines/cluster/postings_exchange.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
 #include "store/concatenate.hpp"
+#include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -59,7 +61,7 @@ json written_run_to_json(const WrittenRun& written) {
     for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
     return {{"run", written.run},   {"path", written.path},   {"size_bytes", written.size_bytes},
             {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
-            {"postings", written.postings}};
+            {"postings", written.postings}, {"docid_base", written.docid_base}};
 }
 
 WrittenRun written_run_from_json(const json& w) {
@@ -69,7 +71,8 @@ WrittenRun written_run_from_json(const json& w) {
                        .crc32 = w.at("crc32").get<uint32_t>(),
                        .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
                        .slots = {},
-                       .postings = w.at("postings").get<uint64_t>()};
+                       .postings = w.at("postings").get<uint64_t>(),
+                       .docid_base = w.at("docid_base").get<uint64_t>()};
     for (const auto& [indexer, counts] : w.at("slots").items())
         written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
     return written;
@@ -357,6 +360,24 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         part_terms += share.report.value("terms", uint64_t{0});
     }
     const json own_report = own ? own->report : json::object();
+    // How many run files this rank's parts hold: rank 0 numbers every
+    // rank's runs from these counts.
+    uint32_t part_runs = 0;
+    const auto source_parts = [&](const json& first_docids) {
+        std::vector<SourcePart> parts;
+        for (const auto& share : shares)
+            parts.push_back(SourcePart{.directory = part_dir(share.source),
+                                       .first_docid = first_docids.is_null() ? 0
+                                                          : first_docids.at(static_cast<size_t>(share.source)).get<uint64_t>()});
+        return parts;
+    };
+    if (local_error.empty() && !stopped_by_peer) {
+        try {
+            part_runs = count_part_runs(source_parts(json()));
+        } catch (const std::exception& error) {
+            local_error = who + ": reading its parts failed: " + error.what();
+        }
+    }
     uint64_t bytes_in = 0;
     for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
     const bool interrupted_here = std::any_of(shares.begin(), shares.end(), [](const Share& s) { return s.interrupted; }) &&
@@ -369,6 +390,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                     {"documents", own_report.value("documents", uint64_t{0})},
                     {"tokens", own_report.value("tokens", uint64_t{0})},
                     {"part_terms", part_terms},
+                    {"part_runs", part_runs},
                     {"build_seconds", seconds_since(start)},
                     {"sampling_seconds", sampling_seconds},
                     {"parse_busy_seconds", busy_of_kind(own_report.value("nodes", json::array()), "parse")},
@@ -395,12 +417,16 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
 
     json per_rank = json::array();
     json decision;
+    // Rank 0 opens every source's own part (its documents) before any rank
+    // hears the decision: once they have, they move the parts' run files
+    // away, and an open reader keeps the documents mapped.
+    std::vector<std::unique_ptr<IndexReader>> document_parts(static_cast<size_t>(ranks));
     if (rank == 0) {
         std::string failures;
         bool interrupted = false;
-        json first_docids = json::array(), runs = json::array();
+        json first_docids = json::array(), first_runs = json::array();
         uint64_t documents = 0;
-        uint32_t next_run = 0;
+        uint64_t runs = 0;
         for (const auto& text : all_figures) {
             per_rank.push_back(json::parse(text));
             const json& r = per_rank.back();
@@ -409,14 +435,27 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                 failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
             first_docids.push_back(documents);
             documents += r.at("documents").get<uint64_t>();
-            const bool has_run = r.at("part_terms").get<uint64_t>() > 0;
-            runs.push_back(has_run ? json(next_run++) : json(nullptr));
+            // Rank by rank, and on each rank in (source, run) order: the
+            // lists of a term, which one rank owns, follow increasing docids.
+            first_runs.push_back(runs);
+            runs += r.at("part_runs").get<uint32_t>();
+        }
+        if (failures.empty() && runs > UINT32_MAX) failures = "the index would hold more than 2^32 runs";
+        for (int s = 0; s < ranks && failures.empty(); ++s) {
+            if (ranges[static_cast<size_t>(s)].begin == ranges[static_cast<size_t>(s)].end) continue;
+            try {
+                document_parts[static_cast<size_t>(s)] = std::make_unique<IndexReader>(
+                    parts_dir / ("rank-" + std::to_string(s)) / ("from-" + std::to_string(s)));
+            } catch (const std::exception& error) {
+                failures = "rank 0 of " + std::to_string(ranks) + ": opening the documents of rank " + std::to_string(s) +
+                           " failed: " + error.what();
+            }
         }
         if (failures.empty() && interrupted) failures = "interrupted";
         if (failures.empty() && documents > uint64_t{UINT32_MAX} + 1)
             failures = "the index would hold more than 2^32 documents";
         decision = {{"ok", failures.empty()}, {"error", failures}, {"interrupted", interrupted},
-                    {"first_docids", first_docids}, {"runs", runs}};
+                    {"first_docids", first_docids}, {"first_runs", first_runs}};
     }
     std::string decision_text = rank == 0 ? decision.dump() : std::string();
     messages.broadcast(decision_text);
@@ -429,27 +468,26 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     };
     if (!decision.at("ok").get<bool>()) return fail_everywhere(decision.at("error").get<std::string>());
 
-    // 5. Each rank merges its per-source parts into its run of the joined
-    // index, written straight into rank 0's temporary directory, and its
+    // 5. Each rank moves its per-source parts' runs into rank 0's temporary
+    // directory as runs of the joined index, each with its source's first
+    // docid as its base (no postings read or written again), and writes its
     // dictionary part beside its parts.
     const auto merge_start = std::chrono::steady_clock::now();
     json run_report = {{"rank", rank}, {"ok", true}};
-    const json& my_run = decision.at("runs").at(static_cast<size_t>(rank));
-    if (!my_run.is_null()) {
+    if (part_runs > 0) {
         try {
-            std::vector<SourcePart> parts;
-            for (const auto& share : shares)
-                parts.push_back(SourcePart{.directory = part_dir(share.source),
-                                           .first_docid = decision.at("first_docids")
-                                                              .at(static_cast<size_t>(share.source))
-                                                              .get<uint64_t>()});
-            const OwnedTerms owned = write_merged_run(parts, my_run.get<uint32_t>(), parts_dir.parent_path());
+            const OwnedTerms owned =
+                adopt_source_parts(source_parts(decision.at("first_docids")),
+                                   decision.at("first_runs").at(static_cast<size_t>(rank)).get<uint32_t>(),
+                                   parts_dir.parent_path());
             write_dictionary_part(rank_dir / "dictionary.part", owned.dictionary);
-            run_report["run"] = written_run_to_json(owned.run);
+            json runs = json::array();
+            for (const auto& run : owned.runs) runs.push_back(written_run_to_json(run));
+            run_report["runs"] = runs;
             run_report["terms"] = owned.dictionary.size();
         } catch (const std::exception& error) {
             run_report = {{"rank", rank}, {"ok", false},
-                          {"error", who + ": writing its run failed: " + std::string(error.what())}};
+                          {"error", who + ": adopting its runs failed: " + std::string(error.what())}};
         }
     }
     run_report["merge_seconds"] = seconds_since(merge_start);
@@ -470,26 +508,29 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                 json& figures_of = per_rank[static_cast<size_t>(r.at("rank").get<int>())];
                 figures_of["merge_seconds"] = r.at("merge_seconds");
                 if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
-                if (!r.contains("run")) continue;
-                runs.push_back(written_run_from_json(r.at("run")));
-                figures_of["run"] = runs.back().run;
+                if (!r.contains("runs")) continue;
+                uint64_t postings_owned = 0;
+                for (const auto& run : r.at("runs")) {
+                    runs.push_back(written_run_from_json(run));
+                    postings_owned += runs.back().postings;
+                }
+                figures_of["runs"] = r.at("runs").size();
                 figures_of["terms_owned"] = r.at("terms");
-                figures_of["postings_owned"] = runs.back().postings;
+                figures_of["postings_owned"] = postings_owned;
             }
             if (!failures.empty()) throw Error(failures);
             uint64_t documents = 0;
             for (int s = 0; s < ranks; ++s) {
                 const FileRange& share = ranges[static_cast<size_t>(s)];
                 if (share.begin == share.end) continue;
-                const fs::path source_part = parts_dir / ("rank-" + std::to_string(s)) / ("from-" + std::to_string(s));
-                append_part_documents(IndexPart{.directory = source_part, .first_file = share.begin}, *writer);
+                append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
                 documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
             }
             uint64_t postings = 0;
             for (const auto& run : runs) writer->adopt_run(run), postings += run.postings;
             std::vector<DictionaryTerm> dictionary;
             for (int r = 0; r < ranks; ++r) {
-                if (decision.at("runs").at(static_cast<size_t>(r)).is_null()) continue;
+                if (per_rank[static_cast<size_t>(r)].at("part_runs").get<uint32_t>() == 0) continue;
                 auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
                 dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
                                   std::make_move_iterator(part.end()));
@@ -547,6 +588,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             report["peak_rss_bytes"] = peak_rss_bytes();
             writer->write_report(report);
             // The parts are not part of the index: gone before the manifest.
+            document_parts.clear();
             fs::remove_all(parts_dir);
             if (options.stop.stop_requested()) throw Interrupted();
             writer->publish();

@@ -100,6 +100,9 @@ struct WriteOptions {
     bool positional = false;
     std::optional<nlohmann::json> report;
     bool publish = true;
+    // Each run's lists hold docids relative to the run's first docid, given
+    // to the writer as the run's docid base (format version 2).
+    bool docid_bases = false;
 };
 
 // Splits the collection into runs (docid ranges) and indexer parts, and
@@ -136,7 +139,7 @@ inline void write_index(const Collection& collection, const std::filesystem::pat
                     entry.lists.push_back(PartialListRef{.run = run, .indexer = indexer, .slot = slot});
                 }
                 auto& list = parts[indexer].lists[found->second.second];
-                list.docids.push_back(docid);
+                list.docids.push_back(options.docid_bases ? docid - first : docid);
                 list.tfs.push_back(static_cast<uint32_t>(term_positions.size()));
                 if (options.positional) list.positions.insert(list.positions.end(), term_positions.begin(), term_positions.end());
                 dictionary[term].df += 1;
@@ -145,7 +148,7 @@ inline void write_index(const Collection& collection, const std::filesystem::pat
         }
         std::vector<CompressedRun> compressed;
         for (auto part = parts.rbegin(); part != parts.rend(); ++part) compressed.push_back(run_list::encode_run(*part));
-        writer.write_run(run, std::move(compressed));
+        writer.write_run(run, std::move(compressed), options.docid_bases ? first : 0);
     }
     std::vector<ParsedDoc> batch;
     for (const auto& doc : collection.docs) {

@@ -2,15 +2,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "invidx/error.hpp"
 #include "store/crc32.hpp"
+#include "store/ciff_export.hpp"
 #include "store/index_check.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_fixture.hpp"
+#include "store/merge.hpp"
 #include "support/temp_dir.hpp"
 #include "support/damage.hpp"
 
@@ -251,9 +254,21 @@ TEST_CASE("a truncated file, a missing file and a bad manifest are refused") {
     }
     SUBCASE("manifest of a later version") {
         auto json = nlohmann::json::parse(manifest);
-        json["format_version"] = 2;
+        json["format_version"] = 3;
         dir.write("idx/manifest.json", json.dump());
         CHECK(open_error(dir / "idx").find("format_version") != std::string::npos);
+    }
+    SUBCASE("manifest of version 2 without run docid bases") {
+        auto json = nlohmann::json::parse(manifest);
+        json["format_version"] = 2;
+        dir.write("idx/manifest.json", json.dump());
+        CHECK(open_error(dir / "idx").find("run_docid_bases") != std::string::npos);
+    }
+    SUBCASE("manifest of version 1 with run docid bases") {
+        auto json = nlohmann::json::parse(manifest);
+        json["run_docid_bases"] = std::vector<uint64_t>(json["runs"].size(), 0);
+        dir.write("idx/manifest.json", json.dump());
+        CHECK(open_error(dir / "idx").find("needs format_version 2") != std::string::npos);
     }
     SUBCASE("manifest without counts") {
         auto json = nlohmann::json::parse(manifest);
@@ -293,4 +308,86 @@ TEST_CASE("partial lists out of run order are a FormatError when read") {
     }
     const invidx::IndexReader index(dir / "idx");
     CHECK_THROWS_WITH_AS(index.postings(0), doctest::Contains("docids must increase"), invidx::FormatError);
+}
+
+namespace {
+
+std::string ciff_of(const fs::path& index_dir) {
+    const invidx::IndexReader index(index_dir);
+    std::ostringstream out;
+    invidx::export_ciff(index, out, "test");
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("runs with docid bases read, check, merge, export and lay out as the same index with absolute docids") {
+    for (const bool positional : {false, true}) {
+        CAPTURE(positional);
+        TempDir dir;
+        const Collection collection = make_collection(60, 11);
+        write_index(collection, dir / "absolute", {.runs = 3, .indexers = 2, .positional = positional});
+        write_index(collection, dir / "based", {.runs = 3, .indexers = 2, .positional = positional, .docid_bases = true});
+
+        // An index without bases keeps version 1 and no key; one with bases says so.
+        const auto absolute_manifest = nlohmann::json::parse(read_whole(dir / "absolute" / "manifest.json"));
+        const auto based_manifest = nlohmann::json::parse(read_whole(dir / "based" / "manifest.json"));
+        CHECK(absolute_manifest["format_version"] == 1);
+        CHECK_FALSE(absolute_manifest.contains("run_docid_bases"));
+        CHECK(based_manifest["format_version"] == 2);
+        CHECK(based_manifest["run_docid_bases"] == std::vector<uint64_t>{0, 20, 40});
+        // The lists themselves differ: run 2's first docids are small.
+        CHECK(read_whole(dir / "absolute" / "runs/run-000002.post") != read_whole(dir / "based" / "runs/run-000002.post"));
+        CHECK(read_whole(dir / "absolute" / "runs/run-000000.post") == read_whole(dir / "based" / "runs/run-000000.post"));
+
+        {
+            const invidx::IndexReader based(dir / "based");
+            check_index_matches(based, collection, positional);
+            const invidx::IndexReader absolute(dir / "absolute");
+            for (uint64_t term = 0; term < based.term_count(); ++term) {
+                const auto a = absolute.postings(term);
+                const auto b = based.postings(term);
+                CHECK(a.docids == b.docids);
+                CHECK(a.tfs == b.tfs);
+                CHECK(a.positions == b.positions);
+            }
+        }
+        const auto report = invidx::check_index(dir / "based", {.full = true});
+        CHECK(report.problems.empty());
+        CHECK(ciff_of(dir / "based") == ciff_of(dir / "absolute"));
+
+        // merge --layout query: the same merged run and query.post; the merged
+        // index has absolute docids again (version 1).
+        for (const char* name : {"absolute", "based"}) invidx::merge_runs(dir / name, {.query_codec = "bp128"});
+        CHECK(read_whole(dir / "based" / "runs/run-000000.post") == read_whole(dir / "absolute" / "runs/run-000000.post"));
+        CHECK(read_whole(dir / "based" / "query.post") == read_whole(dir / "absolute" / "query.post"));
+        CHECK(read_whole(dir / "based" / "manifest.json") == read_whole(dir / "absolute" / "manifest.json"));
+        CHECK(ciff_of(dir / "based") == ciff_of(dir / "absolute"));
+    }
+}
+
+TEST_CASE("a run docid base past the documents, or that takes docids past them, is a FormatError") {
+    TempDir dir;
+    const Collection collection = make_collection(30, 5);
+    write_index(collection, dir / "idx", {.runs = 3, .indexers = 1, .docid_bases = true});
+    auto manifest = nlohmann::json::parse(read_whole(dir / "idx" / "manifest.json"));
+    SUBCASE("past the documents") {
+        manifest["run_docid_bases"][2] = 31;
+        dir.write("idx/manifest.json", manifest.dump());
+        CHECK_THROWS_WITH_AS(invidx::IndexReader(dir / "idx"), doctest::Contains("run_docid_bases"), invidx::FormatError);
+    }
+    SUBCASE("docids of the run past the documents") {
+        manifest["run_docid_bases"][2] = 30;
+        dir.write("idx/manifest.json", manifest.dump());
+        const auto report = invidx::check_index(dir / "idx", {.full = true});
+        REQUIRE_FALSE(report.problems.empty());
+        CHECK(report.problems.front().find("is not a document of this index") != std::string::npos);
+    }
+    SUBCASE("runs whose bases overlap") {
+        manifest["run_docid_bases"][2] = 10;
+        dir.write("idx/manifest.json", manifest.dump());
+        const auto report = invidx::check_index(dir / "idx", {.full = true});
+        REQUIRE_FALSE(report.problems.empty());
+        CHECK(report.problems.front().find("docids must increase") != std::string::npos);
+    }
 }

@@ -154,6 +154,12 @@ TEST_CASE("a partition cluster build on 1, 2, 3 and 4 ranks exports the single m
             CHECK(sum_of(per_rank, "documents") == index.num_documents());
             CHECK(sum_of(per_rank, "terms_owned") == index.term_count());
             CHECK(sum_of(per_rank, "postings_owned") == index.num_postings());
+            // Every part's run files are runs of the index, moved, not
+            // rewritten: each keeps its source's first docid as its base.
+            CHECK(sum_of(per_rank, "part_runs") == index.manifest().runs.size());
+            CHECK(sum_of(per_rank, "runs") == index.manifest().runs.size());
+            CHECK(index.manifest().format_version == (ranks > 1 ? 2u : 1u));
+            CHECK(index.manifest().run_docid_bases.empty() == (ranks == 1));
             // Every postings byte sent arrived; one rank sends none.
             CHECK(sum_of(per_rank, "postings_bytes_sent") == sum_of(per_rank, "postings_bytes_received"));
             CHECK((sum_of(per_rank, "postings_bytes_sent") > 0) == (ranks > 1));
@@ -213,6 +219,9 @@ TEST_CASE("a partition cluster build with one file much larger than the rest and
     // The rank without files still indexes the collections it owns.
     CHECK(per_rank[0].at("postings_bytes_received").get<uint64_t>() > 0);
     CHECK(per_rank[0].at("terms_owned").get<uint64_t>() > 0);
+    CheckOptions full;
+    full.full = true;
+    CHECK(check_index(output, full).ok());
 }
 
 TEST_CASE("bad input on one rank fails the cluster build naming the rank and the file, nothing published") {
