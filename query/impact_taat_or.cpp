@@ -183,7 +183,8 @@ bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documen
         postings += list->df();
         most += list->max_impact();
     }
-    return most <= std::numeric_limits<uint32_t>::max() && postings * kImpactTaatDocsPerPosting >= documents;
+    return lists.size() >= 2 && most <= std::numeric_limits<uint32_t>::max() &&
+           postings * kImpactTaatDocsPerPosting >= documents;
 }
 
 }  // namespace invidx

@@ -45,12 +45,14 @@ std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lis
                                            uint32_t window_docs = kImpactWindowDocs);
 
 // Whether impact_taat_or should answer the OR query over `lists` of an index
-// of `documents` documents rather than impact_maxscore_or: when the lists
-// hold at least one posting per kImpactTaatDocsPerPosting documents. Below
-// that the accumulator windows cost more than the few candidates
-// document-at-a-time pruning looks at (single rare terms, or a rare term
-// with short lists); above it the windows win at every query length and at
-// k 10 and 1000 on the benchmark collections (docs/PERFORMANCE.md).
+// of `documents` documents rather than impact_maxscore_or: when there are
+// two lists or more and they hold at least one posting per
+// kImpactTaatDocsPerPosting documents. Below that the accumulator windows
+// cost more than the few candidates document-at-a-time pruning looks at
+// (rare terms with short lists); a single list needs no accumulation and
+// its block maxima alone prune well. Otherwise the windows win at every
+// query length and at k 10 and 1000 on the benchmark collections
+// (docs/PERFORMANCE.md).
 inline constexpr uint64_t kImpactTaatDocsPerPosting = 50;
 bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documents);
 

@@ -134,7 +134,7 @@ TEST_CASE("every impact path equals brute force, OR and AND, k 1, 10, 1000, wide
     CHECK(windows_passed > 20);
 }
 
-TEST_CASE("impact_taat_suits wants enough postings and scores that fit 32 bits") {
+TEST_CASE("impact_taat_suits wants two lists or more, enough postings and scores that fit 32 bits") {
     TempDir dir;
     std::mt19937 random(5);
     const auto collection = long_list_collection(random, 3000);
@@ -151,10 +151,13 @@ TEST_CASE("impact_taat_suits wants enough postings and scores that fit 32 bits")
     const auto rare = layout.list(*rare_term);
     const std::vector<const QueryList*> long_one = {&common};
     const std::vector<const QueryList*> short_one = {&rare};
-    CHECK(impact_taat_suits(long_one, index.num_documents()));
-    CHECK(!impact_taat_suits(short_one, index.num_documents()));
-    CHECK(impact_taat_suits(short_one, rare.df() * kImpactTaatDocsPerPosting));
-    CHECK(!impact_taat_suits(short_one, rare.df() * kImpactTaatDocsPerPosting + 1));
+    const std::vector<const QueryList*> long_two = {&common, &rare};
+    const std::vector<const QueryList*> short_two = {&rare, &rare};
+    CHECK(impact_taat_suits(long_two, index.num_documents()));
+    CHECK(!impact_taat_suits(long_one, index.num_documents()));  // one list: document at a time
+    CHECK(!impact_taat_suits(short_two, index.num_documents()));
+    CHECK(impact_taat_suits(short_two, 2 * rare.df() * kImpactTaatDocsPerPosting));
+    CHECK(!impact_taat_suits(short_two, 2 * rare.df() * kImpactTaatDocsPerPosting + 1));
     CHECK(impact_taat_or(short_one, 0).empty());
     CHECK(impact_taat_or({}, 10).empty());
 }
