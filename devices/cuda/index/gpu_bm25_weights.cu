@@ -115,7 +115,7 @@ void upload(cuda::DeviceArray<T>& array, const std::vector<T>& values, cudaStrea
 GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool keep_weights) {
     check_input(input);
     GpuWeights out;
-    out.device = cuda::use_device(device);
+    out.device = "gpu:" + std::to_string(device) + " (" + cuda::use_device(device) + ")";
     const uint64_t terms = input.term_offsets.size() - 1;
     const uint64_t postings = input.docids.size();
     const uint64_t documents = input.document_lengths.size();
