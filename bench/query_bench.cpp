@@ -7,7 +7,8 @@
 //                 row with Block-Max WAND ("query layout, BMW")
 //   impacts       when `invidx weight` stored impacts: the query layout
 //                 scored by --scoring impact (integer impacts and block
-//                 maxima; AND by daat_and, OR by block-max MaxScore), with
+//                 maxima; AND by daat_and, OR by accumulator windows or
+//                 integer block-max MaxScore as Searcher chooses), with
 //                 the share of BM25's top k it returns (its ranking differs)
 // The index must have query.post (invidx merge IDX --layout query).
 //

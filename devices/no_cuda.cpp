@@ -8,6 +8,7 @@
 #include "devices/gpu_stemmer.hpp"
 #include "devices/gpu_term_indexer.hpp"
 #include "devices/gpu_term_lookup.hpp"
+#include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -59,6 +60,10 @@ GpuTokenList gpu_stem_tokens(int, const GpuTokenList&) {
 
 std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOptions&) {
     throw Error("invidx was built without CUDA: GPU indexers are not available");
+}
+
+GpuWeights gpu_posting_weights(const GpuWeightInput&, int, bool) {
+    throw Error("invidx was built without CUDA: no GPU weighting");
 }
 
 }  // namespace invidx

@@ -12,6 +12,8 @@
 #include "query/exhaustive_or.hpp"
 #include "query/gpu_search.hpp"
 #include "query/impact_block_cursor.hpp"
+#include "query/impact_maxscore_or.hpp"
+#include "query/impact_taat_or.hpp"
 #include "query/maxscore_or.hpp"
 #include "query/phrase_query.hpp"
 #include "query/phrase_search.hpp"
@@ -161,17 +163,23 @@ void Searcher::search_blocks(const QueryPostings& layout, const SearchOptions& o
 void Searcher::search_impacts(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const {
     std::vector<QueryList> lists;
     lists.reserve(result.terms.terms.size());  // the cursors point into it
-    std::vector<ImpactBlockCursor> cursors;
-    cursors.reserve(result.terms.terms.size());
+    std::vector<const QueryList*> in_query_order;
     for (const auto& term : result.terms.terms) {
         if (!term.index) continue;  // OR: contributes nothing
         lists.push_back(layout.list(*term.index));
-        cursors.emplace_back(lists.back());
+        in_query_order.push_back(&lists.back());
     }
+    // OR over lists that cover much of the collection: accumulator windows
+    // (query/impact_taat_or.hpp); otherwise document at a time.
+    if (options.mode != QueryMode::kAnd && impact_taat_suits(in_query_order, index_.num_documents())) {
+        result.hits = impact_taat_or(in_query_order, options.k, &result.stats);
+        return;
+    }
+    std::vector<ImpactBlockCursor> cursors(lists.begin(), lists.end());
     if (options.mode == QueryMode::kAnd) {
         result.hits = daat_and(std::span<ImpactBlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
     } else {
-        result.hits = maxscore_or(std::span<ImpactBlockCursor>(cursors), norms_, bm25_, options.k, &result.stats);
+        result.hits = impact_maxscore_or(cursors, options.k, &result.stats);
     }
 }
 

@@ -48,10 +48,12 @@ struct SearchOptions {
     // run files, the others the query layout when the index has one.
     QueryDevice device = QueryDevice::kCpu;
     size_t gpu_cache_bytes = size_t{1} << 30;
-    // kImpact: scores are sums of the query layout's quantized impacts
-    // (ImpactBlockCursors: OR by block-max MaxScore whatever the algorithm,
-    // AND by daat_and), on the CPU only; an index without impacts, a phrase
-    // or the GPU is a QueryError.
+    // kImpact: scores are sums of the query layout's quantized impacts, in
+    // integers, whatever the algorithm: OR by accumulator windows when the
+    // lists cover much of the collection (impact_taat_or), else by integer
+    // block-max MaxScore (impact_maxscore_or); AND by daat_and over
+    // ImpactBlockCursors. CPU only; an index without impacts, a phrase or
+    // the GPU is a QueryError.
     QueryScoring scoring = QueryScoring::kBm25;
 };
 
@@ -103,7 +105,7 @@ public:
 private:
     // The query layout's path: BlockCursors, daat_and, maxscore_or (block-max) or block_max_wand.
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
-    // The same over the layout's impacts: ImpactBlockCursors, daat_and or maxscore_or.
+    // The same over the layout's impacts: impact_taat_or or impact_maxscore_or (OR), daat_and (AND).
     void search_impacts(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
 
     const IndexReader& index_;
