@@ -53,8 +53,10 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
         const uint32_t id = dictionary->find_or_insert(key, static_cast<uint32_t>(terms_.size()),
                                                        inserted);
         if (inserted) {
-            ensure(terms_.size() < kNone, "indexer " + std::to_string(indexer_id_) +
-                                              " has more than 2^32-1 terms", index_context());
+            if (terms_.size() >= kNone) [[unlikely]] {
+                throw Error("indexer " + std::to_string(indexer_id_) + " has more than 2^32-1 terms",
+                            index_context());
+            }
             terms_.emplace_back();
             stats_.characters += key.size();
         }
