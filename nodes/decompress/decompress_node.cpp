@@ -51,7 +51,9 @@ public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)
         : state_(state),
           text_block_bytes_(text_block_bytes),
-          text_buffers_(std::make_shared<BufferPool<std::string>>(state.tokens.capacity())),
+          // The text of one read block fills several text blocks, all under
+          // its token (gzip'd HTML: about four at the default sizes).
+          text_buffers_(std::make_shared<BufferPool<std::string>>(size_t{4} * state.tokens.capacity())),
           output_(state.graph),
           router_(state.graph, flow::serial, [this](const In& block, RouterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
@@ -182,7 +184,7 @@ private:
 
     RunState& state_;
     const size_t text_block_bytes_;
-    std::shared_ptr<BufferPool<std::string>> text_buffers_;  // of GzipStream's blocks; at most one per token kept
+    std::shared_ptr<BufferPool<std::string>> text_buffers_;  // of GzipStream's blocks; at most four per token kept
     flow::broadcast_node<Out> output_;
     std::vector<std::unique_ptr<Worker>> workers_;
     InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread

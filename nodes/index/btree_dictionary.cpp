@@ -69,7 +69,7 @@ int BTreeDictionary::compare(const Probe& probe, const Node& n, unsigned slot) c
     return compare_past_cache(probe, n, slot);
 }
 
-int BTreeDictionary::compare_past_cache(const Probe& probe, const Node& n, unsigned slot) const {
+inline int BTreeDictionary::compare_past_cache(const Probe& probe, const Node& n, unsigned slot) const {
     // Equal caches: the first four (zero-padded) bytes agree, so the bytes
     // after the fourth decide, and then the length. The length also settles
     // keys shorter than four bytes, where the padding hides the difference
@@ -77,10 +77,12 @@ int BTreeDictionary::compare_past_cache(const Probe& probe, const Node& n, unsig
     size_t stored_length = 0;
     const std::string_view stored = stored_tail(n.string_offset[slot], stored_length);
     const std::string_view probe_tail = tail_of(probe.key);
+    // Tails are short (a few bytes past the fourth): a byte loop, not a call.
     const size_t common = std::min(probe_tail.size(), stored.size());
-    if (common != 0) {
-        const int order = std::memcmp(probe_tail.data(), stored.data(), common);
-        if (order != 0) return order;
+    for (size_t i = 0; i < common; ++i) {
+        const auto a = static_cast<unsigned char>(probe_tail[i]);
+        const auto b = static_cast<unsigned char>(stored[i]);
+        if (a != b) return a < b ? -1 : 1;
     }
     if (probe.key.size() == stored_length) return 0;
     return probe.key.size() < stored_length ? -1 : 1;
