@@ -88,29 +88,18 @@ inline int BTreeDictionary::compare_past_cache(const Probe& probe, const Node& n
     return probe.key.size() < stored_length ? -1 : 1;
 }
 
-namespace {
-
-// Four cache slots compared at once. GCC's and Clang's generic vectors lower
-// to SSE2, AVX, NEON or scalar code as the target allows, so this is no
-// intrinsic of one instruction set. A comparison gives -1 where it holds.
-using CacheLanes = uint32_t __attribute__((vector_size(16)));
-constexpr unsigned kLanes = 4;
-
-}  // namespace
-
 unsigned BTreeDictionary::lower_bound(const Probe& probe, const Node& n, bool& equal) const {
-    // Keys are sorted, so the caches are too: the slots whose cache is below
-    // the probe's come first, and their count is where the probe's cache
-    // starts. Whole groups of four are counted up to key_count; the slots
-    // past it hold kUnusedCache and never count.
-    const CacheLanes wanted = {probe.cache, probe.cache, probe.cache, probe.cache};
-    CacheLanes below = {0, 0, 0, 0};
-    for (unsigned i = 0; i < n.key_count; i += kLanes) {
-        CacheLanes caches;
-        std::memcpy(&caches, n.cache.data() + i, sizeof caches);
-        below -= reinterpret_cast<CacheLanes>(caches < wanted);
+    // Keys are sorted, so the caches are too, and the unused slots after
+    // them hold kUnusedCache, below no probe: all 32 slots are partitioned
+    // by "cache below the probe's". A branch-free binary search over the
+    // 32 finds where the probe's cache starts in five steps of a load and a
+    // conditional move, whatever key_count is (a search with branches
+    // mispredicts about every other step on real keys).
+    static_assert(std::has_single_bit(kCacheSlots));
+    unsigned slot = 0;
+    for (unsigned half = kCacheSlots / 2; half > 0; half /= 2) {
+        slot = n.cache[slot + half - 1] < probe.cache ? slot + half : slot;
     }
-    unsigned slot = below[0] + below[1] + below[2] + below[3];
     equal = false;
     // Keys that share the probe's first four bytes: the rest decides.
     for (; slot < n.key_count && n.cache[slot] == probe.cache; ++slot) {

@@ -12,11 +12,11 @@
 // paper's Fig. 6 strings), then the key bytes after the fourth. A key of up to
 // four bytes lives wholly in its node's cache.
 //
-// Search within a node counts the caches below the probe's over all 32
-// cache slots at once (the compiler vectorizes the count), instead of a
-// binary search of five dependent, unpredictable branches; slots past
-// key_count hold UINT32_MAX, which is below no probe, so the count needs no
-// mask. Only the slots whose cache equals the probe's are compared further.
+// Search within a node is a branch-free binary search over all 32 cache
+// slots (five loads and conditional moves) for where the probe's cache
+// starts; slots past key_count hold UINT32_MAX, which is below no probe, so
+// the search needs no bound. Only the slots whose cache equals the probe's
+// are compared further (the key's bytes past the fourth, then its length).
 //
 // Splitting is proactive (top-down, as the paper's GPU indexer does in
 // §III.D.2): a full node is split before the descent enters it, so an insert
