@@ -6,8 +6,12 @@ namespace invidx {
 namespace {
 
 void check_collection(uint32_t collection) {
-    ensure(collection < kCollections,
-           "collection " + std::to_string(collection) + " out of range (0.." + std::to_string(kCollections - 1) + ")");
+    // Not ensure(): the indexers call this once per slice of every batch, and
+    // ensure() would build the message each time.
+    if (collection >= kCollections) [[unlikely]] {
+        throw Error("collection " + std::to_string(collection) + " out of range (0.." +
+                    std::to_string(kCollections - 1) + ")");
+    }
 }
 
 }  // namespace

@@ -195,18 +195,24 @@ void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
     std::sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.term < b.term; });
     for (size_t i = 0; i < terms.size(); ++i) {
         const auto& term = terms[i];
-        ensure(i == 0 || terms[i - 1].term != term.term, "dictionary holds the term '" + term.term + "' twice");
+        // Checks once per term and list: the messages are made only when one fails.
+        if (i != 0 && terms[i - 1].term == term.term) [[unlikely]] {
+            throw Error("dictionary holds the term '" + term.term + "' twice");
+        }
         uint64_t postings = 0;
         for (const auto& ref : term.lists) {
             const auto run = runs_.find(ref.run);
             const auto part = run == runs_.end() ? RunSlots::const_iterator{} : run->second.find(ref.indexer);
-            ensure(run != runs_.end() && part != run->second.end() && ref.slot < part->second.size(),
-                   "term '" + term.term + "' points at run " + std::to_string(ref.run) + ", indexer " +
-                       std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ", which was not written");
+            if (run == runs_.end() || part == run->second.end() || ref.slot >= part->second.size()) [[unlikely]] {
+                throw Error("term '" + term.term + "' points at run " + std::to_string(ref.run) + ", indexer " +
+                            std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ", which was not written");
+            }
             postings += part->second[ref.slot];
         }
-        ensure(postings == term.df, "term '" + term.term + "': df " + std::to_string(term.df) +
-                                        " but its partial lists hold " + std::to_string(postings) + " postings");
+        if (postings != term.df) [[unlikely]] {
+            throw Error("term '" + term.term + "': df " + std::to_string(term.df) + " but its partial lists hold " +
+                        std::to_string(postings) + " postings");
+        }
         dictionary_postings_ += postings;
     }
 

@@ -6,8 +6,10 @@
 #include <thread>
 #include <vector>
 
+#include "graph/buffer_pool.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "graph/token_pool.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
@@ -49,6 +51,9 @@ public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)
         : state_(state),
           text_block_bytes_(text_block_bytes),
+          // The text of one read block fills several text blocks, all under
+          // its token (gzip'd HTML: about four at the default sizes).
+          text_buffers_(std::make_shared<BufferPool<std::string>>(size_t{4} * state.tokens.capacity())),
           output_(state.graph),
           router_(state.graph, flow::serial, [this](const In& block, RouterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
@@ -109,11 +114,18 @@ private:
         auto busy = metrics_.busy_scope();
         const InputFile& file = state_.files.at(block->file_ordinal);
         if (block->first) worker.file_block = 0;
+        // Whether this push's text comes from GzipStream, whose blocks' bytes
+        // are taken from text_buffers_ and go back there.
+        bool pooled = false;
         const auto send = [&](TextBlock&& text) {
             text.file_block = worker.file_block++;
             metrics_.bytes_out += text.bytes.size();
             ++metrics_.items_out;
-            out.try_put(std::make_shared<const TextBlock>(std::move(text)));
+            if (pooled) {
+                out.try_put(BufferPool<std::string>::share(text_buffers_, std::move(text), &TextBlock::bytes));
+            } else {
+                out.try_put(std::make_shared<const TextBlock>(std::move(text)));
+            }
         };
         // Which text block is the file's last is known only after its last
         // raw block is decoded, so one is held back, but only within this
@@ -134,8 +146,9 @@ private:
             worker.gzip.reset();
             worker.failed_ordinal.reset();
             const std::string_view bytes(block->bytes.data(), block->bytes.size());
-            if (gzip_direct(bytes, block->last)) worker.gzip.emplace(file, text_block_bytes_);
+            if (gzip_direct(bytes, block->last)) worker.gzip.emplace(file, text_block_bytes_, text_buffers_);
         }
+        pooled = worker.gzip.has_value() && worker.failed_ordinal != block->file_ordinal;
         if (worker.failed_ordinal == block->file_ordinal) {
             // The rest of a file that failed: nothing to decode.
         } else if (worker.gzip) {
@@ -171,6 +184,7 @@ private:
 
     RunState& state_;
     const size_t text_block_bytes_;
+    std::shared_ptr<BufferPool<std::string>> text_buffers_;  // of GzipStream's blocks; at most four per token kept
     flow::broadcast_node<Out> output_;
     std::vector<std::unique_ptr<Worker>> workers_;
     InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread

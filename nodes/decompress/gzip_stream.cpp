@@ -125,8 +125,9 @@ bool gzip_direct(std::string_view first_block, bool last) {
     return !needs_libarchive(std::string_view(text.data(), got));
 }
 
-GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes)
-    : file_(file), text_block_bytes_(text_block_bytes) {
+GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes,
+                       std::shared_ptr<BufferPool<std::string>> buffers)
+    : file_(file), text_block_bytes_(text_block_bytes), buffers_(std::move(buffers)) {
     ensure(text_block_bytes_ > 0, "text block size must be positive");
     zlib_ = new z_stream{};
     header_ = new gz_header{};
@@ -156,6 +157,7 @@ GzipStream::~GzipStream() {
     inflateEnd(zlib_);
     delete zlib_;
     delete header_;
+    if (buffers_) buffers_->give_back(std::move(current_.bytes));
 }
 
 void GzipStream::fail(const std::string& what) {
@@ -173,7 +175,11 @@ void GzipStream::start_block(uint64_t entry_offset) {
     current_.entry_name = file_.name;
     current_.entry_offset = entry_offset;
     current_.entry_begin = !emitted_;
-    current_.bytes.resize(std::min(text_block_bytes_, kFirstBufferBytes));
+    // A pooled buffer keeps the size its last block had: resizing to no less
+    // (up to a block) writes no zeros over bytes that are about to be
+    // decoded over anyway. Only the first filled_ bytes are ever sent.
+    if (buffers_) current_.bytes = buffers_->take();
+    current_.bytes.resize(std::min(text_block_bytes_, std::max(current_.bytes.size(), kFirstBufferBytes)));
     filled_ = 0;
 }
 

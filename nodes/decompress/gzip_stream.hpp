@@ -12,9 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "graph/buffer_pool.hpp"
 #include "invidx/messages.hpp"
 
 struct z_stream_s;
@@ -40,8 +42,11 @@ public:
     // of at most `text_block_bytes`, the same blocks emit_text_blocks() cuts
     // from libarchive's decoding: one entry named after the file (an empty
     // one when there is no text), entry_begin on the first block, entry_end
-    // on the last. Leases and file_block are left to the caller.
-    GzipStream(const InputFile& file, size_t text_block_bytes);
+    // on the last. Leases and file_block are left to the caller. With
+    // `buffers`, each block's bytes are taken from that pool (the caller
+    // shares the blocks so that their bytes return to it).
+    GzipStream(const InputFile& file, size_t text_block_bytes,
+               std::shared_ptr<BufferPool<std::string>> buffers = nullptr);
     ~GzipStream();
     GzipStream(const GzipStream&) = delete;
     GzipStream& operator=(const GzipStream&) = delete;
@@ -75,6 +80,7 @@ private:
 
     InputFile file_;
     const size_t text_block_bytes_;
+    std::shared_ptr<BufferPool<std::string>> buffers_;  // null: every block's bytes are new
     struct z_stream_s* zlib_ = nullptr;
     struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
     struct libdeflate_decompressor* whole_members_ = nullptr;  // null without libdeflate

@@ -22,6 +22,11 @@ BTreeDictionary::Probe BTreeDictionary::make_probe(std::string_view key) {
     // Big-endian packing: comparing the integers compares the first four
     // bytes as unsigned chars, the order memcmp uses.
     uint32_t cache = 0;
+    if (key.size() >= kCacheBytes) {
+        std::memcpy(&cache, key.data(), kCacheBytes);
+        if constexpr (std::endian::native == std::endian::little) cache = __builtin_bswap32(cache);
+        return Probe{key, cache};
+    }
     for (size_t i = 0; i < kCacheBytes; ++i) {
         const uint32_t byte = i < key.size() ? static_cast<unsigned char>(key[i]) : 0u;
         cache = (cache << 8) | byte;
@@ -53,13 +58,18 @@ uint32_t BTreeDictionary::store_key(std::string_view key) {
 }
 
 std::string_view BTreeDictionary::stored_tail(uint32_t string_offset, size_t& key_length) const {
-    key_length = static_cast<unsigned char>(arena_[string_offset]);
+    const char* entry = arena_.data() + string_offset;
+    key_length = static_cast<unsigned char>(entry[0]);
     const size_t tail_length = key_length > kCacheBytes ? key_length - kCacheBytes : 0;
-    return std::string_view(arena_).substr(string_offset + 1, tail_length);
+    return std::string_view(entry + 1, tail_length);
 }
 
 int BTreeDictionary::compare(const Probe& probe, const Node& n, unsigned slot) const {
     if (probe.cache != n.cache[slot]) return probe.cache < n.cache[slot] ? -1 : 1;
+    return compare_past_cache(probe, n, slot);
+}
+
+inline int BTreeDictionary::compare_past_cache(const Probe& probe, const Node& n, unsigned slot) const {
     // Equal caches: the first four (zero-padded) bytes agree, so the bytes
     // after the fourth decide, and then the length. The length also settles
     // keys shorter than four bytes, where the padding hides the difference
@@ -67,33 +77,39 @@ int BTreeDictionary::compare(const Probe& probe, const Node& n, unsigned slot) c
     size_t stored_length = 0;
     const std::string_view stored = stored_tail(n.string_offset[slot], stored_length);
     const std::string_view probe_tail = tail_of(probe.key);
+    // Tails are short (a few bytes past the fourth): a byte loop, not a call.
     const size_t common = std::min(probe_tail.size(), stored.size());
-    if (common != 0) {
-        const int order = std::memcmp(probe_tail.data(), stored.data(), common);
-        if (order != 0) return order;
+    for (size_t i = 0; i < common; ++i) {
+        const auto a = static_cast<unsigned char>(probe_tail[i]);
+        const auto b = static_cast<unsigned char>(stored[i]);
+        if (a != b) return a < b ? -1 : 1;
     }
     if (probe.key.size() == stored_length) return 0;
     return probe.key.size() < stored_length ? -1 : 1;
 }
 
 unsigned BTreeDictionary::lower_bound(const Probe& probe, const Node& n, bool& equal) const {
-    unsigned low = 0;
-    unsigned high = n.key_count;
+    // Keys are sorted, so the caches are too, and the unused slots after
+    // them hold kUnusedCache, below no probe: all 32 slots are partitioned
+    // by "cache below the probe's". A branch-free binary search over the
+    // 32 finds where the probe's cache starts in five steps of a load and a
+    // conditional move, whatever key_count is (a search with branches
+    // mispredicts about every other step on real keys).
+    static_assert(std::has_single_bit(kCacheSlots));
+    unsigned slot = 0;
+    for (unsigned half = kCacheSlots / 2; half > 0; half /= 2) {
+        slot = n.cache[slot + half - 1] < probe.cache ? slot + half : slot;
+    }
     equal = false;
-    while (low < high) {
-        const unsigned middle = (low + high) / 2;
-        const int order = compare(probe, n, middle);
-        if (order == 0) {
-            equal = true;
-            return middle;
-        }
-        if (order < 0) {
-            high = middle;
-        } else {
-            low = middle + 1;
+    // Keys that share the probe's first four bytes: the rest decides.
+    for (; slot < n.key_count && n.cache[slot] == probe.cache; ++slot) {
+        const int order = compare_past_cache(probe, n, slot);
+        if (order <= 0) {
+            equal = order == 0;
+            return slot;
         }
     }
-    return low;
+    return slot;
 }
 
 void BTreeDictionary::split_child(uint32_t parent_index, unsigned child_slot) {
@@ -128,14 +144,28 @@ void BTreeDictionary::split_child(uint32_t parent_index, unsigned child_slot) {
     parent.id[child_slot] = left.id[kMedian];
     parent.child[child_slot + 1] = right_index;
     ++parent.key_count;
+    // The median and the keys right took leave left's slots unused.
+    std::fill(left.cache.begin() + kMedian, left.cache.end(), kUnusedCache);
 }
 
 uint32_t BTreeDictionary::find_or_insert(std::string_view key, uint32_t next_id, bool& inserted) {
-    ensure(key.size() <= kMaxKeyBytes,
-           "term of " + std::to_string(key.size()) + " bytes is longer than the 255-byte limit");
+    // Not ensure(): its message would be built on every call of this hot path.
+    if (key.size() > kMaxKeyBytes) [[unlikely]] {
+        throw Error("term of " + std::to_string(key.size()) + " bytes is longer than the 255-byte limit");
+    }
     const Probe probe = make_probe(key);
-    inserted = false;
+    // Nearly every call finds a term already there: look first with a plain
+    // descent, and walk again, splitting, only for a new term.
+    if (const std::optional<uint32_t> id = find(probe)) {
+        inserted = false;
+        return *id;
+    }
+    inserted = true;
+    insert(probe, next_id);
+    return next_id;
+}
 
+void BTreeDictionary::insert(const Probe& probe, uint32_t id) {
     if (root_ == kNoNode) {
         root_ = allocate_node(true);
         height_ = 1;
@@ -155,7 +185,6 @@ uint32_t BTreeDictionary::find_or_insert(std::string_view key, uint32_t next_id,
         Node& n = node(current);
         bool equal = false;
         unsigned slot = lower_bound(probe, n, equal);
-        if (equal) return n.id[slot];
 
         if (n.leaf) {
             const unsigned count = n.key_count;
@@ -166,27 +195,24 @@ uint32_t BTreeDictionary::find_or_insert(std::string_view key, uint32_t next_id,
             std::copy_backward(n.id.begin() + slot, n.id.begin() + count,
                                n.id.begin() + count + 1);
             n.cache[slot] = probe.cache;
-            n.string_offset[slot] = store_key(key);
-            n.id[slot] = next_id;
+            n.string_offset[slot] = store_key(probe.key);
+            n.id[slot] = id;
             ++n.key_count;
             ++size_;
-            inserted = true;
-            return next_id;
+            return;
         }
 
         if (node(n.child[slot]).key_count == kMaxKeys) {
             split_child(current, slot);
-            const int order = compare(probe, n, slot);  // against the key moved up
-            if (order == 0) return n.id[slot];
-            if (order > 0) ++slot;
+            // The key moved up is not the probe, which find() did not find.
+            if (compare(probe, n, slot) > 0) ++slot;
         }
         current = n.child[slot];
     }
 }
 
-std::optional<uint32_t> BTreeDictionary::find(std::string_view key) const {
-    if (root_ == kNoNode || key.size() > kMaxKeyBytes) return std::nullopt;
-    const Probe probe = make_probe(key);
+std::optional<uint32_t> BTreeDictionary::find(const Probe& probe) const {
+    if (root_ == kNoNode) return std::nullopt;
     uint32_t current = root_;
     for (;;) {
         const Node& n = node(current);
@@ -196,6 +222,11 @@ std::optional<uint32_t> BTreeDictionary::find(std::string_view key) const {
         if (n.leaf) return std::nullopt;
         current = n.child[slot];
     }
+}
+
+std::optional<uint32_t> BTreeDictionary::find(std::string_view key) const {
+    if (key.size() > kMaxKeyBytes) return std::nullopt;
+    return find(make_probe(key));
 }
 
 std::string_view BTreeDictionary::key_at(const Node& n, unsigned slot,

@@ -12,9 +12,16 @@
 // paper's Fig. 6 strings), then the key bytes after the fourth. A key of up to
 // four bytes lives wholly in its node's cache.
 //
+// Search within a node is a branch-free binary search over all 32 cache
+// slots (five loads and conditional moves) for where the probe's cache
+// starts; slots past key_count hold UINT32_MAX, which is below no probe, so
+// the search needs no bound. Only the slots whose cache equals the probe's
+// are compared further (the key's bytes past the fourth, then its length).
+//
 // Splitting is proactive (top-down, as the paper's GPU indexer does in
 // §III.D.2): a full node is split before the descent enters it, so an insert
-// never walks back up and one pass both finds and inserts.
+// never walks back up. find_or_insert looks first with a plain descent (the
+// common case: the term is there) and descends again to insert a new one.
 #pragma once
 
 #include <array>
@@ -61,15 +68,26 @@ public:
 private:
     static constexpr uint32_t kNoNode = UINT32_MAX;
 
-    // Table II's layout: 4 + 4 + 31*4*3 + 32*4 = 508 bytes.
-    struct Node {
+    // What an unused cache slot holds: no probe's cache is below it.
+    static constexpr uint32_t kUnusedCache = UINT32_MAX;
+    static constexpr unsigned kCacheSlots = kMaxChildren;  // 31 keys and one unused slot: 32 lanes
+
+    // Table II's layout with the cache array padded to 32 slots:
+    // 4 + 4 + 32*4 + 31*4*2 + 32*4 = 512 bytes, eight cache lines.
+    struct alignas(64) Node {
         uint32_t key_count = 0;
         uint32_t leaf = 1;
-        std::array<uint32_t, kMaxKeys> cache{};
+        std::array<uint32_t, kCacheSlots> cache = unused_caches();
         std::array<uint32_t, kMaxKeys> string_offset{};
         std::array<uint32_t, kMaxKeys> id{};
         std::array<uint32_t, kMaxChildren> child{};
     };
+
+    static constexpr std::array<uint32_t, kCacheSlots> unused_caches() {
+        std::array<uint32_t, kCacheSlots> caches{};
+        caches.fill(kUnusedCache);
+        return caches;
+    }
 
     // A key prepared for comparisons: its cache computed once per operation.
     struct Probe {
@@ -97,8 +115,14 @@ private:
     std::string_view stored_tail(uint32_t string_offset, size_t& key_length) const;
     // <0, 0, >0 as `probe` is before, equal to, after key slot `slot` of `n`.
     int compare(const Probe& probe, const Node& n, unsigned slot) const;
+    // The same where the caches are known to be equal: the bytes after the
+    // fourth decide, then the length.
+    int compare_past_cache(const Probe& probe, const Node& n, unsigned slot) const;
     // First slot whose key is >= probe; `equal` tells whether it is the probe.
     unsigned lower_bound(const Probe& probe, const Node& n, bool& equal) const;
+    std::optional<uint32_t> find(const Probe& probe) const;
+    // Inserts a key that is known to be absent, splitting full nodes on the way down.
+    void insert(const Probe& probe, uint32_t id);
     void split_child(uint32_t parent, unsigned child_slot);
     // Writes the key of slot `slot` into `buffer`, returning its view.
     std::string_view key_at(const Node& n, unsigned slot, std::array<char, kMaxKeyBytes>& buffer) const;

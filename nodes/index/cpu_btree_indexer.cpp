@@ -53,8 +53,10 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
         const uint32_t id = dictionary->find_or_insert(key, static_cast<uint32_t>(terms_.size()),
                                                        inserted);
         if (inserted) {
-            ensure(terms_.size() < kNone, "indexer " + std::to_string(indexer_id_) +
-                                              " has more than 2^32-1 terms", index_context());
+            if (terms_.size() >= kNone) [[unlikely]] {
+                throw Error("indexer " + std::to_string(indexer_id_) + " has more than 2^32-1 terms",
+                            index_context());
+            }
             terms_.emplace_back();
             stats_.characters += key.size();
         }
@@ -122,10 +124,13 @@ RunPostings CpuBtreeIndexer::end_run(uint32_t run, uint32_t indexer_count, bool 
         if (positional_) list.positions.reserve(positions_of[slot]);
     }
 
+    // Without repeats (input merged per document, as the parse node's is)
+    // no posting can continue the previous one: skip looking.
+    const bool merge_repeats = run_has_repeats_;
     size_t position_cursor = 0;
     for (const RunPosting& posting : run_postings_) {
         TermRunList& list = out.lists[posting.slot];
-        if (!list.docids.empty() && list.docids.back() == posting.docid) {
+        if (merge_repeats && !list.docids.empty() && list.docids.back() == posting.docid) {
             list.tfs.back() += posting.tf;
         } else {
             list.docids.push_back(posting.docid);

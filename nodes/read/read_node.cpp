@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include "graph/buffer_pool.hpp"
 #include "graph/guard.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/read/block_reader.hpp"
@@ -26,6 +27,7 @@ public:
     ReadNode(RunState& state, size_t block_bytes)
         : state_(state),
           block_bytes_(block_bytes),
+          buffers_(std::make_shared<BufferPool<std::vector<char>>>(state.tokens.capacity())),
           tickets_(state.graph,
                    [this](oneapi::tbb::flow_control& control) -> Ticket {
                        if (finished_.load()) control.stop();
@@ -79,20 +81,24 @@ private:
                 }
                 reader_ = std::make_unique<BlockReader>(state_.files[next_file_], block_bytes_);
             }
-            auto block = std::make_shared<RawBlock>();
-            if (reader_->next(*block)) {
-                if (block->last) {
+            // A buffer of an earlier block, already faulted in (and, when
+            // full, of the size the reader sets, so not zero-filled again).
+            RawBlock block;
+            block.bytes = buffers_->take();
+            if (reader_->next(block)) {
+                if (block.last) {
                     reader_.reset();
                     ++next_file_;
                 }
-                block->lease = std::move(lease);
-                block->sequence = next_sequence_++;
-                metrics_.bytes_out += block->bytes.size();
+                block.lease = std::move(lease);
+                block.sequence = next_sequence_++;
+                metrics_.bytes_out += block.bytes.size();
                 ++metrics_.items_out;
-                state_.bytes_read += block->bytes.size();
-                out.try_put(std::move(block));
+                state_.bytes_read += block.bytes.size();
+                out.try_put(BufferPool<std::vector<char>>::share(buffers_, std::move(block), &RawBlock::bytes));
                 return;
             }
+            buffers_->give_back(std::move(block.bytes));
             reader_.reset();
             ++next_file_;
         }
@@ -100,6 +106,7 @@ private:
 
     RunState& state_;
     size_t block_bytes_;
+    std::shared_ptr<BufferPool<std::vector<char>>> buffers_;  // of the blocks read; at most one per token
     std::unique_ptr<BlockReader> reader_;
     size_t next_file_ = 0;
     std::atomic<bool> finished_{false};

@@ -144,6 +144,35 @@ TEST_CASE("btree dictionary: tens of thousands of random and adversarial keys ma
     CHECK(dictionary.height() >= static_cast<unsigned>(std::ceil(std::log(n + 1) / std::log(32.0))));
 }
 
+TEST_CASE("btree dictionary: caches of 0xffffffff and long runs of equal caches match std::map") {
+    // Unused cache slots hold 0xffffffff, so keys whose first four bytes
+    // are 0xff must still sort and be found where nodes are full, half full
+    // after a split, and where equal caches cross a group of four slots.
+    std::mt19937 random(7);
+    std::uniform_int_distribution<int> any_byte(0, 255);
+    std::uniform_int_distribution<int> shape(0, 3);
+    BTreeDictionary dictionary;
+    Reference reference;
+    for (int i = 0; i < 30000; ++i) {
+        std::string key;
+        switch (shape(random)) {
+            case 0: key = "\xff\xff\xff\xff"; break;
+            case 1: key = "\xff\xff\xff"; break;
+            case 2: key = "abcd"; break;
+            default: key = std::string(1, static_cast<char>(any_byte(random))); break;
+        }
+        for (int n = any_byte(random) % 4; n > 0; --n) key.push_back(static_cast<char>(any_byte(random) % 3 == 0 ? 0xff : any_byte(random)));
+        insert_both(dictionary, reference, key);
+    }
+    REQUIRE(dictionary.height() >= 2);
+    check_against(dictionary, reference);
+    for (int i = 0; i < 5000; ++i) {
+        std::string key = "\xff\xff\xff\xff";
+        for (int n = 1 + any_byte(random) % 4; n > 0; --n) key.push_back(static_cast<char>(any_byte(random)));
+        CHECK(dictionary.find(key).has_value() == (reference.count(key) != 0));
+    }
+}
+
 TEST_CASE("btree dictionary: sorted and reverse-sorted inserts split correctly") {
     for (const bool reverse : {false, true}) {
         BTreeDictionary dictionary;

@@ -109,12 +109,24 @@ TEST_CASE("cpu indexer: bad input is an error, not a crash") {
     SUBCASE("term bytes past the arena") {
         RegroupedBatch batch = one_doc_batch(0, 0, {"apple"});
         batch.occurrences[0].term_offset = 3;
-        CHECK_THROWS_AS(indexer.index(batch), Error);
+        CHECK_THROWS_WITH_AS(indexer.index(batch), doctest::Contains("term bytes run past the batch's term arena"),
+                             Error);
     }
     SUBCASE("positions past the arena") {
         RegroupedBatch batch = one_doc_batch(0, 0, {"apple", "apple"});
         batch.positions.pop_back();
-        CHECK_THROWS_AS(indexer.index(batch), Error);
+        CHECK_THROWS_WITH_AS(indexer.index(batch), doctest::Contains("positions run past the batch's position arena"),
+                             Error);
+    }
+    SUBCASE("an occurrence with tf 0") {
+        RegroupedBatch batch = one_doc_batch(0, 0, {"apple"});
+        batch.occurrences[0].tf = 0;
+        CHECK_THROWS_WITH_AS(indexer.index(batch), doctest::Contains("docid 0: occurrence with tf 0"), Error);
+    }
+    SUBCASE("an occurrence in another collection's slice") {
+        RegroupedBatch batch = one_doc_batch(0, 0, {"apple"});
+        batch.occurrences[0].collection += 1;
+        CHECK_THROWS_WITH_AS(indexer.index(batch), doctest::Contains("occurrence 0 of collection"), Error);
     }
     SUBCASE("slice past the occurrences") {
         RegroupedBatch batch = one_doc_batch(0, 0, {"apple"});
@@ -122,7 +134,8 @@ TEST_CASE("cpu indexer: bad input is an error, not a crash") {
         CHECK_THROWS_AS(indexer.index(batch), Error);
     }
     SUBCASE("docid beyond 32 bits") {
-        CHECK_THROWS_AS(indexer.index(one_doc_batch(0, uint64_t{1} << 33, {"apple"})), Error);
+        CHECK_THROWS_WITH_AS(indexer.index(one_doc_batch(0, uint64_t{1} << 33, {"apple"})),
+                             doctest::Contains("docids above 2^32-1 are not supported"), Error);
     }
     SUBCASE("runs that do not increase") {
         indexer.end_run(2, 1, false);
