@@ -8,7 +8,8 @@
 // device memory budget (gpu_weight_device_bytes); a term is never split, as
 // its df is its postings' count. With more than one chunk the largest
 // weight of all chunks is found first (a pass of its own) and every chunk is
-// then quantized by it, so chunking never changes an impact.
+// then quantized by it, so chunking never changes an impact. The impacts
+// wait in host memory (two bytes a posting) until merge stores them.
 //
 // The computation comes from a backend: CUDA's, or for tests a host
 // reference (posting_weights_on_host on pretend GPUs) that lets the CPU test
