@@ -7,8 +7,12 @@
 // timed apart); each path then weights the same arrays, --repeat times, and
 // its time is the median. Every path must give the same impacts (and the
 // GPU weights within 1e-6 relative of the CPU's), or the program fails.
+// With --wired also the path `invidx weight --device gpu` takes
+// (query/device_weights.hpp): the postings gathered from the index in
+// chunks of terms under --device-memory, weighted on GPU 0, two passes when
+// chunked; decoding included, so not comparable to the rows above it alone.
 //
-//   invidx_weight_bench IDX [--bits N] [--repeat R] [--gpu]
+//   invidx_weight_bench IDX [--bits N] [--repeat R] [--gpu] [--wired [--device-memory BYTES]]
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +32,7 @@
 
 #include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
+#include "query/device_weights.hpp"
 #include "store/bm25.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
@@ -97,6 +102,8 @@ tools::Flags bench_flags() {
     flags.add({.name = "--bits", .value_name = "N", .help = "bits per impact (default 8)"});
     flags.add({.name = "--repeat", .value_name = "R", .help = "timed runs per path; the median counts (default 5)"});
     flags.add({.name = "--gpu", .help = "also GPU 0 (a CUDA build and device)"});
+    flags.add({.name = "--wired", .help = "also invidx weight --device gpu's path on GPU 0: gathering and chunks included"});
+    flags.add({.name = "--device-memory", .value_name = "BYTES", .help = "with --wired: device bytes per chunk (default half the GPU's)"});
     flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
     return flags;
 }
@@ -108,11 +115,13 @@ int main(int argc, char** argv) {
     unsigned bits = kDefaultImpactBits;
     unsigned repeat = 5;
     bool gpu = false;
+    bool wired = false;
+    std::optional<uint64_t> device_memory;
     const tools::Flags flags = bench_flags();
     try {
         const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
         if (given.has("--help")) {
-            std::cout << flags.help({.usage = "usage: invidx_weight_bench IDX [--bits N] [--repeat R] [--gpu]",
+            std::cout << flags.help({.usage = "usage: invidx_weight_bench IDX [--bits N] [--repeat R] [--gpu] [--wired [--device-memory BYTES]]",
                                      .description = "BM25 weighting throughput (postings/s): CPU 1 thread, CPU all threads, GPU.\n"
                                                     "IDX needs the query layout (its k1, b are used).",
                                      .options_heading = "Options:\n",
@@ -123,6 +132,11 @@ int main(int argc, char** argv) {
         if (auto value = given.value("--bits")) bits = static_cast<unsigned>(tools::positive_integer("--bits", *value));
         if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
         gpu = given.has("--gpu");
+        wired = given.has("--wired");
+        if (auto value = given.value("--device-memory")) {
+            if (!wired) throw tools::UsageError("--device-memory needs --wired");
+            device_memory = tools::positive_integer("--device-memory", *value);
+        }
         if (given.arguments().size() != 1) throw tools::UsageError("one index, please");
         directory = given.arguments()[0];
     } catch (const tools::UsageError& error) {
@@ -179,6 +193,17 @@ int main(int argc, char** argv) {
             }
             rows.push_back({device.device + ", transfers included",
                             median_seconds(repeat, [&] { (void)gpu_posting_weights(input, 0, false); })});
+        }
+        if (wired) {
+            const DeviceWeightOptions options{.device = 0, .bits = bits, .parameters = layout.parameters(), .memory_budget = device_memory};
+            const DeviceImpacts device = device_posting_impacts(index, options);  // untimed: the device's start-up
+            if (!std::equal(device.impacts.impacts.begin(), device.impacts.impacts.end(), reference.impacts.begin(),
+                            reference.impacts.end())) {
+                throw Error("the wired GPU path's impacts differ from the CPU's");
+            }
+            rows.push_back({device.device + " via invidx weight --device gpu, " + std::to_string(device.chunks) +
+                                " chunk(s) of <= " + std::to_string(device.memory_budget) + " bytes, gathering included",
+                            median_seconds(repeat, [&] { (void)device_posting_impacts(index, options); })});
         }
         const double all_threads = rows[1].seconds;
         std::printf("| path | seconds | M postings/s | against CPU all threads |\n|---|---:|---:|---:|\n");

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,12 +40,15 @@ struct GpuWeightInput {
     double k1 = 0.9;
     double b = 0.4;
     unsigned bits = 8;  // impacts in [1, 2^bits − 1]
+    // Quantize by this instead of the input's own largest weight: when an
+    // index is weighted in chunks of terms, the largest over all chunks.
+    std::optional<double> max_weight;
 };
 
 struct GpuWeights {
     std::vector<double> weights;    // per posting, when asked for
     std::vector<uint32_t> impacts;  // per posting
-    double max_weight = 0.0;        // what the impacts are scaled by
+    double max_weight = 0.0;        // the input's own largest weight (0 without postings)
     std::string device;             // "gpu:N (name)"
 };
 
@@ -52,5 +56,22 @@ struct GpuWeights {
 // invidx::Error on a malformed input, without a usable GPU, or (builds
 // without CUDA) always.
 GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device = 0, bool keep_weights = false);
+
+// The host reference of gpu_posting_weights (devices/posting_weights.cpp):
+// the same input, the same steps and arithmetic in the order store/bm25.hpp
+// evaluates it, on the calling thread; device "host reference". Its weights
+// and impacts are store/impacts.hpp's bit for bit.
+GpuWeights posting_weights_on_host(const GpuWeightInput& input, bool keep_weights = false);
+
+// Throws invidx::Error unless the offsets run from 0 to the postings'
+// count without decreasing, every docid has a length, every tf is > 0, the
+// average length is > 0, the bits are 1 to 16 and a given max_weight is
+// positive and finite. Both computations check their input with it.
+void check_weight_input(const GpuWeightInput& input);
+
+// The device memory gpu_posting_weights allocates for an input of these
+// sizes (its arrays and CUB's temporary storage, rounded up): what a caller
+// that splits an index into chunks of terms keeps each chunk under.
+uint64_t gpu_weight_device_bytes(uint64_t terms, uint64_t postings, uint64_t documents);
 
 }  // namespace invidx

@@ -62,7 +62,8 @@ std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOpti
     throw Error("invidx was built without CUDA: GPU indexers are not available");
 }
 
-GpuWeights gpu_posting_weights(const GpuWeightInput&, int, bool) {
+GpuWeights gpu_posting_weights(const GpuWeightInput& input, int, bool) {
+    check_weight_input(input);  // a malformed input is refused as in a CUDA build
     throw Error("invidx was built without CUDA: no GPU weighting");
 }
 

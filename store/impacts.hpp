@@ -49,6 +49,19 @@ private:
     uint32_t range_;
 };
 
+// Impacts computed elsewhere (on a GPU: devices/gpu_weights.hpp), for the
+// query-layout writer to store instead of quantizing weights of its own:
+// term t's postings, in dictionary and docid order, have the impacts
+// [term_offsets[t], term_offsets[t + 1]) of `impacts`, each in
+// [1, 2^bits − 1], quantized linearly over max_weight as ImpactQuantizer
+// does. Two bytes a posting: bits are at most 16.
+struct PostingImpacts {
+    unsigned bits = kDefaultImpactBits;
+    double max_weight = 1.0;
+    std::vector<uint64_t> term_offsets;  // term count + 1 entries
+    std::vector<uint16_t> impacts;
+};
+
 // Every posting's weight idf(df)·tf_part(tf, norms[docid]) (Bm25::score),
 // written to out (out.size() == docids.size() == tfs.size()).
 void posting_weights(const Bm25& bm25, uint64_t df, std::span<const uint32_t> docids, std::span<const uint32_t> tfs,

@@ -16,8 +16,11 @@ namespace invidx {
 
 void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& options) {
     const codecs::Codec* query_codec = options.query_codec ? &codecs::find_codec(*options.query_codec) : nullptr;
-    ensure(query_codec || !options.impact_bits, "impacts live in the query layout: they need a query codec");
-    if (options.impact_bits) (void)ImpactQuantizer(1.0, *options.impact_bits);  // bad bits fail before anything is written
+    ensure(query_codec || (!options.impact_bits && !options.impacts), "impacts live in the query layout: they need a query codec");
+    ensure(!(options.impact_bits && options.impacts), "impact bits or precomputed impacts, not both");
+    // Bad bits or a bad largest weight fail before anything is written.
+    if (options.impact_bits) (void)ImpactQuantizer(1.0, *options.impact_bits);
+    if (options.impacts) (void)ImpactQuantizer(options.impacts->max_weight, options.impacts->bits);
     std::optional<IndexWriter> writer;
     {
         const IndexReader old_index(index_dir);
@@ -68,7 +71,8 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
                                       [&](BinaryWriter& out) {
                                           write_query_postings(old_index, *query_codec, out,
                                                                {.parameters = options.query_parameters,
-                                                                .impact_bits = options.impact_bits});
+                                                                .impact_bits = options.impact_bits,
+                                                                .impacts = options.impacts});
                                       });
         }
     }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "store/bm25.hpp"
+#include "store/impacts.hpp"
 
 namespace invidx {
 
@@ -23,6 +24,9 @@ struct MergeOptions {
     // store/impacts.hpp); none: no impacts (version 1).
     Bm25Parameters query_parameters;
     std::optional<unsigned> impact_bits;
+    // Or impacts of the index's postings computed already (on a GPU), stored
+    // as they are; not with impact_bits. Must outlive the call.
+    const PostingImpacts* impacts = nullptr;
 };
 
 // Holds the merged run's compressed lists in memory while it writes them

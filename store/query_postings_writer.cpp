@@ -8,6 +8,7 @@
 
 #include <oneapi/tbb/parallel_for.h>
 
+#include "invidx/error.hpp"
 #include "store/codecs/docid_gaps.hpp"
 #include "store/impacts.hpp"
 #include "store/index_layout.hpp"
@@ -25,9 +26,25 @@ struct EncodedList {
     std::string data;
 };
 
+// The impacts of one term's postings: quantized here from its weights, or
+// taken from impacts computed before.
+struct ImpactSource {
+    const ImpactQuantizer* quantizer = nullptr;
+    const PostingImpacts* precomputed = nullptr;
+};
+
 void encode_list(const IndexReader& index, uint64_t term, const codecs::Codec& codec, const Bm25& bm25,
-                 std::span<const double> norms, const ImpactQuantizer* quantizer, EncodedList& out) {
+                 std::span<const double> norms, ImpactSource impacts, EncodedList& out) {
     const auto list = index.postings(term);
+    const uint16_t* given = nullptr;
+    if (impacts.precomputed) {
+        const auto& offsets = impacts.precomputed->term_offsets;
+        if (offsets[term + 1] - offsets[term] != list.docids.size()) {
+            throw Error("precomputed impacts: term " + std::to_string(term) + " has " + std::to_string(list.docids.size()) +
+                        " postings, its impacts " + std::to_string(offsets[term + 1] - offsets[term]));
+        }
+        given = impacts.precomputed->impacts.data() + offsets[term];
+    }
     const double idf = bm25.idf(index.term(term).df);
     out.entries.clear();
     out.data.clear();
@@ -51,11 +68,16 @@ void encode_list(const IndexReader& index, uint64_t term, const codecs::Codec& c
         put_little_endian(out.entries, docid_bytes, 4);  // a block of 128 values is far below 4 GiB
         put_little_endian(out.entries, tf_bytes, 4);
         put_little_endian(out.entries, std::bit_cast<uint64_t>(max_tf_part), 8);
-        if (quantizer) {
+        if (impacts.quantizer) {
             // Impacts are >= 1: stored as impact − 1, like tfs.
             uint32_t max_impact = 0;
             for (size_t i = 0; i < n; ++i) {
-                const uint32_t impact = (*quantizer)(bm25.score(idf, tfs[i], norms[docids[i]]));
+                const uint32_t impact =
+                    given ? given[start + i] : (*impacts.quantizer)(bm25.score(idf, tfs[i], norms[docids[i]]));
+                if (impact < 1 || impact > impacts.quantizer->max_impact()) {
+                    throw Error("precomputed impacts: " + std::to_string(impact) + " is not in 1.." +
+                                std::to_string(impacts.quantizer->max_impact()));
+                }
                 max_impact = std::max(max_impact, impact);
                 values[i] = impact - 1;
             }
@@ -73,7 +95,15 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     const Bm25 bm25(options.parameters, index.num_documents(), index.average_length());
     const std::vector<double> norms = length_norms(index, bm25);
     std::optional<ImpactQuantizer> quantizer;
-    if (options.impact_bits) {
+    ensure(!(options.impact_bits && options.impacts), "query postings: impact bits or precomputed impacts, not both");
+    if (options.impacts) {
+        // Their bits and largest weight go into the header as computed ones would.
+        quantizer.emplace(options.impacts->max_weight, options.impacts->bits);
+        ensure(options.impacts->term_offsets.size() == index.term_count() + 1 && options.impacts->term_offsets.front() == 0 &&
+                   options.impacts->term_offsets.back() == options.impacts->impacts.size(),
+               "precomputed impacts: their term offsets do not match the index's " + std::to_string(index.term_count()) +
+                   " terms");
+    } else if (options.impact_bits) {
         // An index without postings has no weight to scale by: any positive maximum will do.
         const double max_weight = max_posting_weight(index, bm25, norms);
         quantizer.emplace(max_weight > 0.0 ? max_weight : 1.0, *options.impact_bits);
@@ -99,7 +129,8 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     for (uint64_t first = 0; first < index.term_count(); first += kBatchTerms) {
         const uint64_t count = std::min(kBatchTerms, index.term_count() - first);
         oneapi::tbb::parallel_for(uint64_t{0}, count, [&](uint64_t i) {
-            encode_list(index, first + i, codec, bm25, norms, quantizer ? &*quantizer : nullptr, batch[i]);
+            encode_list(index, first + i, codec, bm25, norms,
+                        {.quantizer = quantizer ? &*quantizer : nullptr, .precomputed = options.impacts}, batch[i]);
         });
         for (uint64_t i = 0; i < count; ++i) {
             list_offsets.push_back(out.position());

@@ -13,6 +13,7 @@
 #include "store/bm25.hpp"
 #include "store/binary_io.hpp"
 #include "store/codecs/codec.hpp"
+#include "store/impacts.hpp"
 #include "store/index_reader.hpp"
 
 namespace invidx {
@@ -24,11 +25,16 @@ struct QueryPostingsOptions {
     Bm25Parameters parameters;
     // Also the quantized impacts, with this many bits (version 2); none: version 1.
     std::optional<unsigned> impact_bits;
+    // Or impacts computed already (version 2 with their bits and largest
+    // weight), stored as they are: the same impacts and largest weight give
+    // the same bytes as impact_bits. Not both. Must outlive the call.
+    const PostingImpacts* impacts = nullptr;
 };
 
 // Every term of `index`, in dictionary order; terms are encoded in parallel
 // (oneTBB) in batches and written in order, so the bytes do not depend on
-// the thread count.
+// the thread count. Precomputed impacts that do not fit the index (a term's
+// count, an impact out of range) are an invidx::Error.
 void write_query_postings(const IndexReader& index, const codecs::Codec& codec, BinaryWriter& out,
                           const QueryPostingsOptions& options = {});
 

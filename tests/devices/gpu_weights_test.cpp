@@ -3,10 +3,16 @@
 // largest weight, and impacts identical to the ImpactQuantizer's and to the
 // impacts `invidx weight` stored in query.post, at 8 and 16 bits. Malformed
 // inputs are refused in every build; a build without CUDA refuses all.
+// And `invidx weight --device gpu` whole (query/device_weights.hpp): its
+// query.post equals the CPU path's, in one chunk of terms and in many.
 // The device comparisons are skipped without a CUDA device.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string>
 #include <random>
 #include <span>
 #include <vector>
@@ -14,6 +20,8 @@
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
+#include "query/device_weights.hpp"
+#include "store/index_check.hpp"
 #include "store/bm25.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
@@ -21,29 +29,12 @@
 #include "store/query_postings.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
+#include "support/weight_input.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
 
 namespace {
-
-// Every posting of the index, term by term, as gpu_posting_weights takes them.
-GpuWeightInput weight_input(const IndexReader& index, Bm25Parameters parameters, unsigned bits) {
-    GpuWeightInput input;
-    input.term_offsets.push_back(0);
-    for (uint64_t t = 0; t < index.term_count(); ++t) {
-        const auto list = index.postings(t);
-        input.docids.insert(input.docids.end(), list.docids.begin(), list.docids.end());
-        input.tfs.insert(input.tfs.end(), list.tfs.begin(), list.tfs.end());
-        input.term_offsets.push_back(input.docids.size());
-    }
-    for (uint32_t d = 0; d < index.num_documents(); ++d) input.document_lengths.push_back(index.document_length(d));
-    input.average_length = index.average_length();
-    input.k1 = parameters.k1;
-    input.b = parameters.b;
-    input.bits = bits;
-    return input;
-}
 
 GpuWeightInput tiny_input() {
     GpuWeightInput input;
@@ -126,5 +117,63 @@ TEST_CASE("GPU weights equal the CPU's within 1e-6 and GPU impacts equal the sto
         CHECK(mismatched_weights == 0);
         CHECK(mismatched_impacts == 0);
         CHECK(mismatched_stored == 0);
+    }
+}
+
+TEST_CASE("invidx weight on the GPU writes the CPU's query.post, in one chunk and in many") {
+    if (list_gpus().devices.empty()) {
+        MESSAGE("no CUDA device here: GPU weight wiring test skipped");
+        return;
+    }
+    TempDir dir;
+    std::mt19937 random(31);
+    const auto words = random_words(random, 400);
+    const auto index = build_text_index(dir, skewed_documents(random, words, 1500, 2.5));
+    const Bm25Parameters parameters{.k1 = 1.1, .b = 0.6};
+    merge_runs(index, {.query_codec = "bp128", .query_parameters = parameters});
+    uint64_t largest_df = 0, documents = 0;
+    {
+        const IndexReader reader(index);
+        for (uint64_t t = 0; t < reader.term_count(); ++t) largest_df = std::max(largest_df, reader.term(t).df);
+        documents = reader.num_documents();
+    }
+    const uint64_t many_chunks = gpu_weight_device_bytes(1, largest_df, documents);
+    for (const unsigned bits : {8u, 16u}) {
+        const auto cpu = dir / ("cpu" + std::to_string(bits));
+        std::filesystem::copy(index, cpu, std::filesystem::copy_options::recursive);
+        merge_runs(cpu, {.query_codec = "bp128", .query_parameters = parameters, .impact_bits = bits});
+        const IndexReader cpu_reader(cpu);
+        const QueryPostings cpu_layout(cpu_reader);
+        for (const std::optional<uint64_t> budget : {std::optional<uint64_t>{}, std::optional<uint64_t>{many_chunks}}) {
+            CAPTURE(bits);
+            CAPTURE(budget.value_or(0));
+            const auto gpu = dir / ("gpu" + std::to_string(bits) + "-" + std::to_string(budget.value_or(0)));
+            std::filesystem::copy(index, gpu, std::filesystem::copy_options::recursive);
+            const DeviceImpacts result = weight_index_on_device(gpu, {.device = 0, .bits = bits, .memory_budget = budget});
+            CHECK(result.device.starts_with("gpu:0 ("));
+            CHECK((budget ? result.chunks > 1 : result.chunks == 1));
+            const IndexReader gpu_reader(gpu);
+            const QueryPostings gpu_layout(gpu_reader);
+            // The largest weight differs at most in the device's log (an ulp); the impacts not at all.
+            CHECK(std::abs(gpu_layout.max_weight() - cpu_layout.max_weight()) <= 1e-12 * cpu_layout.max_weight());
+            size_t other_impacts = 0;
+            std::vector<uint32_t> a(128), b(128);
+            for (uint64_t t = 0; t < cpu_reader.term_count(); ++t) {
+                const QueryList cpu_list = cpu_layout.list(t), gpu_list = gpu_layout.list(t);
+                REQUIRE(cpu_list.blocks().size() == gpu_list.blocks().size());
+                for (size_t k = 0; k < cpu_list.blocks().size(); ++k) {
+                    const size_t n = cpu_list.blocks()[k].postings;
+                    cpu_list.decode_impacts(k, std::span(a.data(), n));
+                    gpu_list.decode_impacts(k, std::span(b.data(), n));
+                    for (size_t i = 0; i < n; ++i) other_impacts += a[i] != b[i];
+                }
+            }
+            CHECK(other_impacts == 0);
+            if (gpu_layout.max_weight() != cpu_layout.max_weight()) {
+                MESSAGE("the device's largest weight differs from the CPU's in the last bits: query.post headers differ");
+            }
+            CHECK(read_file(gpu / "query.post") == read_file(cpu / "query.post"));
+            CHECK(check_index(gpu, {.full = true}).ok());
+        }
     }
 }

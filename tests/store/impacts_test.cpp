@@ -207,3 +207,61 @@ TEST_CASE("a query layout without impacts reads as before, and weighting keeps t
     CHECK_THROWS_AS(merge_runs(path, {.query_codec = "bp128", .impact_bits = 0}), Error);
     CHECK(QueryPostings(IndexReader(path)).has_impacts());
 }
+
+TEST_CASE("precomputed impacts are stored as given: the computed ones give the same bytes, misfits are refused") {
+    TempDir dir;
+    std::mt19937 random(11);
+    const Bm25Parameters parameters{.k1 = 1.0, .b = 0.5};
+    const auto computed = weighted_index(dir, random, "pfor", 6, parameters);
+    const std::string computed_bytes = read_file(computed / "query.post");
+
+    // The impacts the writer quantized, read back, and its largest weight.
+    PostingImpacts impacts;
+    {
+        const IndexReader index(computed);
+        const QueryPostings layout(index);
+        impacts.bits = 6;
+        impacts.max_weight = layout.max_weight();
+        impacts.term_offsets.push_back(0);
+        std::vector<uint32_t> block(128);
+        for (uint64_t term = 0; term < index.term_count(); ++term) {
+            const auto list = layout.list(term);
+            for (size_t k = 0; k < list.blocks().size(); ++k) {
+                const std::span values(block.data(), list.blocks()[k].postings);
+                list.decode_impacts(k, values);
+                impacts.impacts.insert(impacts.impacts.end(), values.begin(), values.end());
+            }
+            impacts.term_offsets.push_back(impacts.impacts.size());
+        }
+    }
+    const auto given = dir / "given";
+    std::filesystem::copy(computed, given, std::filesystem::copy_options::recursive);
+    merge_runs(given, {.query_codec = "pfor", .query_parameters = parameters, .impacts = &impacts});
+    CHECK(read_file(given / "query.post") == computed_bytes);
+
+    // Another largest weight is stored as given (the header differs, nothing else is checked against it).
+    PostingImpacts scaled = impacts;
+    scaled.max_weight *= 2.0;
+    merge_runs(given, {.query_codec = "pfor", .query_parameters = parameters, .impacts = &scaled});
+    CHECK(QueryPostings(IndexReader(given)).max_weight() == scaled.max_weight);
+
+    // Misfits fail, and the index stays as it was.
+    const std::string before = read_file(given / "query.post");
+    PostingImpacts out_of_range = impacts;
+    out_of_range.impacts[out_of_range.impacts.size() / 2] = 64;  // 6 bits hold 1..63
+    CHECK_THROWS_WITH_AS(merge_runs(given, {.query_codec = "pfor", .impacts = &out_of_range}), doctest::Contains("not in 1..63"), Error);
+    out_of_range.impacts[out_of_range.impacts.size() / 2] = 0;
+    CHECK_THROWS_AS(merge_runs(given, {.query_codec = "pfor", .impacts = &out_of_range}), Error);
+    PostingImpacts shifted = impacts;
+    shifted.term_offsets[1] += 1;  // term 0 one posting longer, term 1 one shorter
+    CHECK_THROWS_WITH_AS(merge_runs(given, {.query_codec = "pfor", .impacts = &shifted}), doctest::Contains("term 0 has"), Error);
+    PostingImpacts short_table = impacts;
+    short_table.term_offsets.pop_back();
+    CHECK_THROWS_AS(merge_runs(given, {.query_codec = "pfor", .impacts = &short_table}), Error);
+    PostingImpacts no_weight = impacts;
+    no_weight.max_weight = 0.0;
+    CHECK_THROWS_AS(merge_runs(given, {.query_codec = "pfor", .impacts = &no_weight}), Error);
+    CHECK_THROWS_AS(merge_runs(given, {.query_codec = "pfor", .impact_bits = 6, .impacts = &impacts}), Error);
+    CHECK_THROWS_AS(merge_runs(given, {.impacts = &impacts}), Error);  // no query codec
+    CHECK(read_file(given / "query.post") == before);
+}

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "devices/gpu_devices.hpp"
 #include "invidx/analysis_settings.hpp"
 #include "store/run_list.hpp"
 #include "store/ciff_export.hpp"
@@ -199,12 +200,25 @@ TEST_CASE("invidx weight stores impacts, search --scoring impact ranks by them, 
     const auto unweighted = run_invidx(dir, "search " + idx + " apples --scoring impact");
     CHECK(unweighted.exit_code == 2);
     CHECK(unweighted.err.find("invidx weight") != std::string::npos);
-    // The GPU is refused, never run on the CPU instead; bad values too.
-    const auto gpu = run_invidx(dir, "weight " + idx + " --device gpu");
-    CHECK(gpu.exit_code == 2);
-    CHECK(gpu.err.find("--device gpu") != std::string::npos);
-    CHECK(gpu.err.find("not implemented yet") != std::string::npos);
+    // Without a usable GPU (no CUDA in the build, no device) the GPU is
+    // refused naming it, never run on the CPU instead, and nothing is
+    // written; bad values too.
+    const std::string unweighted_layout = read_file(dir / "idx" / "query.post");
+    if (invidx::list_gpus().devices.empty()) {
+        for (const std::string device : {"gpu", "gpu:0", "gpu:3"}) {
+            CAPTURE(device);
+            const auto gpu = run_invidx(dir, "weight " + idx + " --device " + device);
+            CHECK(gpu.exit_code == 2);
+            CHECK(gpu.err.find("--device gpu:" + std::string(device == "gpu:3" ? "3" : "0")) != std::string::npos);
+            CHECK(gpu.out.empty());
+            CHECK(read_file(dir / "idx" / "query.post") == unweighted_layout);
+        }
+    }
     CHECK(run_invidx(dir, "weight " + idx + " --device tpu").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --device gpu:x").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --device gpu:-1").exit_code == 2);
+    CHECK(run_invidx(dir, "weight " + idx + " --device-memory 1000000").exit_code == 2);  // needs --device gpu
+    CHECK(run_invidx(dir, "weight " + idx + " --device gpu --device-memory 0").exit_code == 2);
     CHECK(run_invidx(dir, "weight " + idx + " --bits 0").exit_code == 2);
     CHECK(run_invidx(dir, "weight " + idx + " --bits 17").exit_code == 2);
     CHECK(run_invidx(dir, "weight").exit_code == 2);

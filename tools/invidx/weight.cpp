@@ -1,9 +1,11 @@
-// invidx weight IDX [--bits N] [--device cpu]: precomputes every posting's
+// invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES]: precomputes every posting's
 // BM25 weight (SPEC section 7, from the index's own N, df, dl, avgdl and the
 // k1, b its query layout records), quantizes it to an integer impact
 // (store/impacts.hpp) and stores the impacts in the query layout
 // (query.post version 2), so that `search --scoring impact` adds integers.
-// The index is rewritten and replaced atomically, as merge does.
+// The index is rewritten and replaced atomically, as merge does. With
+// --device gpu the weights and impacts are computed on a GPU
+// (query/device_weights.hpp) and stored by the same writer.
 //
 // invidx weight IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]:
 // weights documents that are not in the index against its dictionary and
@@ -19,6 +21,7 @@
 #include "analysis/analyzer.hpp"
 #include "invidx/error.hpp"
 #include "nodes/frame/jsonl.hpp"
+#include "query/device_weights.hpp"
 #include "store/document_weights.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
@@ -37,7 +40,18 @@ struct WeightFlags {
     std::optional<std::string> documents;  // weight these instead of the index's postings
     std::optional<std::string> out;
     TermLookupKind dictionary = TermLookupKind::hash;
+    std::optional<int> gpu;                    // --device gpu[:N]: this GPU; none: the CPU
+    std::optional<uint64_t> device_memory;     // bytes per chunk on the GPU
 };
+
+// "gpu" is gpu:0; "gpu:N" names GPU N.
+int gpu_ordinal(const std::string& device) {
+    if (device == "gpu") return 0;
+    const std::string ordinal = device.substr(4);
+    const uint64_t value = tools::unsigned_integer("--device gpu:N", ordinal);
+    if (value > 1024) throw UsageError("--device " + device + ": no such GPU ordinal");
+    return static_cast<int>(value);
+}
 
 WeightFlags weight_flags(const Invocation& invocation) {
     WeightFlags flags;
@@ -65,9 +79,16 @@ WeightFlags weight_flags(const Invocation& invocation) {
         flags.bits = static_cast<unsigned>(value);
     }
     if (auto device = invocation.flags.value("--device")) {
-        // Never a silent CPU run for a GPU request.
-        if (*device == "gpu") throw UsageError("--device gpu: GPU weighting is not implemented yet; use --device cpu");
-        if (*device != "cpu") throw UsageError("--device must be cpu, not '" + *device + "'");
+        if (*device == "gpu" || device->starts_with("gpu:")) {
+            if (flags.documents) throw UsageError("--device does not apply to --documents: they are weighted on the CPU");
+            flags.gpu = gpu_ordinal(*device);
+        } else if (*device != "cpu") {
+            throw UsageError("--device must be cpu, gpu or gpu:N, not '" + *device + "'");
+        }
+    }
+    if (auto memory = invocation.flags.value("--device-memory")) {
+        if (!flags.gpu) throw UsageError("--device-memory needs --device gpu");
+        flags.device_memory = tools::positive_integer("--device-memory", *memory);
     }
     return flags;
 }
@@ -142,9 +163,62 @@ int run_weight_documents(const Invocation& invocation, const WeightFlags& flags)
     return kOk;
 }
 
+void print_weighted(const Invocation& invocation, const std::string& dir, double seconds, const DeviceImpacts* device) {
+    const IndexReader index(dir);
+    const QueryPostings layout(index);
+    const std::string where = device ? device->device : "cpu";
+    if (invocation.json) {
+        json summary = {{"index", dir},
+                        {"bits", layout.impact_bits()},
+                        {"max_weight", layout.max_weight()},
+                        {"codec", layout.codec().name},
+                        {"k1", layout.parameters().k1},
+                        {"b", layout.parameters().b},
+                        {"postings", index.num_postings()},
+                        {"device", where},
+                        {"seconds", seconds}};
+        if (device) {
+            summary["chunks"] = device->chunks;
+            summary["device_memory"] = device->memory_budget;
+        }
+        print_json(summary);
+    } else {
+        std::cout << "weighted " << index.num_postings() << " postings of " << dir << ": " << layout.impact_bits()
+                  << "-bit impacts, largest BM25 weight " << layout.max_weight() << " (k1 " << layout.parameters().k1
+                  << ", b " << layout.parameters().b << "), codec " << layout.codec().name;
+        if (device) std::cout << ", on " << where << " in " << device->chunks << " chunk" << (device->chunks == 1 ? "" : "s");
+        std::cout << ", " << seconds << " s\n";
+    }
+}
+
+// --device gpu:N: the impacts computed on the GPU, stored by merge as the CPU's are.
+int run_weight_on_gpu(const Invocation& invocation, const WeightFlags& flags) {
+    const std::string& dir = invocation.args[0];
+    {
+        const IndexReader index(dir);
+        if (!QueryPostings::present(index)) {
+            throw UsageError("index " + dir + " has no query layout to store impacts in; make one first: invidx merge " + dir +
+                             " --layout query");
+        }
+    }
+    // Never a silent CPU run for a GPU request: no usable GPU is a usage error, before anything is written.
+    try {
+        (void)weight_device(*flags.gpu);
+    } catch (const Error& error) {
+        throw UsageError("--device " + error.message());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const DeviceImpacts device =
+        weight_index_on_device(dir, {.device = *flags.gpu, .bits = flags.bits, .memory_budget = flags.device_memory});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    print_weighted(invocation, dir, seconds, &device);
+    return kOk;
+}
+
 int run_weight(const Invocation& invocation) {
     const WeightFlags flags = weight_flags(invocation);
     if (flags.documents) return run_weight_documents(invocation, flags);
+    if (flags.gpu) return run_weight_on_gpu(invocation, flags);
     const std::string& dir = invocation.args[0];
     MergeOptions merge;
     {
@@ -163,22 +237,7 @@ int run_weight(const Invocation& invocation) {
     merge_runs(dir, merge);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    const IndexReader index(dir);
-    const QueryPostings layout(index);
-    if (invocation.json) {
-        print_json({{"index", dir},
-                    {"bits", layout.impact_bits()},
-                    {"max_weight", layout.max_weight()},
-                    {"codec", layout.codec().name},
-                    {"k1", layout.parameters().k1},
-                    {"b", layout.parameters().b},
-                    {"postings", index.num_postings()},
-                    {"seconds", seconds}});
-    } else {
-        std::cout << "weighted " << index.num_postings() << " postings of " << dir << ": " << layout.impact_bits()
-                  << "-bit impacts, largest BM25 weight " << layout.max_weight() << " (k1 " << layout.parameters().k1
-                  << ", b " << layout.parameters().b << "), codec " << layout.codec().name << ", " << seconds << " s\n";
-    }
+    print_weighted(invocation, dir, seconds, nullptr);
     return kOk;
 }
 
@@ -186,7 +245,7 @@ int run_weight(const Invocation& invocation) {
 
 Command weight_command() {
     return {.name = "weight",
-            .synopsis = "invidx weight IDX [--bits N] [--device cpu] | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
+            .synopsis = "invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES] | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
             .description = "Computes the BM25 weight of every posting (SPEC section 7, with the index's\n"
                            "N, df, document lengths, average length and the k1, b of its query layout),\n"
                            "quantizes it linearly to an integer impact in 1..2^N-1 (ceil(w / max w *\n"
@@ -194,7 +253,12 @@ Command weight_command() {
                            "and stores the impacts and their block maxima in the query layout beside\n"
                            "the tfs (query.post version 2; docs/FORMAT.md). search --scoring impact then\n"
                            "ranks by their sums. Needs the query layout (merge --layout query); the index\n"
-                           "is rewritten and replaced atomically. Terms are weighted on all cores.\n"
+                           "is rewritten and replaced atomically. Terms are weighted on all cores, or\n"
+                           "with --device gpu[:N] on that GPU (CUB primitives; the postings go over in\n"
+                           "chunks of terms that fit --device-memory, by default half the GPU's memory,\n"
+                           "all quantized by the largest weight of all chunks): the same writer stores\n"
+                           "the impacts, so query.post is the CPU's wherever the impacts are. No usable\n"
+                           "GPU is a usage error (exit 2), never a CPU run. Not yet verified on a GPU.\n"
                            "\n"
                            "With --documents, weights documents that are not in the index instead: each\n"
                            "JSONL line {\"id\", \"contents\"} (as invidx-run reads them) is analyzed with the\n"
@@ -213,8 +277,11 @@ Command weight_command() {
                        .help = "bits per impact, " + std::to_string(kMinImpactBits) + " to " + std::to_string(kMaxImpactBits) +
                                " (default " + std::to_string(kDefaultImpactBits) + ")",
                        .repeats = tools::Repeats::kLastWins},
-                      {.name = "--device", .value_name = "cpu",
-                       .help = "where the weights are computed (default cpu; gpu is not implemented yet)",
+                      {.name = "--device", .value_name = "cpu|gpu[:N]",
+                       .help = "where the weights are computed (default cpu; gpu is gpu:0)",
+                       .repeats = tools::Repeats::kLastWins},
+                      {.name = "--device-memory", .value_name = "BYTES",
+                       .help = "with --device gpu: device memory per chunk of terms (default half the GPU's)",
                        .repeats = tools::Repeats::kLastWins},
                       {.name = "--documents", .value_name = "FILE.jsonl",
                        .help = "weight these documents against the index instead (one JSONL line out each)"},

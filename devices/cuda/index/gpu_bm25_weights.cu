@@ -83,24 +83,6 @@ __global__ void quantize(const double* weights, const double* max_weight, uint64
     impacts[p] = !(scaled >= 1.0) ? 1u : scaled >= static_cast<double>(range) ? range : static_cast<uint32_t>(scaled);
 }
 
-void check_input(const GpuWeightInput& input) {
-    const auto& offsets = input.term_offsets;
-    ensure(!offsets.empty() && offsets.front() == 0 && offsets.back() == input.docids.size(),
-           "gpu_posting_weights: term_offsets must run from 0 to the number of postings");
-    for (size_t t = 1; t < offsets.size(); ++t) ensure(offsets[t - 1] <= offsets[t], "gpu_posting_weights: term_offsets decrease");
-    ensure(input.tfs.size() == input.docids.size(), "gpu_posting_weights: docids and tfs differ in size");
-    // CUB's scans and reductions count items in int here.
-    ensure(input.docids.size() < uint64_t{std::numeric_limits<int>::max()} &&
-               offsets.size() < uint64_t{std::numeric_limits<int>::max()},
-           "gpu_posting_weights: more than 2^31 - 1 postings or terms in one call");
-    for (const uint32_t docid : input.docids) {
-        ensure(docid < input.document_lengths.size(), "gpu_posting_weights: a docid beyond the document lengths");
-    }
-    for (const uint32_t tf : input.tfs) ensure(tf > 0, "gpu_posting_weights: a tf of 0");
-    ensure(std::isfinite(input.average_length) && input.average_length > 0.0, "gpu_posting_weights: average length must be > 0");
-    ensure(input.bits >= 1 && input.bits <= 16, "gpu_posting_weights: bits must be 1 to 16");
-}
-
 template <class T>
 void upload(cuda::DeviceArray<T>& array, const std::vector<T>& values, cudaStream_t stream) {
     array.reserve(std::max<size_t>(values.size(), 1), 0, stream);
@@ -113,7 +95,7 @@ void upload(cuda::DeviceArray<T>& array, const std::vector<T>& values, cudaStrea
 }  // namespace
 
 GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool keep_weights) {
-    check_input(input);
+    check_weight_input(input);
     GpuWeights out;
     out.device = "gpu:" + std::to_string(device) + " (" + cuda::use_device(device) + ")";
     const uint64_t terms = input.term_offsets.size() - 1;
@@ -127,7 +109,7 @@ GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool kee
     cuda::DeviceArray<uint64_t> offsets(memory);
     cuda::DeviceArray<uint32_t> docids(memory), tfs(memory), lengths(memory), flags(memory), posting_terms(memory), ones(memory),
         dfs(memory), impacts(memory);
-    cuda::DeviceArray<double> idfs(memory), norms(memory), weights(memory), max_weight(memory);
+    cuda::DeviceArray<double> idfs(memory), norms(memory), weights(memory), max_weight(memory), scale(memory);
     cuda::DeviceArray<unsigned char> temp(memory);
     upload(offsets, input.term_offsets, stream);
     upload(docids, input.docids, stream);
@@ -139,6 +121,12 @@ GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool kee
     norms.reserve(std::max<uint64_t>(documents, 1), 0, stream);
     weights.reserve(postings, 0, stream);
     max_weight.reserve(1, 0, stream);
+    if (input.max_weight) {
+        // Chunks of one index are quantized by the largest weight of all of them.
+        scale.reserve(1, 0, stream);
+        check(cudaMemcpyAsync(scale.data(), &*input.max_weight, sizeof(double), cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (largest weight to the device)");
+    }
 
     // 1. Each posting's term: scan of the term-start flags.
     check(cudaMemsetAsync(flags.data(), 0, postings * sizeof(uint32_t), stream), "cudaMemsetAsync");
@@ -176,10 +164,11 @@ GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool kee
     posting_weights<<<blocks_for(postings), kThreads, 0, stream>>>(posting_terms.data(), docids.data(), tfs.data(), idfs.data(),
                                                                    norms.data(), postings, input.k1, weights.data());
     check_launch("posting_weights");
-    // 5. and 6. The largest weight, then the impacts scaled by it.
+    // 5. and 6. The largest weight, then the impacts scaled by it (or by the given one).
     check(cub::DeviceReduce::Max(temp.data(), max_bytes, weights.data(), max_weight.data(), items, stream), "DeviceReduce");
     const uint32_t range = (uint32_t{1} << input.bits) - 1;
-    quantize<<<blocks_for(postings), kThreads, 0, stream>>>(weights.data(), max_weight.data(), postings, range, impacts.data());
+    quantize<<<blocks_for(postings), kThreads, 0, stream>>>(weights.data(), input.max_weight ? scale.data() : max_weight.data(),
+                                                            postings, range, impacts.data());
     check_launch("quantize");
 
     out.impacts.resize(postings);
