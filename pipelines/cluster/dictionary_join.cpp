@@ -162,8 +162,10 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
     plan_view.remove_prefix(1);
     const std::vector<std::string> splitters = take_strings(plan_view);
 
-    // 2. Each rank's terms, cut by the splitters, as one slice per range.
+    // 2. Each rank's terms, cut by the splitters, as one slice per range;
+    // its own range's slice stays in memory.
     auto phase_start = std::chrono::steady_clock::now();
+    std::vector<DictionaryTerm> own_slice;
     try {
         auto owned = std::move(join.owned);
         // A rank that indexed nothing has no directory of parts yet.
@@ -174,7 +176,11 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
             while (end < owned.size() && splitter_range(splitters, owned[end].term) == static_cast<uint32_t>(to)) ++end;
             std::vector<DictionaryTerm> slice(std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(begin)),
                                               std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(end)));
-            write_dictionary_part(slice_path(join.parts_dir, rank, to), slice);
+            if (to == rank) {
+                own_slice = std::move(slice);
+            } else {
+                write_dictionary_part(slice_path(join.parts_dir, rank, to), slice);
+            }
             begin = end;
         }
         ensure(begin == owned.size(), "its terms are not in order");
@@ -193,7 +199,9 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
     if (all_ok) {
         try {
             std::vector<std::vector<DictionaryTerm>> slices;
-            for (int from = 0; from < ranks; ++from) slices.push_back(read_dictionary_part(slice_path(join.parts_dir, from, rank)));
+            for (int from = 0; from < ranks; ++from)
+                slices.push_back(from == rank ? std::move(own_slice)
+                                              : read_dictionary_part(slice_path(join.parts_dir, from, rank)));
             range = merge_slices(std::move(slices));
             if (join.at_join) join.at_join(rank);
             records = encode_dictionary_records(range);

@@ -1,8 +1,8 @@
 // The dictionary of a partition cluster build joined by all ranks at once:
 // the global term order is cut into one range per rank (splitters from
 // terms sampled by every rank), each rank writes every other rank's range
-// of its own sorted terms as a slice beside its parts, merges its range
-// from all ranks' slices, and writes its piece of dictionary.bin (its slice
+// of its own sorted terms as a slice beside its parts (its own range's
+// stays in memory), merges its range from all ranks' slices, and writes its piece of dictionary.bin (its slice
 // of the offsets table and its records) at its place in the file, which
 // lies in rank 0's temporary directory. Rank 0 writes the header and the
 // trailing CRC-32 and puts the checksums together from the spans each rank
