@@ -43,6 +43,21 @@ TEST_CASE("an unknown cluster mode is a ConfigError naming the key") {
     CHECK(PipelineConfig::from_json(pipeline).cluster->mode == "partition");
 }
 
+TEST_CASE("the dictionary join is parallel unless the pipeline says serial, anything else a ConfigError") {
+    nlohmann::json pipeline = cluster_pipeline({"in"}, "idx");
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "parallel");
+    pipeline["cluster"]["join"] = "serial";
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "serial");
+    pipeline["cluster"]["join"] = "rank0";
+    try {
+        PipelineConfig::from_json(pipeline);
+        FAIL("expected a ConfigError");
+    } catch (const ConfigError& error) {
+        CHECK(error.json_pointer() == "/cluster/join");
+        CHECK(std::string(error.what()).find("parallel, serial") != std::string::npos);
+    }
+}
+
 #if !defined(INVIDX_HAVE_MPI)
 TEST_CASE("a cluster pipeline without MPI in the build is a ConfigError naming the key") {
     TempDir dir;
