@@ -25,8 +25,17 @@ collection of D GB of document text:
                 the node owns, so a per-GB m from a small collection
                 overstates it on large ones. (Before run docid bases the
                 parts were rewritten as one run: m was 0.35.)
-  join          rank 0 alone writes the dictionary (Heaps' law terms times
-                bytes per term) and appends the documents.
+  join          the dictionary (Heaps' law terms times bytes per term) and
+                the documents, at join_gbps. --join parallel (what the
+                code does): each of the P ranks joins one range of the
+                terms, passing its 1/P of the dictionary's bytes through
+                the file system 1 + 2 (P-1)/P times (its slices for the
+                other ranks written, its range's slices from them read,
+                its piece written); --join serial:
+                rank 0 writes all of it once. The documents are appended
+                by rank 0 alone (--documents-join serial, what the code
+                does) or, as a what-if, by every rank its own
+                (--documents-join parallel).
   start         MPI start, sampling and the ownership broadcast.
 
 Not modelled: input storage (each node reads its own files: the paper's
@@ -56,8 +65,13 @@ def predict(p, link_gbit, a):
     parse_s = per_node_gb / rate
     rebase_s = per_node_gb * a.rebase_s_per_gb if p > 1 else 0.0
     terms = heaps_terms(a.collection_gb, a.heaps_terms, a.heaps_gb, a.heaps_beta)
-    join_s = (terms * a.dictionary_bytes_per_term
-              + a.collection_gb * a.documents_bytes_per_gb) / (a.join_gbps * 1e9)
+    dictionary_bytes = terms * a.dictionary_bytes_per_term
+    if a.join == "parallel":
+        dictionary_bytes = dictionary_bytes / p * (1 + 2 * (p - 1) / p)
+    documents_bytes = a.collection_gb * a.documents_bytes_per_gb
+    if a.documents_join == "parallel":
+        documents_bytes /= p
+    join_s = (dictionary_bytes + documents_bytes) / (a.join_gbps * 1e9)
     total_s = a.start_s + parse_s + rebase_s + join_s
     return {
         "rate": rate,
@@ -93,6 +107,10 @@ def main():
                     help="MPI start, sampling, ownership broadcast")
     ap.add_argument("--join-gbps", type=float, default=1.0,
                     help="rank 0's write rate for the joined dictionary and documents, GB/s")
+    ap.add_argument("--join", choices=["parallel", "serial"], default="parallel",
+                    help="the dictionary joined by every rank, a range each (the code's default), or by rank 0 alone")
+    ap.add_argument("--documents-join", choices=["serial", "parallel"], default="serial",
+                    help="documents appended by rank 0 alone (what the code does) or by every rank (a what-if)")
     ap.add_argument("--dictionary-bytes-per-term", type=float, default=56.45)
     ap.add_argument("--documents-bytes-per-gb", type=float, default=2.5e6)
     ap.add_argument("--heaps-terms", type=float, default=84_799_475,
@@ -102,7 +120,8 @@ def main():
                     help="from ClueWeb09's two points: 84.8 M terms at 1,422 GB, 447.4 M at 12,453 GB")
     a = ap.parse_args()
 
-    print(f"collection: {a.collection_gb:,.0f} GB of text; one node: {a.node_gbps} GB/s\n")
+    print(f"collection: {a.collection_gb:,.0f} GB of text; one node: {a.node_gbps} GB/s; "
+          f"dictionary join: {a.join}; documents: {a.documents_join}\n")
     header = "| nodes | link Gb/s | node GB/s | sent per node Gb/s | link used | parse s | rebase s | join s | cluster GB/s | efficiency |"
     print(header)
     print("|---:" * (header.count("|") - 1) + "|")

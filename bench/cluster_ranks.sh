@@ -72,4 +72,21 @@ for label, r in rows:
             x.get("index_busy_seconds", 0), x.get("exchange_busy_seconds", 0), x.get("merge_seconds", 0),
             x.get("wait_seconds", 0), x.get("postings_bytes_sent", 0) / 1e6, x.get("postings_bytes_received", 0) / 1e6,
             x.get("peak_rss_bytes", 0) / 1048576))
+print()
+# Rank 0's end (after every rank's runs are adopted): its steps, and with the
+# parallel dictionary join each rank's share of it.
+for label, r in rows:
+    per = r.get("per_rank", [])
+    if not per or "end_seconds" not in per[0]:
+        continue
+    gb = r["input_bytes_uncompressed"] / 1e9
+    end = per[0]["end_seconds"]
+    print("%-18s join=%s rank 0 end: %s (%.2f s per GB in)" % (label, r.get("cluster", {}).get("join", "?"),
+          " ".join("%s %.3f" % (k, v) for k, v in end.items()), end.get("total", 0) / gb))
+    for x in per:
+        if "join" in x:
+            j = x["join"]
+            print("%-18s   rank %d join: slices %.3f s, merge %.3f s, write %.3f s, %d terms, %.1f MB records" % (
+                label, x["rank"], j["slice_seconds"], j["merge_seconds"], j["write_seconds"], j["terms"],
+                j["record_bytes"] / 1e6))
 PY

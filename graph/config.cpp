@@ -193,6 +193,12 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
             throw ConfigError(reader.at("assign_files"), "unknown way to assign files '" + cluster.assign_files +
                                                               "'; known: size, count");
     }
+    if (const json* v = reader.find("join")) {
+        cluster.join = read_string(*v, reader.at("join"));
+        if (cluster.join != "parallel" && cluster.join != "serial")
+            throw ConfigError(reader.at("join"), "unknown way to join the dictionary '" + cluster.join +
+                                                      "'; known: parallel, serial");
+    }
     reader.reject_unknown();
 }
 

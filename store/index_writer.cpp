@@ -187,6 +187,41 @@ void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
     }
 }
 
+uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs) {
+    // Called once per term of the dictionary: the messages are made only
+    // when a check fails.
+    uint64_t postings = 0;
+    for (const auto& ref : term.lists) {
+        const auto run = runs.find(ref.run);
+        const auto part = run == runs.end() ? RunSlotPostings::mapped_type::const_iterator{} : run->second.find(ref.indexer);
+        if (run == runs.end() || part == run->second.end() || ref.slot >= part->second.size()) [[unlikely]] {
+            throw Error("term '" + term.term + "' points at run " + std::to_string(ref.run) + ", indexer " +
+                        std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ", which was not written");
+        }
+        postings += part->second[ref.slot];
+    }
+    if (postings != term.df) [[unlikely]] {
+        throw Error("term '" + term.term + "': df " + std::to_string(term.df) + " but its partial lists hold " +
+                    std::to_string(postings) + " postings");
+    }
+    return postings;
+}
+
+void IndexWriter::adopt_dictionary(const WrittenDictionary& written) {
+    ensure(!published_, "index already published");
+    ensure(!dictionary_written_, "adopt_dictionary after the dictionary was written");
+    const std::string name(layout::kDictionaryFile);
+    std::error_code error;
+    const uint64_t size = fs::file_size(temp_dir_ / name, error);
+    ensure(!error && size == written.size_bytes,
+           (temp_dir_ / name).string() + " is missing or not the size its writers reported");
+    written_files_.push_back({name, written.size_bytes, written.crc32});
+    block_crcs_[name] = written.block_crcs;
+    dictionary_postings_ = written.postings;
+    term_count_ = written.terms;
+    dictionary_written_ = true;
+}
+
 // Layout (docs/FORMAT.md, "dictionary.bin"): header, term count, an offsets
 // table (term i's record in O(1), binary search by term), records, CRC-32.
 void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
@@ -199,20 +234,7 @@ void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
         if (i != 0 && terms[i - 1].term == term.term) [[unlikely]] {
             throw Error("dictionary holds the term '" + term.term + "' twice");
         }
-        uint64_t postings = 0;
-        for (const auto& ref : term.lists) {
-            const auto run = runs_.find(ref.run);
-            const auto part = run == runs_.end() ? RunSlots::const_iterator{} : run->second.find(ref.indexer);
-            if (run == runs_.end() || part == run->second.end() || ref.slot >= part->second.size()) [[unlikely]] {
-                throw Error("term '" + term.term + "' points at run " + std::to_string(ref.run) + ", indexer " +
-                            std::to_string(ref.indexer) + ", slot " + std::to_string(ref.slot) + ", which was not written");
-            }
-            postings += part->second[ref.slot];
-        }
-        if (postings != term.df) [[unlikely]] {
-            throw Error("term '" + term.term + "': df " + std::to_string(term.df) + " but its partial lists hold " +
-                        std::to_string(postings) + " postings");
-        }
+        const uint64_t postings = checked_term_postings(term, runs_);
         dictionary_postings_ += postings;
     }
 

@@ -59,6 +59,22 @@ struct WrittenRun {
 WrittenRun write_run_file(const std::filesystem::path& index_dir, uint32_t run, bool positional,
                           std::vector<CompressedRun> parts);
 
+// Per run, per indexer, the postings count of every slot (WrittenRun::slots).
+using RunSlotPostings = std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>>;
+// The postings `term`'s lists hold; an invidx::Error when one points at a
+// slot that `runs` lack or when they do not add up to its df.
+uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs);
+
+// dictionary.bin as other processes wrote it into the temporary directory
+// (store/dictionary_pieces.hpp): its size, checksums and what it holds.
+struct WrittenDictionary {
+    uint64_t size_bytes = 0;
+    uint32_t crc32 = 0;
+    std::vector<uint32_t> block_crcs;
+    uint64_t terms = 0;
+    uint64_t postings = 0;  // its terms' lists', each term checked by its writer
+};
+
 class IndexWriter {
 public:
     // Locks final_dir (OutputLock: a second writer fails at once, naming the
@@ -83,6 +99,9 @@ public:
     void append_documents(const std::vector<ParsedDoc>& docs);
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
+    // Or lists the dictionary.bin others wrote (its size is checked); after
+    // every run.
+    void adopt_dictionary(const WrittenDictionary& written);
     void write_report(const nlohmann::json& report);
     // Any other binary file (query.post): `write` fills it, then its CRC-32
     // is appended and it is listed in the manifest like the others.
@@ -97,7 +116,7 @@ public:
 private:
     // What write_dictionary needs to check the dictionary's pointers:
     // per run, per indexer, the postings count of every slot.
-    using RunSlots = std::map<uint32_t, std::vector<uint32_t>>;
+    using RunSlots = RunSlotPostings::mapped_type;
 
     void finish_documents();
     void record_run(const WrittenRun& written);
@@ -111,7 +130,7 @@ private:
     std::filesystem::path temp_dir_;
     AnalysisSettings analysis_;
     std::vector<InputFile> files_;
-    std::map<uint32_t, RunSlots> runs_;
+    RunSlotPostings runs_;
     std::map<uint32_t, uint64_t> run_docid_bases_;
     uint64_t run_postings_ = 0;
     std::vector<ManifestFile> written_files_;

@@ -128,7 +128,9 @@ private:
 // Tests kill the process between the steps of publishing: INVIDX_TEST_STOP_AT
 // names a step ("publish:1", ...), where the process stops itself (SIGSTOP)
 // for the test to kill; INVIDX_TEST_PUBLISH=renames publishes by two renames
-// even where the file system can exchange directories.
+// even where the file system can exchange directories;
+// INVIDX_TEST_FAIL_JOIN_RANK=N makes rank N of a cluster build fail while
+// it joins its range of the dictionary.
 void apply_test_hooks(invidx::RunOptions& options) {
     if (const char* step = std::getenv("INVIDX_TEST_STOP_AT"); step && *step) {
         options.at_publish_step = [stop_at = std::string(step)](const std::string& reached) {
@@ -140,6 +142,11 @@ void apply_test_hooks(invidx::RunOptions& options) {
     }
     if (const char* publish = std::getenv("INVIDX_TEST_PUBLISH"); publish && std::string(publish) == "renames")
         options.publish_by_exchange = false;
+    if (const char* rank = std::getenv("INVIDX_TEST_FAIL_JOIN_RANK"); rank && *rank) {
+        options.at_cluster_join = [failing = std::atoi(rank)](int joining) {
+            if (joining == failing) throw invidx::Error("failing while joining (INVIDX_TEST_FAIL_JOIN_RANK)");
+        };
+    }
 }
 
 int usage_error(const std::string& message) {

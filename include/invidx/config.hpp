@@ -61,6 +61,10 @@ struct ClusterConfig {
     // How the sorted file list is cut into one contiguous range per rank:
     // "size" (nearly equal bytes on disk) or "count" (nearly equal files).
     std::string assign_files = "size";
+    // How a partition build's dictionary parts become dictionary.bin:
+    // "parallel" (every rank merges and writes one range of the terms) or
+    // "serial" (rank 0 alone). The bytes are the same.
+    std::string join = "parallel";
 };
 
 // One entry of "nodes": a node kind, how many run at once, and its own keys.

@@ -47,6 +47,9 @@ struct RunOptions {
     // Publish over an old index by renameat2(RENAME_EXCHANGE) where the file
     // system allows it; false: always by two renames (tests of that path).
     bool publish_by_exchange = true;
+    // Called on each rank of a cluster build as it joins its range of the
+    // dictionary (with its rank), so tests can make one fail there.
+    std::function<void(int)> at_cluster_join;
     // The input already expanded, instead of the configuration's "input"
     // (a cluster rank's share of the sorted file list: names as the whole
     // list gave them, ordinals 0, 1, ... within the share).

@@ -21,11 +21,13 @@
 #include "nodes/sample/sample_step.hpp"
 #include "nodes/sample/sampler.hpp"
 #include "pipelines/cluster/cluster_nodes.hpp"
+#include "pipelines/cluster/dictionary_join.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/mpi_session.hpp"
 #include "pipelines/cluster/postings_exchange.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
 #include "store/concatenate.hpp"
+#include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
 
@@ -473,18 +475,30 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     // docid as its base (no postings read or written again), and writes its
     // dictionary part beside its parts.
     const auto merge_start = std::chrono::steady_clock::now();
+    const bool parallel_join = config.cluster->join == "parallel";
     json run_report = {{"rank", rank}, {"ok", true}};
+    std::vector<DictionaryTerm> owned_terms;
+    uint64_t owned_postings = 0;
     if (part_runs > 0) {
         try {
-            const OwnedTerms owned =
+            OwnedTerms owned =
                 adopt_source_parts(source_parts(decision.at("first_docids")),
                                    decision.at("first_runs").at(static_cast<size_t>(rank)).get<uint32_t>(),
                                    parts_dir.parent_path());
-            write_dictionary_part(rank_dir / "dictionary.part", owned.dictionary);
             json runs = json::array();
             for (const auto& run : owned.runs) runs.push_back(written_run_to_json(run));
             run_report["runs"] = runs;
             run_report["terms"] = owned.dictionary.size();
+            if (parallel_join) {
+                // This rank's terms point at its own runs only: checked here,
+                // so that the ranks joining them need no other rank's runs.
+                RunSlotPostings slots;
+                for (const auto& run : owned.runs) slots[run.run] = run.slots;
+                for (const auto& term : owned.dictionary) owned_postings += checked_term_postings(term, slots);
+                owned_terms = std::move(owned.dictionary);
+            } else {
+                write_dictionary_part(rank_dir / "dictionary.part", owned.dictionary);
+            }
         } catch (const std::exception& error) {
             run_report = {{"rank", rank}, {"ok", false},
                           {"error", who + ": adopting its runs failed: " + std::string(error.what())}};
@@ -493,32 +507,61 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     run_report["merge_seconds"] = seconds_since(merge_start);
     const std::vector<std::string> all_runs = messages.gather(run_report.dump());
 
-    // 6. Rank 0 appends the documents (each source's own part holds them),
-    // adopts the runs, joins the dictionary parts, writes the report and
-    // publishes; every rank learns the outcome, so all exit alike.
+    // 6. The dictionary parts joined: by every rank, each its range of the
+    // terms, or by rank 0 alone (below). Rank 0 first learns every rank's
+    // runs and failures so far.
+    const auto join_start = std::chrono::steady_clock::now();
+    std::string failures;
+    std::vector<WrittenRun> runs;
+    if (rank == 0) {
+        for (const auto& text : all_runs) {
+            const json r = json::parse(text);
+            json& figures_of = per_rank[static_cast<size_t>(r.at("rank").get<int>())];
+            figures_of["merge_seconds"] = r.at("merge_seconds");
+            if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+            if (!r.contains("runs")) continue;
+            uint64_t postings_owned = 0;
+            for (const auto& run : r.at("runs")) {
+                runs.push_back(written_run_from_json(run));
+                postings_owned += runs.back().postings;
+            }
+            figures_of["runs"] = r.at("runs").size();
+            figures_of["terms_owned"] = r.at("terms");
+            figures_of["postings_owned"] = postings_owned;
+        }
+    }
+    JoinedDictionary joined;
+    if (parallel_join) {
+        joined = join_dictionary(
+            DictionaryJoin{.rank = rank, .ranks = ranks, .parts_dir = parts_dir,
+                           .dictionary_path = parts_dir.parent_path() / layout::kDictionaryFile,
+                           .owned = std::move(owned_terms), .owned_postings = owned_postings,
+                           .error = rank == 0 ? failures : run_report.value("error", std::string()),
+                           .at_join = options.at_cluster_join},
+            messages);
+    }
+    const double parallel_join_seconds = seconds_since(join_start);
+
+    // 7. Rank 0 appends the documents (each source's own part holds them),
+    // adopts the runs and the dictionary (or joins the dictionary parts
+    // alone), writes the report and publishes; every rank learns the
+    // outcome, so all exit alike.
     json outcome = {{"ok", true}};
     json report;
     if (rank == 0) {
         try {
-            const auto join_start = std::chrono::steady_clock::now();
-            std::string failures;
-            std::vector<WrittenRun> runs;
-            for (const auto& text : all_runs) {
-                const json r = json::parse(text);
-                json& figures_of = per_rank[static_cast<size_t>(r.at("rank").get<int>())];
-                figures_of["merge_seconds"] = r.at("merge_seconds");
-                if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
-                if (!r.contains("runs")) continue;
-                uint64_t postings_owned = 0;
-                for (const auto& run : r.at("runs")) {
-                    runs.push_back(written_run_from_json(run));
-                    postings_owned += runs.back().postings;
-                }
-                figures_of["runs"] = r.at("runs").size();
-                figures_of["terms_owned"] = r.at("terms");
-                figures_of["postings_owned"] = postings_owned;
+            json end_seconds = json::object();
+            if (parallel_join) {
+                end_seconds["dictionary_join_all_ranks"] = parallel_join_seconds;
+                for (const auto& f : joined.figures) per_rank[static_cast<size_t>(f.at("rank").get<int>())]["join"] = f;
+                if (!joined.error.empty()) throw Error(joined.error);
             }
             if (!failures.empty()) throw Error(failures);
+            auto step_start = std::chrono::steady_clock::now();
+            const auto end_step = [&](const char* name) {
+                end_seconds[name] = seconds_since(step_start);
+                step_start = std::chrono::steady_clock::now();
+            };
             uint64_t documents = 0;
             for (int s = 0; s < ranks; ++s) {
                 const FileRange& share = ranges[static_cast<size_t>(s)];
@@ -526,19 +569,29 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                 append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
                 documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
             }
+            end_step("documents");
             uint64_t postings = 0;
             for (const auto& run : runs) writer->adopt_run(run), postings += run.postings;
-            std::vector<DictionaryTerm> dictionary;
-            for (int r = 0; r < ranks; ++r) {
-                if (per_rank[static_cast<size_t>(r)].at("part_runs").get<uint32_t>() == 0) continue;
-                auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
-                dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
-                                  std::make_move_iterator(part.end()));
+            end_step("adopt_runs");
+            uint64_t terms = 0;
+            if (parallel_join) {
+                writer->adopt_dictionary(joined.written);
+                terms = joined.written.terms;
+            } else {
+                std::vector<DictionaryTerm> dictionary;
+                for (int r = 0; r < ranks; ++r) {
+                    if (per_rank[static_cast<size_t>(r)].at("part_runs").get<uint32_t>() == 0) continue;
+                    auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
+                    dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
+                                      std::make_move_iterator(part.end()));
+                }
+                terms = dictionary.size();
+                end_step("dictionary_read");
+                // Disjoint parts: write_dictionary sorts them and would refuse a
+                // term that two ranks owned.
+                writer->write_dictionary(std::move(dictionary));
             }
-            const uint64_t terms = dictionary.size();
-            // Disjoint parts: write_dictionary sorts them and would refuse a
-            // term that two ranks owned.
-            writer->write_dictionary(std::move(dictionary));
+            end_step("dictionary");
 
             report = own_report.contains("nodes") ? own_report : json::object();
             if (!report.contains("nodes")) report["nodes"] = json::array();
@@ -569,10 +622,20 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             report["terms"] = terms;
             report["postings"] = postings;
             report["ranks"] = ranks;
+            // The parts are not part of the index: gone before the report
+            // (which times it) and the manifest.
+            document_parts.clear();
+            fs::remove_all(parts_dir);
+            end_step("remove_parts");
+            // Rank 0's end, step by step (publishing, after report.json is
+            // written, is left out): what the parallel join shortens.
+            end_seconds["total"] = seconds_since(join_start);
+            per_rank[0]["end_seconds"] = end_seconds;
             report["per_rank"] = per_rank;
             report["cluster"] = {
                 {"mode", "partition"},
                 {"assign_files", config.cluster->assign_files},
+                {"join", config.cluster->join},
                 {"ownership", {{"indexers", indexers},
                                {"popular_collections", ownership.at("popular").size()},
                                {"popular_token_fraction", ownership.at("popular_token_fraction")},
@@ -587,9 +650,6 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
             report["peak_rss_bytes"] = peak_rss_bytes();
             writer->write_report(report);
-            // The parts are not part of the index: gone before the manifest.
-            document_parts.clear();
-            fs::remove_all(parts_dir);
             if (options.stop.stop_requested()) throw Interrupted();
             writer->publish();
             report["total_seconds"] = seconds_since(start);
@@ -608,6 +668,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         if (rank == 0) writer.reset();
         if (outcome.value("interrupted", false) && options.stop.stop_requested()) throw Interrupted();
         if (rank == 0) throw Error(outcome.at("error").get<std::string>());
+        if (!joined.error.empty()) throw Error(joined.error);  // this rank's own failure
         throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
     }
     if (rank == 0) return BuildReport{std::move(report)};

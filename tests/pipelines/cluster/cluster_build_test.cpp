@@ -43,6 +43,21 @@ TEST_CASE("an unknown cluster mode is a ConfigError naming the key") {
     CHECK(PipelineConfig::from_json(pipeline).cluster->mode == "partition");
 }
 
+TEST_CASE("the dictionary join is parallel unless the pipeline says serial, anything else a ConfigError") {
+    nlohmann::json pipeline = cluster_pipeline({"in"}, "idx");
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "parallel");
+    pipeline["cluster"]["join"] = "serial";
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "serial");
+    pipeline["cluster"]["join"] = "rank0";
+    try {
+        PipelineConfig::from_json(pipeline);
+        FAIL("expected a ConfigError");
+    } catch (const ConfigError& error) {
+        CHECK(error.json_pointer() == "/cluster/join");
+        CHECK(std::string(error.what()).find("parallel, serial") != std::string::npos);
+    }
+}
+
 #if !defined(INVIDX_HAVE_MPI)
 TEST_CASE("a cluster pipeline without MPI in the build is a ConfigError naming the key") {
     TempDir dir;
@@ -69,11 +84,11 @@ struct JobResult {
 // invidx-run on `ranks` ranks of one machine, over TCP (no shared-memory
 // transport needed), as root too.
 JobResult run_job(const TempDir& dir, unsigned ranks, const std::filesystem::path& pipeline,
-                  const std::filesystem::path& output) {
+                  const std::filesystem::path& output, const std::string& environment = "") {
     const auto err = dir / "job.err";
     // timeout: a job that hangs fails the test (exit 124) instead of ctest.
     const std::string command =
-        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '" +
+        environment + " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 timeout 120 '" +
         std::string(INVIDX_MPIEXEC) + "' --oversubscribe -np " + std::to_string(ranks) + " --mca btl tcp,self '" +
         INVIDX_TOOLS_DIR + "/invidx-run' '" + pipeline.string() + "' --output '" + output.string() +
         "' --quiet >/dev/null 2>'" + err.string() + "'";
@@ -222,6 +237,92 @@ TEST_CASE("a partition cluster build with one file much larger than the rest and
     CheckOptions full;
     full.full = true;
     CHECK(check_index(output, full).ok());
+}
+
+// dictionary.bin of a partition build joined `join`ly on `ranks` ranks,
+// with the manifest's size and CRC-32 of it; the index checked in full.
+struct JoinedFile {
+    std::string bytes;
+    uint64_t size_bytes = 0;
+    uint32_t crc32 = 0;
+    nlohmann::json per_rank;
+};
+
+JoinedFile dictionary_joined(TempDir& dir, const std::filesystem::path& input, unsigned ranks, const std::string& join) {
+    nlohmann::json pipeline = cluster_pipeline({input.string()}, dir / "unused");
+    pipeline["cluster"]["join"] = join;
+    const auto output = dir / ("joined-" + join + "-" + std::to_string(ranks));
+    const JobResult job = run_job(dir, ranks, write_pipeline(dir, pipeline), output);
+    INFO(job.err);
+    REQUIRE(job.exit_code == 0);
+    CheckOptions full;
+    full.full = true;
+    CHECK(check_index(output, full).ok());
+    JoinedFile joined{.bytes = read_file(output / "dictionary.bin")};
+    IndexReader index(output);
+    for (const auto& file : index.manifest().files)
+        if (file.path == "dictionary.bin") joined.size_bytes = file.size_bytes, joined.crc32 = file.crc32;
+    CHECK(index.report()->at("cluster").at("join") == join);
+    joined.per_rank = index.report()->at("per_rank");
+    std::filesystem::remove_all(output);
+    return joined;
+}
+
+TEST_CASE("the parallel dictionary join writes the serial join's dictionary.bin byte for byte on 3 and 4 ranks") {
+    TempDir dir;
+    const auto input = mixed_collection(dir);
+    for (const unsigned ranks : {3u, 4u}) {
+        CAPTURE(ranks);
+        const JoinedFile serial = dictionary_joined(dir, input, ranks, "serial");
+        const JoinedFile parallel = dictionary_joined(dir, input, ranks, "parallel");
+        CHECK(parallel.bytes.size() > 1000);
+        CHECK(parallel.bytes == serial.bytes);
+        CHECK(parallel.size_bytes == serial.size_bytes);
+        CHECK(parallel.crc32 == serial.crc32);
+        // Every rank joined a range of the terms, together all of them.
+        uint64_t terms = 0, ranges_with_terms = 0;
+        for (const auto& rank : parallel.per_rank) {
+            terms += rank.at("join").at("terms").get<uint64_t>();
+            ranges_with_terms += rank.at("join").at("terms").get<uint64_t>() > 0;
+        }
+        CHECK(terms == sum_of(parallel.per_rank, "terms_owned"));
+        CHECK(ranges_with_terms == ranks);
+        CHECK(parallel.per_rank[0].at("end_seconds").contains("dictionary_join_all_ranks"));
+        CHECK(serial.per_rank[0].at("end_seconds").contains("dictionary_read"));
+    }
+}
+
+TEST_CASE("the parallel dictionary join with ranges that hold no terms") {
+    TempDir dir;
+    // Two terms in all: at most two of the four ranges hold one.
+    dir.write("in/a.txt", "alpha beta alpha");
+    const JoinedFile serial = dictionary_joined(dir, dir / "in", 4, "serial");
+    const JoinedFile parallel = dictionary_joined(dir, dir / "in", 4, "parallel");
+    CHECK(parallel.bytes == serial.bytes);
+    CHECK(parallel.crc32 == serial.crc32);
+    uint64_t terms = 0, empty_ranges = 0;
+    for (const auto& rank : parallel.per_rank) {
+        terms += rank.at("join").at("terms").get<uint64_t>();
+        empty_ranges += rank.at("join").at("terms").get<uint64_t>() == 0;
+    }
+    CHECK(terms == 2);
+    CHECK(empty_ranges >= 2);
+}
+
+TEST_CASE("a rank that fails while joining the dictionary stops every rank, nothing published") {
+    TempDir dir;
+    const auto input = mixed_collection(dir);
+    const auto pipeline = write_pipeline(dir, cluster_pipeline({input.string()}, dir / "unused"));
+    const auto output = dir / "idx";
+    const JobResult job = run_job(dir, 3, pipeline, output, "INVIDX_TEST_FAIL_JOIN_RANK=2");
+    INFO(job.err);
+    CHECK(job.exit_code != 0);
+    CHECK(job.exit_code != 124);  // not a hang
+    CHECK(job.err.find("rank 2 of 3: joining the dictionary failed: failing while joining") != std::string::npos);
+    CHECK(job.err.find("rank 1 of 3: stopped because the build failed elsewhere") != std::string::npos);
+    CHECK(!std::filesystem::exists(output));
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        CHECK(entry.path().filename().string().rfind("idx.tmp-", 0) != 0);
 }
 
 TEST_CASE("bad input on one rank fails the cluster build naming the rank and the file, nothing published") {

@@ -1,0 +1,142 @@
+#include "store/dictionary_pieces.hpp"
+
+#include <algorithm>
+
+#include "invidx/error.hpp"
+#include "store/crc32.hpp"
+#include "store/index_layout.hpp"
+
+namespace invidx {
+namespace {
+
+void put_u32(std::string& out, uint32_t value) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+void put_u64(std::string& out, uint64_t value) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+
+}  // namespace
+
+uint64_t dictionary_record_bytes(const DictionaryTerm& term) {
+    return 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
+}
+
+std::string encode_dictionary_records(const std::vector<DictionaryTerm>& terms) {
+    uint64_t bytes = 0;
+    for (const auto& term : terms) bytes += dictionary_record_bytes(term);
+    std::string out;
+    out.reserve(bytes);
+    for (const auto& term : terms) {
+        ensure(term.term.size() <= UINT32_MAX, "a term of " + std::to_string(term.term.size()) + " bytes is too long");
+        put_u32(out, static_cast<uint32_t>(term.term.size()));
+        out += term.term;
+        put_u32(out, term.collection);
+        put_u64(out, term.df);
+        put_u64(out, term.cf);
+        put_u32(out, static_cast<uint32_t>(term.lists.size()));
+        for (const auto& ref : term.lists) {
+            put_u32(out, ref.run);
+            put_u32(out, ref.indexer);
+            put_u32(out, ref.slot);
+        }
+    }
+    return out;
+}
+
+std::string encode_dictionary_offsets(const std::vector<DictionaryTerm>& terms, uint64_t first_record_offset) {
+    std::string out;
+    out.reserve(8 * terms.size());
+    uint64_t offset = first_record_offset;
+    for (const auto& term : terms) {
+        put_u64(out, offset);
+        offset += dictionary_record_bytes(term);
+    }
+    return out;
+}
+
+std::string encode_dictionary_header(uint64_t terms) {
+    std::string out(layout::kDictionaryMagic);
+    put_u32(out, layout::kFileVersion);
+    put_u32(out, 0);  // reserved
+    put_u64(out, terms);
+    return out;
+}
+
+std::vector<ChecksumSpan> checksum_spans(uint64_t offset, std::string_view bytes) {
+    std::vector<ChecksumSpan> spans;
+    uint64_t at = 0;
+    while (at < bytes.size()) {
+        const uint64_t position = offset + at;
+        const uint64_t to_boundary = layout::kChecksumBlockBytes - position % layout::kChecksumBlockBytes;
+        const uint64_t length = std::min<uint64_t>(to_boundary, bytes.size() - at);
+        spans.push_back({position, length, crc32(bytes.substr(at, length))});
+        at += length;
+    }
+    return spans;
+}
+
+FileChecksums assemble_checksums(std::vector<ChecksumSpan> spans, uint64_t size_bytes) {
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    FileChecksums sums;
+    uint64_t covered = 0;
+    uint32_t block_crc = 0;  // crc32 of nothing
+    uint64_t block_length = 0;
+    for (const auto& span : spans) {
+        if (span.length == 0) continue;
+        ensure(span.offset == covered, "the written spans of a file leave a gap or overlap at byte " +
+                                           std::to_string(std::min(span.offset, covered)));
+        ensure(span.offset / layout::kChecksumBlockBytes == (span.offset + span.length - 1) / layout::kChecksumBlockBytes,
+               "a written span crosses a checksum block boundary at byte " + std::to_string(span.offset));
+        if (block_length > 0 && span.offset % layout::kChecksumBlockBytes == 0) {
+            sums.block_crcs.push_back(block_crc);
+            block_crc = 0, block_length = 0;
+        }
+        block_crc = crc32_concat(block_crc, span.crc, span.length);
+        block_length += span.length;
+        sums.crc32 = crc32_concat(sums.crc32, span.crc, span.length);
+        covered += span.length;
+    }
+    ensure(covered == size_bytes, "the written spans cover " + std::to_string(covered) + " of the file's " +
+                                      std::to_string(size_bytes) + " bytes");
+    if (block_length > 0) sums.block_crcs.push_back(block_crc);
+    return sums;
+}
+
+std::vector<std::string> choose_term_splitters(const std::vector<std::vector<std::string>>& samples,
+                                               const std::vector<double>& weights, uint32_t pieces) {
+    std::vector<std::pair<std::string_view, double>> all;
+    double total = 0;
+    for (size_t p = 0; p < samples.size(); ++p)
+        for (const auto& term : samples[p]) all.emplace_back(term, weights[p]), total += weights[p];
+    std::sort(all.begin(), all.end());
+    std::vector<std::string> splitters;
+    double before = 0;  // weight of the samples before all[i]
+    size_t i = 0;
+    for (uint32_t j = 1; j < pieces; ++j) {
+        const double target = total * j / pieces;
+        // The first sample with this much weight before it starts range j.
+        while (i < all.size() && before + all[i].second <= target) before += all[i].second, ++i;
+        // Samples ran out (fewer samples than pieces): past the last one.
+        splitters.emplace_back(i < all.size() ? all[i].first : all.empty() ? std::string_view() : all.back().first);
+    }
+    return splitters;
+}
+
+uint32_t splitter_range(const std::vector<std::string>& splitters, std::string_view term) {
+    return static_cast<uint32_t>(std::upper_bound(splitters.begin(), splitters.end(), term,
+                                                  [](std::string_view t, const std::string& s) { return t < s; }) -
+                                 splitters.begin());
+}
+
+std::vector<std::string> sample_sorted_terms(const std::vector<DictionaryTerm>& terms, uint32_t count, double& weight) {
+    std::vector<std::string> sample;
+    weight = 0;
+    if (terms.empty() || count == 0) return sample;
+    const uint64_t taken = std::min<uint64_t>(count, terms.size());
+    for (uint64_t i = 0; i < taken; ++i) sample.push_back(terms[i * terms.size() / taken].term);
+    weight = static_cast<double>(terms.size()) / static_cast<double>(taken);
+    return sample;
+}
+
+}  // namespace invidx
