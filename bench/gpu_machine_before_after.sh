@@ -36,4 +36,7 @@ cmake -S /tmp/old -B /tmp/old/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DINVIDX
   echo "== 16 cores + H100, new build only, gpu 12:2:1, 2 GB realistic"
   python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/r2000 \
     --configs bench/configs/gpu-12-2-1.json,bench/configs/cpu-12-4.json --repeat 2 --set memory.tokens=48 --set decompress.count=8 2>&1 | tail -5
+  echo "== 16 cores + H100, new build only, GPU parsers beside 12 CPU parsers against CPU parsers only, 2 GB realistic"
+  python3 bench/run_pipeline_bench.py --invidx-run build-gpu/invidx-run --collection /tmp/r2000 \
+    --configs bench/configs/gpu-parse-12-4.json,bench/configs/cpu-12-4.json --repeat 2 --set memory.tokens=48 --set decompress.count=8 2>&1 | tail -5
 } 2>&1 | tee "$out/before_after.txt"
