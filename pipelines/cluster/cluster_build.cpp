@@ -16,6 +16,7 @@
 #include "graph/resource_usage.hpp"
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
+#include "pipelines/cluster/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/mpi_session.hpp"
 #include "pipelines/cluster/partition_build.hpp"
@@ -92,13 +93,6 @@ private:
     int from_ = -1;
 };
 
-double busy_of_kind(const json& nodes, const std::string& kind) {
-    double total = 0;
-    for (const auto& node : nodes)
-        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
-    return total;
-}
-
 // What a rank tells rank 0 about its share of the build.
 json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files, const json& part_report) {
     uint64_t bytes_in = 0;
@@ -133,33 +127,9 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     // directory, leftovers of killed builds), then tells every rank the file
     // list and where the parts go. Nothing starts before all know.
     std::optional<IndexWriter> writer;
-    std::exception_ptr start_failure;
-    std::vector<InputFile> files;
-    std::string plan_text;
-    if (rank == 0) {
-        json plan;
-        try {
-            files = expand_pipeline_inputs(config);
-            writer.emplace(config.output, config.analysis, files,
-                           PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
-                                          .exchange = options.publish_by_exchange});
-            plan = {{"ok", true},
-                    {"parts", (writer->temporary_directory() / "cluster-parts").string()},
-                    {"files", files_to_json(files)}};
-        } catch (const std::exception& error) {
-            start_failure = std::current_exception();
-            plan = {{"ok", false}, {"error", error.what()}};
-        }
-        plan_text = plan.dump();
-    }
-    messages.broadcast(plan_text);
-    const json plan = json::parse(plan_text);
-    if (!plan.at("ok").get<bool>()) {
-        if (start_failure) std::rethrow_exception(start_failure);
-        throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
-    }
-    if (rank != 0) files = files_from_json(plan.at("files"));
-    const fs::path parts_dir = plan.at("parts").get<std::string>();
+    ClusterPlan cluster_plan = start_cluster_build(config, options, messages, who, writer);
+    std::vector<InputFile> files = std::move(cluster_plan.files);
+    const fs::path parts_dir = cluster_plan.parts_dir;
 
     // 2. This rank's contiguous share of the sorted files, indexed by the
     // single-node pipeline into a part index with docids from 0.

@@ -37,6 +37,7 @@ public:
     // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
     std::vector<std::string> gather(const std::string& text);
 
+    int rank() const { return rank_; }
     uint64_t sent() const { return sent_; }
     uint64_t received() const { return received_; }
 

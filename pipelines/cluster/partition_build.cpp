@@ -22,6 +22,7 @@
 #include "nodes/sample/sampler.hpp"
 #include "pipelines/cluster/cluster_nodes.hpp"
 #include "pipelines/cluster/dictionary_join.hpp"
+#include "pipelines/cluster/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/mpi_session.hpp"
 #include "pipelines/cluster/postings_exchange.hpp"
@@ -36,13 +37,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-double busy_of_kind(const json& nodes, const std::string& kind) {
-    double total = 0;
-    for (const auto& node : nodes)
-        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
-    return total;
-}
 
 // Where the distributor goes: right after "regroup", whose batches it splits.
 size_t regroup_position(const PipelineConfig& config) {
@@ -149,33 +143,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     // 1. Rank 0 expands the input and takes the output (lock, temporary
     // directory), then tells every rank the file list and where parts go.
     std::optional<IndexWriter> writer;
-    std::exception_ptr start_failure;
-    std::vector<InputFile> files;
-    std::string plan_text;
-    if (rank == 0) {
-        json plan;
-        try {
-            files = expand_pipeline_inputs(config);
-            writer.emplace(config.output, config.analysis, files,
-                           PublishOptions{.notice = options.notice, .at_step = options.at_publish_step,
-                                          .exchange = options.publish_by_exchange});
-            plan = {{"ok", true},
-                    {"parts", (writer->temporary_directory() / "cluster-parts").string()},
-                    {"files", files_to_json(files)}};
-        } catch (const std::exception& error) {
-            start_failure = std::current_exception();
-            plan = {{"ok", false}, {"error", error.what()}};
-        }
-        plan_text = plan.dump();
-    }
-    messages.broadcast(plan_text);
-    const json plan = json::parse(plan_text);
-    if (!plan.at("ok").get<bool>()) {
-        if (start_failure) std::rethrow_exception(start_failure);
-        throw Error(who + ": stopped: rank 0 could not start the build: " + plan.at("error").get<std::string>());
-    }
-    if (rank != 0) files = files_from_json(plan.at("files"));
-    const fs::path parts_dir = plan.at("parts").get<std::string>();
+    ClusterPlan cluster_plan = start_cluster_build(config, options, messages, who, writer);
+    std::vector<InputFile> files = std::move(cluster_plan.files);
+    const fs::path parts_dir = cluster_plan.parts_dir;
     const fs::path rank_dir = parts_dir / ("rank-" + std::to_string(rank));
     const auto part_dir = [&](int source) { return rank_dir / ("from-" + std::to_string(source)); };
 
