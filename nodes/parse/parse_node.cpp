@@ -214,8 +214,8 @@ private:
         slot->node = std::make_unique<GpuBody>(state_.graph, flow::unlimited,
                                                [this, s](const In& batch, GpuBody::gateway_type& gateway) {
                                                    gateway.reserve_wait();
-                                                   s->worker->submit([this, s, batch, &gateway] {
-                                                       parse_on_gpu(*s, batch, gateway);
+                                                   s->worker->submit([this, s, batch, &gateway]() mutable {
+                                                       parse_on_gpu(*s, std::move(batch), gateway);
                                                    });
                                                });
         flow::make_edge(*buffer_, *slot->limiter);
@@ -244,7 +244,10 @@ private:
 
     // On the slot's thread. Whatever happens, the slot takes the next batch
     // (its limiter is released) and the graph may finish (release_wait).
-    void parse_on_gpu(GpuSlot& slot, const In& batch, GpuBody::gateway_type& gateway) {
+    // The batch is let go first: once the graph may finish, its run state
+    // (the token limiter its lease returns to, the buffer pools) may go, so
+    // nothing of the run may be released on this thread after that.
+    void parse_on_gpu(GpuSlot& slot, In batch, GpuBody::gateway_type& gateway) {
         try {
             if (!state_.graph.is_cancelled()) {
                 Out out = run_guarded(metrics_, [&] {
@@ -270,6 +273,7 @@ private:
         } catch (...) {
             state_.fail(std::current_exception());
         }
+        batch.reset();
         slot.limiter->decrementer().try_put(flow::continue_msg());
         gateway.release_wait();
     }
