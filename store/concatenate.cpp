@@ -205,18 +205,7 @@ OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t fir
 void write_dictionary_part(const std::filesystem::path& path, const std::vector<DictionaryTerm>& terms) {
     BinaryWriter out(path);
     out.u64(terms.size());
-    for (const auto& term : terms) {
-        out.string(term.term);
-        out.u32(term.collection);
-        out.u64(term.df);
-        out.u64(term.cf);
-        out.u32(static_cast<uint32_t>(term.lists.size()));
-        for (const auto& list : term.lists) {
-            out.u32(list.run);
-            out.u32(list.indexer);
-            out.u32(list.slot);
-        }
-    }
+    for (const auto& term : terms) write_dictionary_record(out, term);
     out.finish_with_crc();
 }
 

@@ -187,6 +187,19 @@ void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
     }
 }
 
+void write_dictionary_record(BinaryWriter& out, const DictionaryTerm& term) {
+    out.string(term.term);
+    out.u32(term.collection);
+    out.u64(term.df);
+    out.u64(term.cf);
+    out.u32(static_cast<uint32_t>(term.lists.size()));
+    for (const auto& ref : term.lists) {
+        out.u32(ref.run);
+        out.u32(ref.indexer);
+        out.u32(ref.slot);
+    }
+}
+
 uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs) {
     // Called once per term of the dictionary: the messages are made only
     // when a check fails.
@@ -249,18 +262,7 @@ void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
         out.u64(offset);
         offset += 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
     }
-    for (const auto& term : terms) {
-        out.string(term.term);
-        out.u32(term.collection);
-        out.u64(term.df);
-        out.u64(term.cf);
-        out.u32(static_cast<uint32_t>(term.lists.size()));
-        for (const auto& ref : term.lists) {
-            out.u32(ref.run);
-            out.u32(ref.indexer);
-            out.u32(ref.slot);
-        }
-    }
+    for (const auto& term : terms) write_dictionary_record(out, term);
     out.finish_with_crc();
     record_file(name, out);
     term_count_ = terms.size();

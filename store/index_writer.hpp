@@ -65,6 +65,10 @@ using RunSlotPostings = std::map<uint32_t, std::map<uint32_t, std::vector<uint32
 // slot that `runs` lack or when they do not add up to its df.
 uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs);
 
+// One term's record as dictionary.bin lays it out (docs/FORMAT.md), also the
+// record of a cluster rank's dictionary part.
+void write_dictionary_record(BinaryWriter& out, const DictionaryTerm& term);
+
 // dictionary.bin as other processes wrote it into the temporary directory
 // (store/dictionary_pieces.hpp): its size, checksums and what it holds.
 struct WrittenDictionary {
