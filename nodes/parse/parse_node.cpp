@@ -81,14 +81,18 @@ struct ParserCounters {
 double seconds(const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; }
 
 // The parsers. CPU parsers only: one function_node of `count` parsers, as
-// ever. With GPU parsers, every batch waits in one buffer_node and the
+// ever. With GPU parsers, every batch waits in one queue_node and the
 // first parser free takes it: the CPU parsers (a rejecting function_node,
 // which pulls from the buffer when one of them is free) or a GPU slot (a
 // limiter_node of 1 before an async_node whose body queues the batch on the
 // slot's own thread, so no flow-graph thread waits for a device; the
 // limiter is released when the slot is done and pulls the next batch).
-// So the split between CPU and GPU follows their speeds on this input. The
-// buffer adds no bound of its own: each batch holds its read block's token.
+// So the split between CPU and GPU follows their speeds on this input.
+// A queue_node, not a buffer_node: a limiter pulls by reserving the front
+// item, and oneTBB 2021's buffer_node lets a plain pull (the CPU parsers')
+// pop that reserved item too, so one batch went to two parsers and its
+// slot was freed twice; queue_node refuses pulls while an item is reserved.
+// The queue adds no bound of its own: each batch holds its read block's token.
 // Batches leave in any order; the index node restores docid order by batch
 // sequence (graph/in_order.hpp), as it does behind parallel CPU parsers.
 class ParseNode final : public Stage<DocBatch, ParsedBatch> {
@@ -111,7 +115,7 @@ public:
             input_ = cpu_queueing_.get();
             output_ = cpu_queueing_.get();
         } else {
-            buffer_ = std::make_unique<flow::buffer_node<In>>(state.graph);
+            buffer_ = std::make_unique<flow::queue_node<In>>(state.graph);
             merged_ = std::make_unique<flow::broadcast_node<Out>>(state.graph);
             input_ = buffer_.get();
             output_ = merged_.get();
@@ -296,7 +300,7 @@ private:
     flow::receiver<In>* input_ = nullptr;
     flow::sender<Out>* output_ = nullptr;
     std::unique_ptr<CpuQueueing> cpu_queueing_;           // CPU parsers only
-    std::unique_ptr<flow::buffer_node<In>> buffer_;       // with GPU parsers
+    std::unique_ptr<flow::queue_node<In>> buffer_;        // with GPU parsers
     std::unique_ptr<CpuRejecting> cpu_rejecting_;
     std::unique_ptr<flow::broadcast_node<Out>> merged_;
     std::vector<std::unique_ptr<GpuSlot>> slots_;

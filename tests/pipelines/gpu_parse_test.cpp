@@ -17,15 +17,6 @@
 using namespace invidx;
 using namespace invidx::testing;
 
-// Skipped until the race they found is fixed: about one run in 40 of the
-// mixed CPU + GPU-slot pipeline crashes (SIGSEGV reading a DocBatch's sources
-// on a slot's thread), runs out of memory, or ends with "the graph stopped
-// before the end of the input reached the indexers", which points at a batch
-// delivered twice or lost between the buffer_node, the slots' limiter_nodes
-// (decremented from the slot threads) and the rejecting CPU node. Run them
-// with --no-skip while fixing it; docs/PIPELINE.md "GPU parsers" says the
-// same.
-constexpr bool kRaceUnderInvestigation = true;
 
 namespace {
 
@@ -52,12 +43,12 @@ BuildReport build_default(const TempDir& dir, const std::string& name, std::vect
 
 }  // namespace
 
-TEST_CASE("gpu parse (host reference): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF" * doctest::skip(kRaceUnderInvestigation)) {
+TEST_CASE("gpu parse (host reference): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     check_gpu_parsing_equals_cpu({sample_path()}, mixed_configurations(), parse_settings());
 }
 
-TEST_CASE("gpu parse (host reference): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF" * doctest::skip(kRaceUnderInvestigation)) {
+TEST_CASE("gpu parse (host reference): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     TempDir dir;
     const GeneratedWarc warc = generate_warc(52, 240, 3);
@@ -72,7 +63,7 @@ TEST_CASE("gpu parse (host reference): a generated collection, CPU+GPU parsers g
     check_index_equals(index, warc.reference);
 }
 
-TEST_CASE("gpu parse (host reference): the report gives each parser kind's batches, bytes and busy time" * doctest::skip(kRaceUnderInvestigation)) {
+TEST_CASE("gpu parse (host reference): the report gives each parser kind's batches, bytes and busy time") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     TempDir dir;
     const BuildReport report = build_index(
@@ -105,7 +96,7 @@ TEST_CASE("gpu parse (host reference): the report gives each parser kind's batch
     CHECK(summary.find("parsers GPU gpu:1") != std::string::npos);
 }
 
-TEST_CASE("gpu parse (host reference): batches over max_batch_bytes are parsed by the slot's thread on the host" * doctest::skip(kRaceUnderInvestigation)) {
+TEST_CASE("gpu parse (host reference): batches over max_batch_bytes are parsed by the slot's thread on the host") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
     TempDir dir;
     const BuildReport report = build_index(
@@ -121,7 +112,7 @@ TEST_CASE("gpu parse (host reference): batches over max_batch_bytes are parsed b
     CHECK(ciff_bytes(dir / "index") == ciff_bytes(dir / "cpu"));
 }
 
-TEST_CASE("gpu parse (host reference): a failing GPU parser stops the build naming the node" * doctest::skip(kRaceUnderInvestigation)) {
+TEST_CASE("gpu parse (host reference): a failing GPU parser stops the build naming the node") {
     GpuParseBackend failing = host_reference_gpu_parse_backend(1);
     failing.make_analyzer = [](int) -> std::unique_ptr<GpuBatchAnalyzer> {
         throw Error("gpu:0: cudaMallocAsync: out of memory");
