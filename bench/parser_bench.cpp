@@ -27,45 +27,14 @@
 
 #include "invidx/error.hpp"
 #include "analysis/analyzer.hpp"
-#include "nodes/decompress/decompress_file.hpp"
-#include "nodes/frame/framer.hpp"
+#include "bench_corpus.hpp"
 #include "nodes/read/input_files.hpp"
 
 namespace {
 
 using namespace invidx;
-
-struct Record {
-    size_t offset = 0;  // into Corpus::text
-    size_t length = 0;
-    bool html = false;
-};
-
-struct Corpus {
-    std::string text;  // every record's text, back to back
-    std::vector<Record> records;
-};
-
-Corpus load(const std::vector<InputFile>& files, const AnalysisSettings& settings) {
-    Corpus corpus;
-    for (const auto& file : files) {
-        std::unique_ptr<Framer> framer;
-        const EmitRecord on_record = [&](const FramedRecord& record) {
-            corpus.records.push_back(Record{corpus.text.size(), record.text.size(), record.html});
-            corpus.text.append(record.text);
-        };
-        decompress_file(file, kDefaultTextBlockBytes, [&](TextBlock&& block) {
-            if (block.entry_begin) framer = make_framer(file.format, block.entry_name, settings);
-            framer->feed(block.bytes, on_record);
-            if (block.entry_end) {
-                framer->finish(on_record);
-                framer.reset();
-            }
-            return true;
-        });
-    }
-    return corpus;
-}
+using bench::Corpus;
+using bench::Record;
 
 struct Pass {
     double seconds = 0;
@@ -158,7 +127,7 @@ int main(int argc, char** argv) {
     if (specs.empty()) usage("no input");
     try {
         const auto files = expand_inputs(specs, [](std::string_view path) { return detect_format(path); });
-        const Corpus corpus = load(files, settings);
+        const Corpus corpus = bench::load(files, settings);
         std::printf("%zu files, %zu records, %.1f MB of record text; median of %u passes, 1 thread\n",
                     files.size(), corpus.records.size(), corpus.text.size() / 1e6, passes);
         std::vector<Row> rows;

@@ -76,11 +76,31 @@ struct GpuAnalyzerMemory {
 // and copies that are truly asynchronous. One host thread at a time; two
 // analyzers on one GPU, driven by two threads, overlap one's copies and host
 // work with the other's kernels.
+// Where an analyzer's time went, summed over its batches: seconds of the
+// device's stream (copies in, pass 1, pass 2, copies out, from CUDA
+// events) and of the calling thread inside analyze() (which includes
+// waiting for the device and packing the result).
+struct GpuAnalyzerTimes {
+    uint64_t batches = 0;
+    double upload_seconds = 0;
+    double pass1_seconds = 0;
+    double pass1_markup_seconds = 0;  // of which: candidates, constructs kept and painted
+    double pass1_candidates_seconds = 0;  //   of which: candidates found and their ends
+    double pass1_walk_seconds = 0;        //   of which: the walk per document
+    double pass1_tokens_seconds = 0;  // token starts found
+    double pass1_terms_seconds = 0;   // tokens lowered, stop words, Porter
+    double pass2_seconds = 0;
+    double download_seconds = 0;
+    double pack_seconds = 0;
+    double analyze_seconds = 0;
+};
+
 class GpuBatchAnalyzer {
 public:
     virtual ~GpuBatchAnalyzer() = default;
     virtual GpuAnalysisResult analyze(const GpuAnalysisInput& input) = 0;
     virtual GpuAnalyzerMemory memory() const = 0;
+    virtual GpuAnalyzerTimes times() const { return {}; }
 };
 
 // An analyzer on GPU `device`; throws invidx::Error naming it when it cannot

@@ -84,7 +84,8 @@ void list_kinds() {
     } else {
         std::string devices;
         for (const auto& gpu : parsing.gpus) devices += (devices.empty() ? "" : ", ") + gpu.device;
-        std::printf("  GPU parsers on %s beside the CPU parsers (%s)\n", devices.c_str(), parsing.reason.c_str());
+        std::printf("  GPU parsers on %s, no CPU parsers while \"count\" is \"auto\" (%s)\n", devices.c_str(),
+                    parsing.reason.c_str());
     }
 }
 

@@ -14,14 +14,15 @@
 
 namespace invidx {
 
-constexpr unsigned kDefaultGpuParserSlots = 2;
+// Four measured 1.2-1.4x two with GPU parsers only (docs/PERFORMANCE.md).
+constexpr unsigned kDefaultGpuParserSlots = 4;
 
 struct GpuParserSpec {
     std::string device;   // "gpu:N"
     int ordinal = 0;
     // Batches in flight on the GPU at once, each with its own host thread,
-    // stream, pinned staging and device arrays: two overlap one batch's
-    // copies and host work with the other's kernels.
+    // stream, pinned staging and device arrays: several overlap one batch's
+    // copies and host work with the others' kernels.
     unsigned slots = kDefaultGpuParserSlots;
     // A batch with more document text than this (one huge record makes a
     // batch larger than memory.batch_bytes) is parsed by the slot's thread

@@ -172,12 +172,26 @@ public:
         for (size_t g = 0; g < choice_.gpus.size(); ++g) {
             const ParserCounters& counters = *gpu_counters_[g];
             uint64_t device_bytes = 0, peak_device_bytes = 0, pinned_host_bytes = 0;
+            GpuAnalyzerTimes times;
             for (const auto& slot : slots_) {
                 if (slot->gpu != g || !slot->analyzer) continue;
                 const GpuAnalyzerMemory memory = slot->analyzer->memory();
                 device_bytes += memory.device_bytes;
                 peak_device_bytes += memory.peak_device_bytes;
                 pinned_host_bytes += memory.pinned_host_bytes;
+                const GpuAnalyzerTimes slot_times = slot->analyzer->times();
+                times.batches += slot_times.batches;
+                times.upload_seconds += slot_times.upload_seconds;
+                times.pass1_seconds += slot_times.pass1_seconds;
+                times.pass1_markup_seconds += slot_times.pass1_markup_seconds;
+                times.pass1_candidates_seconds += slot_times.pass1_candidates_seconds;
+                times.pass1_walk_seconds += slot_times.pass1_walk_seconds;
+                times.pass1_tokens_seconds += slot_times.pass1_tokens_seconds;
+                times.pass1_terms_seconds += slot_times.pass1_terms_seconds;
+                times.pass2_seconds += slot_times.pass2_seconds;
+                times.download_seconds += slot_times.download_seconds;
+                times.pack_seconds += slot_times.pack_seconds;
+                times.analyze_seconds += slot_times.analyze_seconds;
             }
             parsers.push_back({{"kind", "gpu"},
                                {"device", choice_.gpus[g].device},
@@ -189,7 +203,21 @@ public:
                                {"busy_seconds", seconds(counters.busy_ns)},
                                {"device_bytes", device_bytes},
                                {"peak_device_bytes", peak_device_bytes},
-                               {"pinned_host_bytes", pinned_host_bytes}});
+                               {"pinned_host_bytes", pinned_host_bytes},
+                               // Summed over the slots; the rest of busy_seconds is
+                               // gathering the batch and making the ParsedBatch.
+                               {"analyzer_seconds",
+                                {{"device_copy_in", times.upload_seconds},
+                                 {"device_pass1", times.pass1_seconds},
+                                 {"device_pass1_markup", times.pass1_markup_seconds},
+                                 {"device_pass1_markup_candidates", times.pass1_candidates_seconds},
+                                 {"device_pass1_markup_walk", times.pass1_walk_seconds},
+                                 {"device_pass1_token_starts", times.pass1_tokens_seconds},
+                                 {"device_pass1_terms", times.pass1_terms_seconds},
+                                 {"device_pass2", times.pass2_seconds},
+                                 {"device_copy_out", times.download_seconds},
+                                 {"host_pack", times.pack_seconds},
+                                 {"analyze_call", times.analyze_seconds}}}});
         }
         nlohmann::json section = {{"gpus", choice_.setting},
                                   {"choice", choice_.gpus.empty() ? "cpu" : (cpu_parsers_ > 0 ? "cpu+gpu" : "gpu")},
@@ -312,12 +340,19 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
     GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
-    // "auto": three parsers for every four cores, rounded up (parsing is the
-    // costly stage; on 2 cores two parsers measured faster than one:
-    // docs/PERFORMANCE.md). 0 is allowed beside GPU parsers: GPUs only.
+    // "auto" (or no count): with GPU parsers, none on the CPU: the GPUs
+    // parse and the cores are left to reading, decompression, framing and
+    // indexing, which measured faster than CPU parsers beside the GPUs (they
+    // take batches a GPU would finish sooner, and their cores are missed
+    // upstream: docs/PERFORMANCE.md, "GPU parsers against CPU parsers").
+    // Without GPU parsers, three for every four cores, rounded up (parsing
+    // is the costly stage; on 2 cores two parsers measured faster than one).
+    // 0 is allowed beside GPU parsers: GPUs only.
     const nlohmann::json& count = options.raw("count");
+    const bool automatic = count.is_null() || (count.is_string() && count.get<std::string>() == "auto");
     const bool none = count.is_number_integer() && count.get<int64_t>() == 0;
-    const unsigned cpu_parsers = none ? 0 : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
+    const unsigned cpu_parsers =
+        none || (automatic && !choice.gpus.empty()) ? 0 : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
     if (cpu_parsers == 0 && choice.gpus.empty())
         throw ConfigError(options.pointer("count"),
                           "0 CPU parsers needs GPU parsers, and there are none (" + choice.reason + ")");

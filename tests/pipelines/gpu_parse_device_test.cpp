@@ -2,7 +2,7 @@
 // through a CudaBatchAnalyzer per slot) build the index CPU parsers build:
 // byte-identical CIFF on the sample and generated collections, positions on
 // and off, porter or no stemming, English or no stop words; device memory
-// in the report; configs/default.json chooses the GPU. Skipped without a
+// in the report; configs/default.json parses on the GPU alone. Skipped without a
 // CUDA device: gpu_parse_test.cpp runs the same graph with the host
 // reference backend everywhere.
 #include <doctest/doctest.h>
@@ -26,7 +26,7 @@ std::string sample_path() { return std::string(INVIDX_SOURCE_DIR) + "/sample/deb
 
 std::vector<ParseConfiguration> device_configurations() {
     std::vector<ParseConfiguration> configurations = {
-        {"1 CPU + gpu:0 (2 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
+        {"1 CPU + gpu:0 (4 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
         {"gpu:0 only, 1 slot", 0, nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}])")},
         {"gpu:0 only, 3 slots, batches over 6000 bytes on the host", 0,
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 3, "max_batch_bytes": 6000}])")},
@@ -50,7 +50,7 @@ TEST_CASE("gpu parse (device): a generated collection, CPU+GPU parsers give the 
     check_gpu_parsing_equals_cpu({(dir / "gen").string()}, device_configurations(), parse_settings(), "8192");
 }
 
-TEST_CASE("gpu parse (device): configs/default.json parses on the GPU, with device memory in the report") {
+TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, with device memory in the report") {
     if (!have_gpu()) return;
     TempDir dir;
     Pipeline pipeline(PipelineConfig::from_file(
@@ -60,7 +60,7 @@ TEST_CASE("gpu parse (device): configs/default.json parses on the GPU, with devi
     const BuildReport report = pipeline.run();
     const nlohmann::json& parse = report.json.at("parse");
     CHECK(parse.at("gpus") == "auto");
-    CHECK(parse.at("choice") == "cpu+gpu");
+    CHECK(parse.at("choice") == "gpu");  // "count": "auto" beside GPU parsers: none on the CPU
     CHECK(parse.at("gpu_backend") == "cuda");
     check_parse_report(report.json, true);
     for (const auto& parser : parse.at("parsers")) {

@@ -24,7 +24,7 @@ std::string sample_path() { return std::string(INVIDX_SOURCE_DIR) + "/sample/deb
 
 std::vector<ParseConfiguration> mixed_configurations() {
     return {
-        {"1 CPU + gpu:0 (2 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
+        {"1 CPU + gpu:0 (4 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
         {"GPUs only: gpu:0 and gpu:1, 1 slot each", 0,
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}, {"device": "gpu:1", "slots": 1}])")},
         {"2 CPU + auto (both pretend GPUs)", 2, "auto"},
@@ -153,11 +153,18 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     } else {
         MESSAGE("a CUDA device is here: gpu_parse_device_test.cpp checks that default.json chooses it");
     }
-    // With a GPU present (a pretend one), "auto" takes it, and --set forces either way.
+    // With a GPU present (a pretend one), "auto" takes it and, the count
+    // being "auto", parses on it alone; --set forces the CPU, or both.
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
     const BuildReport with_gpu = build_default(dir, "pretend", {"memory.batch_bytes=65536"});
-    CHECK(with_gpu.json.at("parse").at("choice") == "cpu+gpu");
+    CHECK(with_gpu.json.at("parse").at("choice") == "gpu");
+    REQUIRE(with_gpu.json.at("parse").at("parsers").size() == 1);
+    CHECK(with_gpu.json.at("parse").at("parsers")[0].at("slots") == 4);
     check_parse_report(with_gpu.json, true);
+    const BuildReport both = build_default(dir, "both", {"parse.count=2", "memory.batch_bytes=65536"});
+    CHECK(both.json.at("parse").at("choice") == "cpu+gpu");
+    check_parse_report(both.json, true);
+    CHECK(ciff_bytes(dir / "both") == ciff_bytes(dir / "pretend"));
     const BuildReport forced_cpu = build_default(dir, "forced-cpu", {"parse.gpus=none"});
     CHECK(forced_cpu.json.at("parse").at("gpus") == "none");
     check_parse_report(forced_cpu.json, false);

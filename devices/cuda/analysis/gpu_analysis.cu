@@ -1,40 +1,22 @@
-// gpu_analyze_batch (devices/gpu_analysis.hpp), first version: correctness
-// first. One thread per document runs the host's own per-document passes
-// (analysis/document_passes.hpp): pass 1 (HTML rules, tokens, stop words,
-// Porter) writes each term over its token's bytes in an array parallel to
-// the text and its occurrence into a region bounded by token_bound(); the
-// host reads back the per-document counts, sizes pass 2's regions exactly
-// (analysis_batch::term_regions) and pass 2 groups each document's terms
-// through an open-addressing table in global scratch. The batch layout and
-// the packing into a GpuAnalysisResult are the host reference's own
-// (devices/analysis_batch.cpp), so only the launches and copies here are
-// untested without a GPU.
+// gpu_analyze_batch (devices/gpu_analysis.hpp). Pass 1 (HTML rules, tokens,
+// stop words, Porter) runs as the data-parallel steps of
+// analysis/parallel_token_pass.hpp: one thread per byte, per markup
+// candidate or per token, with CUB compacting candidates and token starts
+// and scanning the indexed tokens; only a light walk over each document's
+// markup candidates is per document. (The first version ran the whole
+// per-document pass on one thread per document: a batch of ~70 documents
+// kept one SM busy while the longest document was scanned byte by byte, and
+// parsed about 7 MB/s.) Pass 2 still groups each document's terms on one
+// thread through an open-addressing table in global scratch
+// (document_passes.hpp); the host reads back the per-document counts to
+// size its regions exactly (analysis_batch::term_regions). The batch layout
+// and the packing into a GpuAnalysisResult are the host reference's own
+// (devices/analysis_batch.cpp).
 //
-// Next, for speed (what this version leaves on the table):
-//  - Load balance: one thread per document idles a warp on its longest
-//    document and reads text uncoalesced. Better: a warp per document (or a
-//    block for long ones) that splits the text into 32 (or more) chunks.
-//    Tokens are local once HTML state is known, so each lane scans its chunk
-//    for construct starts and the constructs that run past its end; a warp
-//    scan over "where does the construct state at my chunk's end leave the
-//    next chunk" (a function composition: each chunk maps an entry offset to
-//    an exit offset, of which only few distinct values occur: the chunk's
-//    own start, or inside a comment/script/tag that began earlier) gives
-//    every lane its true starting state; lanes then tokenize their chunk
-//    (a token crossing a chunk boundary belongs to the lane where it
-//    starts), and a warp prefix sum of token counts gives positions.
-//  - Stop words and stems: a per-block shared-memory cache of recent
-//    (token -> stem) as the CPU's TokenCache does: stemming costs far more
-//    per token than the rest, and most tokens were seen a moment ago.
-//  - Pass 2 per warp: a shared-memory hash table per document that fits
-//    (most do), global scratch only for the long tail; or one sort by
-//    (document, term hash, first position) with CUB segmented radix sort
-//    followed by a stable compaction in first-occurrence order.
-//  - No host round trip between passes: bound pass 2's scratch by
-//    token_bound() (as pass 1's) or size it with a device-side scan of the
-//    counts, so one batch is a single queue of work on its stream.
-//  - The terms stay on the device for a GPU indexer instead of coming back
-//    as a ParsedBatch.
+// Next, for speed: pass 2 per warp (a shared-memory table per document, or
+// a CUB segmented sort by term), a per-block cache of recent stems, no host
+// round trip between the passes, and the terms staying on the device for a
+// GPU indexer instead of coming back as a ParsedBatch.
 //
 // CudaBatchAnalyzer keeps its stream, pinned staging and device arrays from
 // batch to batch; the GPU parsers of the pipeline run two per GPU, each on
@@ -42,18 +24,26 @@
 // kernels (nodes/parse/gpu_parsers.hpp).
 #include "devices/gpu_analysis.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "analysis/document_passes.hpp"
+#include "analysis/parallel_group_pass.hpp"
+#include "analysis/parallel_token_pass.hpp"
 #include "analysis/stopword_table.hpp"
 #include "analysis/stopwords.hpp"
 #include "devices/analysis_batch.hpp"
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/cuda_event.hpp"
 #include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
 #include "invidx/error.hpp"
@@ -65,39 +55,207 @@ using namespace cuda;
 using document_passes::GroupedTerm;
 using document_passes::TermOccurrence;
 
-constexpr unsigned kDocumentThreads = 128;
 
-// Pass 1, one thread per document.
-__global__ void __launch_bounds__(kDocumentThreads)
-    collect_tokens(const unsigned char* text, const uint64_t* offsets, const uint32_t* lengths,
-                   const uint8_t* html, uint32_t documents, StopwordTable stopwords, bool stem,
-                   const uint64_t* occurrence_begin, unsigned char* term_bytes, TermOccurrence* occurrences,
-                   uint32_t* indexed, uint32_t* tokens) {
-    const uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
-    if (d >= documents) return;
-    const uint64_t offset = offsets[d];
-    const document_passes::TokenCounts counts = document_passes::collect_document_tokens(
-        text + offset, lengths[d], html[d] != 0, stopwords, stem, term_bytes + offset,
-        occurrences + occurrence_begin[d]);
-    indexed[d] = counts.indexed;
-    tokens[d] = counts.tokens;
+namespace steps = parallel_token_pass;
+constexpr unsigned kStepThreads = 256;
+constexpr unsigned kMaxStepBlocks = 132 * 16;  // grid-stride beyond: enough to fill an H100
+
+// Grid-stride index of the calling thread and the grid's stride.
+__device__ inline uint64_t thread_index() { return uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; }
+__device__ inline uint64_t grid_threads() { return uint64_t{gridDim.x} * blockDim.x; }
+
+struct IsMarkupCandidate {
+    steps::BatchView batch;
+    __device__ bool operator()(uint32_t i) const { return steps::is_markup_candidate(batch, i); }
+};
+
+struct StartsKeptToken {
+    steps::BatchView batch;
+    const uint8_t* covered;
+    __device__ bool operator()(uint32_t i) const { return steps::starts_kept_token(batch, covered, i); }
+};
+
+// Step 1: every candidate's construct end, searching at most kSearchCap bytes.
+__global__ void candidate_ends(steps::BatchView batch, const uint32_t* candidates, const uint32_t* count,
+                               uint32_t* ends) {
+    const uint32_t n = *count;
+    for (uint64_t k = thread_index(); k < n; k += grid_threads())
+        ends[k] = steps::capped_construct_end(batch, candidates[k], steps::kSearchCap);
 }
 
-// Pass 2, one thread per document; `table` is all zeros on entry.
-__global__ void __launch_bounds__(kDocumentThreads)
-    group_terms(const unsigned char* term_bytes, const uint64_t* offsets, uint32_t documents,
-                const uint64_t* occurrence_begin, const TermOccurrence* occurrences, const uint32_t* indexed,
-                const uint64_t* term_begin, const uint64_t* table_begin, uint32_t* table, bool positional,
-                uint32_t* occurrence_terms, GroupedTerm* terms, uint32_t* positions, uint32_t* unique) {
-    const uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
-    if (d >= documents) return;
-    const uint64_t at = term_begin[d];
-    unique[d] = document_passes::group_document_terms(term_bytes + offsets[d], occurrences + occurrence_begin[d],
-                                                      indexed[d], table + table_begin[d], positional,
-                                                      occurrence_terms + at, terms + at,
-                                                      positional ? positions + at : nullptr);
+// One document's walk for keep_constructs, by the calling warp.
+__device__ void keep_document_constructs(const steps::BatchView& batch, uint32_t d, unsigned lane,
+                                         const uint32_t* candidates, uint32_t n, uint32_t* ends) {
+    const uint64_t offset = batch.offsets[d];
+    const uint32_t length = batch.lengths[d];
+    const unsigned char* const document = batch.text + offset;
+    const uint32_t first = steps::lower_bound(candidates, n, offset);
+    const uint32_t last = steps::lower_bound(candidates, n, offset + length);
+    uint32_t covered_to = 0;
+    for (uint32_t base = first; base < last; base += 32) {
+        const uint32_t k = base + lane;
+        const bool mine = k < last;
+        const uint32_t at = mine ? static_cast<uint32_t>(candidates[k] - offset) : 0;
+        const uint32_t end = mine ? ends[k] : 0;
+        uint32_t kept = 0;
+        const uint32_t in_round = last - base < 32 ? last - base : 32;
+        // Most rounds of real HTML are simple: each construct ends before the
+        // next candidate and none is unresolved, so, when the round's first
+        // candidate is reached, every candidate is reached and keeps its end.
+        const uint32_t next_at = __shfl_down_sync(0xFFFFFFFFu, at, 1);
+        const bool simple = !mine || end == 0 || (end != steps::kUnresolved && (lane + 1 == in_round || end <= next_at));
+        if (__all_sync(0xFFFFFFFFu, simple) && __shfl_sync(0xFFFFFFFFu, at, 0) >= covered_to) {
+            uint32_t furthest = mine ? end : 0;  // the last kept end, as ends increase
+            for (unsigned step = 16; step > 0; step /= 2)
+                furthest = max(furthest, __shfl_xor_sync(0xFFFFFFFFu, furthest, step));
+            if (furthest != 0) covered_to = furthest;
+            continue;  // ends[] already holds them
+        }
+        for (uint32_t l = 0; l < in_round; ++l) {
+            const uint32_t at_l = __shfl_sync(0xFFFFFFFFu, at, l);
+            uint32_t end_l = __shfl_sync(0xFFFFFFFFu, end, l);
+            if (at_l < covered_to) {
+                end_l = 0;
+            } else {
+                if (end_l == steps::kUnresolved) end_l = html_rules::construct_end<uint32_t>(document, length, at_l);
+                if (end_l != 0) covered_to = end_l;
+            }
+            if (lane == l) kept = end_l;
+        }
+        if (mine) ends[k] = kept;
+    }
 }
 
+// Step 2: a warp per document walks its candidates, as
+// keep_reached_constructs does: it loads 32 at a time (one coalesced read)
+// and makes the walk's decisions, which depend on each other, in registers,
+// every lane the same ones, each lane keeping its own candidate's.
+__global__ void keep_constructs(steps::BatchView batch, const uint32_t* candidates, const uint32_t* count,
+                                uint32_t* ends) {
+    const unsigned lane = threadIdx.x % 32;
+    for (uint64_t d = thread_index() / 32; d < batch.documents; d += grid_threads() / 32) {
+        if (batch.html[d] != 0) keep_document_constructs(batch, static_cast<uint32_t>(d), lane, candidates, *count, ends);
+    }
+}
+
+// Step 3: a warp per kept construct paints its bytes.
+__global__ void paint_constructs(steps::BatchView batch, const uint32_t* candidates, const uint32_t* count,
+                                 const uint32_t* ends, uint8_t* covered) {
+    const uint32_t n = *count;
+    const unsigned lane = threadIdx.x % 32;
+    for (uint64_t k = thread_index() / 32; k < n; k += grid_threads() / 32) {
+        if (ends[k] == 0) continue;
+        const uint64_t end = batch.offsets[steps::document_of(batch, candidates[k])] + ends[k];
+        for (uint64_t i = candidates[k] + lane; i < end; i += 32) covered[i] = 1;
+    }
+}
+
+// Step 6: each token's term, and whether it is indexed.
+__global__ void make_terms(steps::BatchView batch, const uint8_t* covered, StopwordTable stopwords, bool stem,
+                           const uint32_t* starts, uint32_t tokens, unsigned char* term_bytes, uint32_t* term_lengths,
+                           uint32_t* indexed_flags) {
+    for (uint64_t t = thread_index(); t < tokens; t += grid_threads()) {
+        const uint32_t length = steps::make_term(batch, covered, stopwords, stem, starts[t], term_bytes);
+        term_lengths[t] = length;
+        indexed_flags[t] = length != steps::kStopWord ? 1 : 0;
+    }
+}
+
+// Each document's first token (documents + 1 entries, `tokens` last).
+__global__ void first_tokens(steps::BatchView batch, const uint32_t* starts, uint32_t tokens, uint32_t* first_token) {
+    for (uint64_t d = thread_index(); d <= batch.documents; d += grid_threads())
+        first_token[d] = d < batch.documents ? steps::lower_bound(starts, tokens, batch.offsets[d]) : tokens;
+}
+
+__global__ void write_occurrences(steps::BatchView batch, const uint32_t* starts, const uint32_t* first_token,
+                                  const uint32_t* term_lengths, const uint32_t* indexed_before,
+                                  const uint64_t* occurrence_begin, uint32_t tokens, TermOccurrence* occurrences) {
+    for (uint64_t t = thread_index(); t < tokens; t += grid_threads()) {
+        steps::write_occurrence(batch, starts, first_token, term_lengths, indexed_before, occurrence_begin,
+                                static_cast<uint32_t>(t), occurrences);
+    }
+}
+
+__global__ void document_token_counts(uint32_t documents, const uint32_t* first_token, const uint32_t* indexed_before,
+                                      uint32_t* indexed, uint32_t* tokens) {
+    for (uint64_t d = thread_index(); d < documents; d += grid_threads()) {
+        const document_passes::TokenCounts counts =
+            steps::document_counts(first_token, indexed_before, static_cast<uint32_t>(d));
+        indexed[d] = counts.indexed;
+        tokens[d] = counts.tokens;
+    }
+}
+
+unsigned step_blocks(uint64_t items) {
+    const uint64_t blocks = (items + kStepThreads - 1) / kStepThreads;
+    return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < kMaxStepBlocks ? blocks : kMaxStepBlocks));
+}
+
+namespace group = parallel_group_pass;
+
+// The atomics of parallel_group_pass's insertion (device code only calls them).
+struct DeviceAtomics {
+    __host__ __device__ static uint32_t compare_and_swap(uint32_t* p, uint32_t expected, uint32_t desired) {
+#if defined(__CUDA_ARCH__)
+        return atomicCAS(p, expected, desired);
+#else
+        const uint32_t held = *p;
+        if (held == expected) *p = desired;
+        return held;
+#endif
+    }
+    __host__ __device__ static void min(uint32_t* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+        atomicMin(p, v);
+#else
+        if (v < *p) *p = v;
+#endif
+    }
+    __host__ __device__ static void add(uint32_t* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+        atomicAdd(p, v);
+#else
+        *p += v;
+#endif
+    }
+};
+
+// Pass 2, step 1: every occurrence into its document's table.
+__global__ void insert_occurrences(group::GroupView view, uint64_t total, uint32_t* table, uint32_t* first,
+                                   uint32_t* tf, uint64_t* slot_of) {
+    for (uint64_t g = thread_index(); g < total; g += grid_threads())
+        slot_of[g] = group::insert_occurrence<DeviceAtomics>(view, g, table, first, tf);
+}
+
+__global__ void mark_first_occurrences(group::GroupView view, uint64_t total, const uint64_t* slot_of,
+                                       const uint32_t* first, const uint32_t* tf, uint32_t* is_first,
+                                       uint32_t* first_tf) {
+    for (uint64_t g = thread_index(); g < total; g += grid_threads())
+        group::first_occurrence_flags(view, g, slot_of, first, tf, is_first, first_tf);
+}
+
+// Step 2: the terms in order of first occurrence, and each document's count.
+__global__ void write_terms(group::GroupView view, uint64_t total, const uint64_t* slot_of, const uint32_t* tf,
+                            const uint32_t* is_first, const uint32_t* unique_before, const uint32_t* tf_before,
+                            bool positional, GroupedTerm* terms) {
+    for (uint64_t g = thread_index(); g < total; g += grid_threads())
+        group::write_term(view, g, slot_of, tf, is_first, unique_before, tf_before, positional, terms);
+}
+
+__global__ void count_unique_terms(group::GroupView view, const uint32_t* unique_before, uint32_t* unique) {
+    for (uint64_t d = thread_index(); d < view.documents; d += grid_threads())
+        unique[d] = group::unique_terms(view, unique_before, static_cast<uint32_t>(d));
+}
+
+// Step 3's keys and values: each occurrence's term number and position.
+__global__ void position_keys(group::GroupView view, uint64_t total, const uint64_t* slot_of, const uint32_t* first,
+                              const uint32_t* unique_before, uint32_t* keys, uint32_t* positions) {
+    for (uint64_t g = thread_index(); g < total; g += grid_threads()) {
+        const uint32_t d = group::document_of_occurrence(view, g);
+        keys[g] = group::term_number(view, g, slot_of, first, unique_before);
+        positions[g] = group::occurrence(view, d, g - view.begin[d]).position;
+    }
+}
 
 // Copies `count` host elements to `array` through `staging` (pinned, so the
 // copy is asynchronous and leaves the caller's memory free at once).
@@ -119,9 +277,6 @@ void download(PinnedArray<T>& host, const DeviceArray<T>& array, size_t count, c
     check(cudaMemcpyAsync(host.data(), array.data(), count * sizeof(T), cudaMemcpyDeviceToHost, stream), what);
 }
 
-unsigned blocks_for(size_t documents) {
-    return static_cast<unsigned>((documents + kDocumentThreads - 1) / kDocumentThreads);
-}
 
 // Makes `device` current (throwing, naming it, when it does not exist)
 // before the members that need it are made.
@@ -144,7 +299,17 @@ public:
         return {device_memory_.bytes, device_memory_.peak, pinned_memory_.bytes};
     }
 
+    GpuAnalyzerTimes times() const override { return times_; }
+
     GpuAnalysisResult analyze(const GpuAnalysisInput& input) override {
+        const auto start = std::chrono::steady_clock::now();
+        GpuAnalysisResult result = analyze_batch(input);
+        times_.analyze_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    }
+
+private:
+    GpuAnalysisResult analyze_batch(const GpuAnalysisInput& input) {
         using namespace analysis_batch;
         check_input(input);
         const size_t documents = input.documents();
@@ -156,7 +321,11 @@ public:
         const StopwordTable stopwords = stopwords_on_device(input.stopwords, s);
         const size_t text_bytes = input.text.size();
 
-        // Pass 1.
+        // Pass 1, in the steps of parallel_token_pass.hpp.
+        ensure(text_bytes < UINT32_MAX, "gpu_analyze_batch: a batch of 4 GiB or more");
+        marks_[0].record(s);
+        const auto bytes = static_cast<uint32_t>(text_bytes);
+        const bool stem = input.stemmer == GpuStemmer::porter;
         stage_upload(staged_text_, text_, reinterpret_cast<const unsigned char*>(input.text.data()), text_bytes, s,
                      "cudaMemcpyAsync (text)");
         stage_upload(staged_offsets_, offsets_, input.offsets.data(), documents, s, "cudaMemcpyAsync (offsets)");
@@ -164,46 +333,200 @@ public:
         stage_upload(staged_html_, html_, input.html.data(), documents, s, "cudaMemcpyAsync (html flags)");
         stage_upload(staged_occurrence_begin_, occurrence_begin_, occurrence_begin.data(), documents + 1, s,
                      "cudaMemcpyAsync (regions)");
+        marks_[1].record(s);
+        const steps::BatchView batch{text_.data(), offsets_.data(), lengths_.data(), html_.data(),
+                                     static_cast<uint32_t>(documents)};
+        const thrust::counting_iterator<uint32_t> positions(0);
+        candidates_.reserve(bytes, 0, s);
+        ends_.reserve(bytes, 0, s);
+        covered_.reserve(bytes, 0, s);
+        token_starts_.reserve(bytes, 0, s);
+        selected_.reserve(2, 0, s);
         term_bytes_.reserve(text_bytes, 0, s);
         occurrences_.reserve(occurrence_begin.back(), 0, s);
         indexed_.reserve(documents, 0, s);
         tokens_.reserve(documents, 0, s);
-        collect_tokens<<<blocks_for(documents), kDocumentThreads, 0, s>>>(
-            text_.data(), offsets_.data(), lengths_.data(), html_.data(), static_cast<uint32_t>(documents), stopwords,
-            input.stemmer == GpuStemmer::porter, occurrence_begin_.data(), term_bytes_.data(), occurrences_.data(),
-            indexed_.data(), tokens_.data());
-        check_launch("collect_tokens");
+        first_token_.reserve(documents + 1, 0, s);
+
+        // Steps 1-3: markup candidates, their ends, the kept constructs painted.
+        const IsMarkupCandidate is_candidate{batch};
+        size_t temp_bytes = 0;
+        check(cub::DeviceSelect::If(nullptr, temp_bytes, positions, candidates_.data(), selected_.data(), bytes,
+                                    is_candidate, s),
+              "cub::DeviceSelect::If (candidates, size)");
+        cub_temp_.reserve(temp_bytes, 0, s);
+        check(cub::DeviceSelect::If(cub_temp_.data(), temp_bytes, positions, candidates_.data(), selected_.data(),
+                                    bytes, is_candidate, s),
+              "cub::DeviceSelect::If (candidates)");
+        candidate_ends<<<step_blocks(bytes), kStepThreads, 0, s>>>(batch, candidates_.data(), selected_.data(),
+                                                                     ends_.data());
+        check_launch("candidate_ends");
+        marks_[10].record(s);
+        keep_constructs<<<step_blocks(uint64_t{documents} * 32), kStepThreads, 0, s>>>(
+            batch, candidates_.data(), selected_.data(), ends_.data());
+        check_launch("keep_constructs");
+        marks_[11].record(s);
+        check(cudaMemsetAsync(covered_.data(), 0, bytes, s), "cudaMemsetAsync (covered)");
+        paint_constructs<<<step_blocks(uint64_t{bytes} * 32), kStepThreads, 0, s>>>(
+            batch, candidates_.data(), selected_.data(), ends_.data(), covered_.data());
+        check_launch("paint_constructs");
+        marks_[2].record(s);
+
+        // Steps 4-5: the kept tokens' starts, counted on the host to size the rest.
+        const StartsKeptToken starts_token{batch, covered_.data()};
+        check(cub::DeviceSelect::If(nullptr, temp_bytes, positions, token_starts_.data(), selected_.data() + 1, bytes,
+                                    starts_token, s),
+              "cub::DeviceSelect::If (tokens, size)");
+        cub_temp_.reserve(temp_bytes, 0, s);
+        check(cub::DeviceSelect::If(cub_temp_.data(), temp_bytes, positions, token_starts_.data(),
+                                    selected_.data() + 1, bytes, starts_token, s),
+              "cub::DeviceSelect::If (tokens)");
+        marks_[3].record(s);
+        host_selected_.reserve(2);
+        check(cudaMemcpyAsync(host_selected_.data(), selected_.data(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (token count)");
+        check(cudaStreamSynchronize(s), "token starts");
+        const uint32_t token_count = host_selected_.data()[1];
+
+        // Step 6: terms, the scan of indexed tokens, occurrences in place.
+        marks_[4].record(s);
+        term_lengths_.reserve(token_count + 1, 0, s);
+        indexed_flags_.reserve(token_count + 1, 0, s);
+        indexed_before_.reserve(token_count + 1, 0, s);
+        check(cudaMemsetAsync(indexed_flags_.data() + token_count, 0, sizeof(uint32_t), s),
+              "cudaMemsetAsync (scan end)");
+        if (token_count != 0) {
+            make_terms<<<step_blocks(token_count), kStepThreads, 0, s>>>(
+                batch, covered_.data(), stopwords, stem, token_starts_.data(), token_count, term_bytes_.data(),
+                term_lengths_.data(), indexed_flags_.data());
+            check_launch("make_terms");
+        }
+        marks_[5].record(s);
+        check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, indexed_flags_.data(), indexed_before_.data(),
+                                            token_count + 1, s),
+              "cub::DeviceScan::ExclusiveSum (size)");
+        cub_temp_.reserve(temp_bytes, 0, s);
+        check(cub::DeviceScan::ExclusiveSum(cub_temp_.data(), temp_bytes, indexed_flags_.data(),
+                                            indexed_before_.data(), token_count + 1, s),
+              "cub::DeviceScan::ExclusiveSum (indexed tokens)");
+        first_tokens<<<step_blocks(documents + 1), kStepThreads, 0, s>>>(batch, token_starts_.data(), token_count,
+                                                                          first_token_.data());
+        check_launch("first_tokens");
+        if (token_count != 0) {
+            write_occurrences<<<step_blocks(token_count), kStepThreads, 0, s>>>(
+                batch, token_starts_.data(), first_token_.data(), term_lengths_.data(), indexed_before_.data(),
+                occurrence_begin_.data(), token_count, occurrences_.data());
+            check_launch("write_occurrences");
+        }
+        document_token_counts<<<step_blocks(documents), kStepThreads, 0, s>>>(
+            static_cast<uint32_t>(documents), first_token_.data(), indexed_before_.data(), indexed_.data(),
+            tokens_.data());
+        check_launch("document_token_counts");
+        marks_[6].record(s);
         download(host_indexed_, indexed_, documents, s, "cudaMemcpyAsync (indexed tokens)");
         download(host_tokens_, tokens_, documents, s, "cudaMemcpyAsync (tokens)");
-        check(cudaStreamSynchronize(s), "collect_tokens");
+        check(cudaStreamSynchronize(s), "pass 1");
 
         // Pass 2, in regions sized by pass 1's counts.
         const std::vector<uint32_t> indexed(host_indexed_.data(), host_indexed_.data() + documents);
         const TermRegions regions = term_regions(indexed);
         const uint64_t occurrence_count = regions.begin.back();
+        marks_[7].record(s);
         stage_upload(staged_term_begin_, term_begin_, regions.begin.data(), documents + 1, s,
                      "cudaMemcpyAsync (term regions)");
         stage_upload(staged_table_begin_, table_begin_, regions.table_begin.data(), documents + 1, s,
                      "cudaMemcpyAsync (table regions)");
-        table_.reserve(regions.table_begin.back(), 0, s);
-        if (regions.table_begin.back() != 0) {
-            check(cudaMemsetAsync(table_.data(), 0, regions.table_begin.back() * sizeof(uint32_t), s),
-                  "cudaMemsetAsync (term tables)");
+        const uint64_t table_slots = regions.table_begin.back();
+        table_.reserve(table_slots, 0, s);
+        first_.reserve(table_slots, 0, s);
+        tf_.reserve(table_slots, 0, s);
+        if (table_slots != 0) {
+            check(cudaMemsetAsync(table_.data(), 0, table_slots * sizeof(uint32_t), s), "cudaMemsetAsync (term tables)");
+            check(cudaMemsetAsync(first_.data(), 0xFF, table_slots * sizeof(uint32_t), s), "cudaMemsetAsync (firsts)");
+            check(cudaMemsetAsync(tf_.data(), 0, table_slots * sizeof(uint32_t), s), "cudaMemsetAsync (tf)");
         }
-        occurrence_terms_.reserve(occurrence_count, 0, s);
+        ensure(occurrence_count < UINT32_MAX, "gpu_analyze_batch: 2^32 - 1 occurrences or more in one batch");
+        slot_of_.reserve(occurrence_count, 0, s);
+        is_first_.reserve(occurrence_count + 1, 0, s);
+        first_tf_.reserve(occurrence_count + 1, 0, s);
+        unique_before_.reserve(occurrence_count + 1, 0, s);
+        tf_before_.reserve(occurrence_count + 1, 0, s);
         terms_.reserve(occurrence_count, 0, s);
-        if (input.positional) positions_.reserve(occurrence_count, 0, s);
+        if (input.positional) {
+            positions_.reserve(occurrence_count, 0, s);
+            sort_keys_.reserve(occurrence_count * 2, 0, s);
+            unsorted_positions_.reserve(occurrence_count, 0, s);
+        }
         unique_.reserve(documents, 0, s);
-        group_terms<<<blocks_for(documents), kDocumentThreads, 0, s>>>(
-            term_bytes_.data(), offsets_.data(), static_cast<uint32_t>(documents), occurrence_begin_.data(),
-            occurrences_.data(), indexed_.data(), term_begin_.data(), table_begin_.data(), table_.data(),
-            input.positional, occurrence_terms_.data(), terms_.data(), positions_.data(), unique_.data());
-        check_launch("group_terms");
+        check(cudaMemsetAsync(is_first_.data() + occurrence_count, 0, sizeof(uint32_t), s), "cudaMemsetAsync (scan end)");
+        check(cudaMemsetAsync(first_tf_.data() + occurrence_count, 0, sizeof(uint32_t), s), "cudaMemsetAsync (scan end)");
+        const group::GroupView view{term_bytes_.data(), offsets_.data(),    occurrence_begin_.data(), occurrences_.data(),
+                                    term_begin_.data(), table_begin_.data(), static_cast<uint32_t>(documents)};
+        const unsigned occurrence_blocks = step_blocks(occurrence_count);
+        if (occurrence_count != 0) {
+            insert_occurrences<<<occurrence_blocks, kStepThreads, 0, s>>>(view, occurrence_count, table_.data(),
+                                                                          first_.data(), tf_.data(), slot_of_.data());
+            check_launch("insert_occurrences");
+            mark_first_occurrences<<<occurrence_blocks, kStepThreads, 0, s>>>(
+                view, occurrence_count, slot_of_.data(), first_.data(), tf_.data(), is_first_.data(), first_tf_.data());
+            check_launch("mark_first_occurrences");
+        }
+        const auto scan_items = static_cast<uint32_t>(occurrence_count + 1);
+        size_t scan_bytes = 0;
+        check(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, is_first_.data(), unique_before_.data(), scan_items, s),
+              "cub::DeviceScan::ExclusiveSum (size)");
+        cub_temp_.reserve(scan_bytes, 0, s);
+        check(cub::DeviceScan::ExclusiveSum(cub_temp_.data(), scan_bytes, is_first_.data(), unique_before_.data(),
+                                            scan_items, s),
+              "cub::DeviceScan::ExclusiveSum (first occurrences)");
+        check(cub::DeviceScan::ExclusiveSum(cub_temp_.data(), scan_bytes, first_tf_.data(), tf_before_.data(),
+                                            scan_items, s),
+              "cub::DeviceScan::ExclusiveSum (tf of first occurrences)");
+        if (occurrence_count != 0) {
+            write_terms<<<occurrence_blocks, kStepThreads, 0, s>>>(view, occurrence_count, slot_of_.data(), tf_.data(),
+                                                                   is_first_.data(), unique_before_.data(),
+                                                                   tf_before_.data(), input.positional, terms_.data());
+            check_launch("write_terms");
+        }
+        count_unique_terms<<<step_blocks(documents), kStepThreads, 0, s>>>(view, unique_before_.data(), unique_.data());
+        check_launch("count_unique_terms");
+        if (input.positional && occurrence_count != 0) {
+            uint32_t* const keys = sort_keys_.data();
+            uint32_t* const sorted_keys = sort_keys_.data() + occurrence_count;
+            position_keys<<<occurrence_blocks, kStepThreads, 0, s>>>(view, occurrence_count, slot_of_.data(),
+                                                                     first_.data(), unique_before_.data(), keys,
+                                                                     unsorted_positions_.data());
+            check_launch("position_keys");
+            // Term numbers are below the occurrence count: sort only their bits.
+            int end_bit = 1;
+            while (end_bit < 32 && (uint64_t{1} << end_bit) <= occurrence_count) ++end_bit;
+            size_t sort_bytes = 0;
+            check(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, sorted_keys, unsorted_positions_.data(),
+                                                  positions_.data(), scan_items - 1, 0, end_bit, s),
+                  "cub::DeviceRadixSort::SortPairs (size)");
+            cub_temp_.reserve(sort_bytes, 0, s);
+            check(cub::DeviceRadixSort::SortPairs(cub_temp_.data(), sort_bytes, keys, sorted_keys,
+                                                  unsorted_positions_.data(), positions_.data(), scan_items - 1, 0,
+                                                  end_bit, s),
+                  "cub::DeviceRadixSort::SortPairs (positions by term)");
+        }
+        marks_[8].record(s);
         download(host_term_bytes_, term_bytes_, text_bytes, s, "cudaMemcpyAsync (term bytes)");
         download(host_terms_, terms_, occurrence_count, s, "cudaMemcpyAsync (terms)");
         if (input.positional) download(host_positions_, positions_, occurrence_count, s, "cudaMemcpyAsync (positions)");
         download(host_unique_, unique_, documents, s, "cudaMemcpyAsync (unique terms)");
-        check(cudaStreamSynchronize(s), "group_terms");
+        marks_[9].record(s);
+        check(cudaStreamSynchronize(s), "pass 2");
+        ++times_.batches;
+        times_.upload_seconds += marks_[1].seconds_since(marks_[0]);
+        times_.pass1_markup_seconds += marks_[2].seconds_since(marks_[1]);
+        times_.pass1_candidates_seconds += marks_[10].seconds_since(marks_[1]);
+        times_.pass1_walk_seconds += marks_[11].seconds_since(marks_[10]);
+        times_.pass1_tokens_seconds += marks_[3].seconds_since(marks_[2]);
+        times_.pass1_terms_seconds += marks_[5].seconds_since(marks_[4]);
+        times_.pass1_seconds += marks_[3].seconds_since(marks_[1]) + marks_[6].seconds_since(marks_[4]);
+        times_.pass2_seconds += marks_[8].seconds_since(marks_[7]);
+        times_.download_seconds += marks_[9].seconds_since(marks_[8]);
 
         // Packed straight from the pinned buffers, which the next batch reuses.
         PassOutput output;
@@ -213,10 +536,12 @@ public:
         output.unique = host_unique_.data();
         output.terms = host_terms_.data();
         output.positions = host_positions_.data();
-        return pack_result(input, regions, output);
+        const auto pack_start = std::chrono::steady_clock::now();
+        GpuAnalysisResult result = pack_result(input, regions, output);
+        times_.pack_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - pack_start).count();
+        return result;
     }
 
-private:
     // The host set's arrays with the same lookup, copied when the list
     // differs from the last batch's (a build has one list: copied once).
     StopwordTable stopwords_on_device(const std::vector<std::string>& words, cudaStream_t s) {
@@ -245,6 +570,12 @@ private:
     MemoryCounter device_memory_;
     MemoryCounter pinned_memory_;
     const cuda::ScopedStream stream_;
+    // Pass 1: from, after its copies in, after the markup steps, after the
+    // token starts, before and after the terms, its end; pass 2: from, to,
+    // after its copies out; within the markup steps: after the candidates'
+    // ends, after the walk.
+    cuda::ScopedEvent marks_[12];
+    GpuAnalyzerTimes times_;
 
     std::unique_ptr<StopwordSet> stopword_set_;
     std::vector<std::string> stopword_words_;
@@ -283,10 +614,31 @@ private:
     DeviceArray<uint64_t> term_begin_{device_memory_};
     DeviceArray<uint64_t> table_begin_{device_memory_};
     DeviceArray<uint32_t> table_{device_memory_};
-    DeviceArray<uint32_t> occurrence_terms_{device_memory_};
     DeviceArray<GroupedTerm> terms_{device_memory_};
     DeviceArray<uint32_t> positions_{device_memory_};
     DeviceArray<uint32_t> unique_{device_memory_};
+    // Pass 1's steps.
+    DeviceArray<uint32_t> candidates_{device_memory_};
+    DeviceArray<uint32_t> ends_{device_memory_};
+    DeviceArray<uint8_t> covered_{device_memory_};
+    DeviceArray<uint32_t> token_starts_{device_memory_};
+    DeviceArray<uint32_t> selected_{device_memory_};  // candidates, tokens
+    DeviceArray<uint32_t> term_lengths_{device_memory_};
+    DeviceArray<uint32_t> indexed_flags_{device_memory_};
+    DeviceArray<uint32_t> indexed_before_{device_memory_};
+    DeviceArray<uint32_t> first_token_{device_memory_};
+    DeviceArray<unsigned char> cub_temp_{device_memory_};
+    PinnedArray<uint32_t> host_selected_{pinned_memory_};
+    // Pass 2's steps.
+    DeviceArray<uint32_t> first_{device_memory_};
+    DeviceArray<uint32_t> tf_{device_memory_};
+    DeviceArray<uint64_t> slot_of_{device_memory_};
+    DeviceArray<uint32_t> is_first_{device_memory_};
+    DeviceArray<uint32_t> first_tf_{device_memory_};
+    DeviceArray<uint32_t> unique_before_{device_memory_};
+    DeviceArray<uint32_t> tf_before_{device_memory_};
+    DeviceArray<uint32_t> sort_keys_{device_memory_};  // keys, then sorted keys
+    DeviceArray<uint32_t> unsorted_positions_{device_memory_};
 };
 
 }  // namespace

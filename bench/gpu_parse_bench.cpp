@@ -1,0 +1,159 @@
+// invidx_gpu_parse_bench: one GPU analyzer alone (the GPU parser's device
+// work: SPEC §2-4 on batches of records), on records decompressed and
+// framed in memory first, one host thread, batch after batch. Prints the
+// MB/s of record text over wall time and where the time went (the
+// analyzer's CUDA events: copies in, pass 1's steps, pass 2, copies out;
+// the host's packing), the median of P passes after a warm-up pass. With
+// --check, the first pass's results are compared with the host reference.
+//
+//   invidx_gpu_parse_bench [--passes P] [--batch-bytes B] [--positions] [--check] INPUT...
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bench_corpus.hpp"
+#include "devices/gpu_analysis.hpp"
+#include "invidx/analysis_settings.hpp"
+#include "invidx/error.hpp"
+#include "nodes/read/input_files.hpp"
+
+namespace {
+
+using namespace invidx;
+
+// Consecutive records of about `batch_bytes` each, as the frame node cuts them.
+std::vector<GpuAnalysisInput> batches_of(const bench::Corpus& corpus, const AnalysisSettings& settings,
+                                         size_t batch_bytes) {
+    std::vector<GpuAnalysisInput> batches;
+    size_t r = 0;
+    while (r < corpus.records.size()) {
+        const size_t first = corpus.records[r].offset;
+        GpuAnalysisInput input;
+        size_t bytes = 0;
+        while (r < corpus.records.size() && (bytes == 0 || bytes + corpus.records[r].length <= batch_bytes)) {
+            input.offsets.push_back(corpus.records[r].offset - first);
+            input.lengths.push_back(static_cast<uint32_t>(corpus.records[r].length));
+            input.html.push_back(corpus.records[r].html ? 1 : 0);
+            bytes += corpus.records[r].length;
+            ++r;
+        }
+        input.text = std::string_view(corpus.text).substr(first, input.offsets.back() + input.lengths.back());
+        input.stopwords = settings.stopwords;
+        input.stemmer = gpu_stemmer_named(settings.stemmer);
+        input.positional = settings.positions;
+        batches.push_back(std::move(input));
+    }
+    return batches;
+}
+
+GpuAnalyzerTimes minus(const GpuAnalyzerTimes& a, const GpuAnalyzerTimes& b) {
+    return {a.batches - b.batches,
+            a.upload_seconds - b.upload_seconds,
+            a.pass1_seconds - b.pass1_seconds,
+            a.pass1_markup_seconds - b.pass1_markup_seconds,
+            a.pass1_candidates_seconds - b.pass1_candidates_seconds,
+            a.pass1_walk_seconds - b.pass1_walk_seconds,
+            a.pass1_tokens_seconds - b.pass1_tokens_seconds,
+            a.pass1_terms_seconds - b.pass1_terms_seconds,
+            a.pass2_seconds - b.pass2_seconds,
+            a.download_seconds - b.download_seconds,
+            a.pack_seconds - b.pack_seconds,
+            a.analyze_seconds - b.analyze_seconds};
+}
+
+bool same(const GpuAnalysisResult& a, const GpuAnalysisResult& b) {
+    if (a.terms.size() != b.terms.size()) return false;
+    for (size_t t = 0; t < a.terms.size(); ++t) {
+        const auto& x = a.terms[t];
+        const auto& y = b.terms[t];
+        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
+            x.collection != y.collection || x.first_position_index != y.first_position_index) {
+            return false;
+        }
+    }
+    return a.bytes == b.bytes && a.positions == b.positions && a.term_begin == b.term_begin &&
+           a.lengths == b.lengths && a.tokens == b.tokens;
+}
+
+[[noreturn]] void usage(const char* why) {
+    if (why) std::cerr << "invidx_gpu_parse_bench: " << why << "\n";
+    std::cerr << "usage: invidx_gpu_parse_bench [--passes P] [--batch-bytes B] [--positions] [--check] INPUT...\n";
+    std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    unsigned passes = 3;
+    size_t batch_bytes = size_t{2} << 20;
+    bool check = false;
+    AnalysisSettings settings = AnalysisSettings::defaults();
+    std::vector<InputSpec> specs;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--passes" || arg == "--batch-bytes") {
+            if (i + 1 >= argc) usage("a value is missing");
+            const long long value = std::strtoll(argv[++i], nullptr, 10);
+            if (value < 1) usage("values must be at least 1");
+            if (arg == "--passes") passes = static_cast<unsigned>(value);
+            else batch_bytes = static_cast<size_t>(value);
+        } else if (arg == "--positions") {
+            settings.positions = true;
+        } else if (arg == "--check") {
+            check = true;
+        } else if (arg == "-h" || arg == "--help") {
+            usage(nullptr);
+        } else {
+            specs.push_back(InputSpec{arg, "auto"});
+        }
+    }
+    if (specs.empty()) usage("no input");
+    try {
+        const auto files = expand_inputs(specs, [](std::string_view path) { return detect_format(path); });
+        const bench::Corpus corpus = bench::load(files, settings);
+        const std::vector<GpuAnalysisInput> batches = batches_of(corpus, settings, batch_bytes);
+        std::printf("%zu records, %.1f MB of record text, %zu batches of up to %zu bytes; median of %u passes\n",
+                    corpus.records.size(), corpus.text.size() / 1e6, batches.size(), batch_bytes, passes);
+        auto analyzer = create_gpu_batch_analyzer(0);
+        size_t differing = 0;
+        for (const GpuAnalysisInput& batch : batches) {  // warm-up: arrays grow to the largest batch
+            GpuAnalysisResult result = analyzer->analyze(batch);
+            if (check && !same(result, analyze_batch_on_host(batch))) ++differing;
+        }
+        if (check) std::printf("check against the host reference: %zu of %zu batches differ\n", differing, batches.size());
+        std::vector<std::pair<double, GpuAnalyzerTimes>> runs;
+        for (unsigned p = 0; p < passes; ++p) {
+            const GpuAnalyzerTimes before = analyzer->times();
+            const auto start = std::chrono::steady_clock::now();
+            for (const GpuAnalysisInput& batch : batches) analyzer->analyze(batch);
+            const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            runs.emplace_back(wall, minus(analyzer->times(), before));
+        }
+        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        const auto& [wall, t] = runs[runs.size() / 2];
+        const double mb = corpus.text.size() / 1e6;
+        std::printf("%-28s %10s %8s\n", "part", "seconds", "MB/s");
+        const auto row = [&](const char* name, double seconds) {
+            std::printf("%-28s %10.4f %8.0f\n", name, seconds, seconds > 0 ? mb / seconds : 0.0);
+        };
+        row("wall (one thread)", wall);
+        row("device: copies in", t.upload_seconds);
+        row("device: pass 1", t.pass1_seconds);
+        row("  markup (steps 1-3)", t.pass1_markup_seconds);
+        row("    candidates, their ends", t.pass1_candidates_seconds);
+        row("    walk per document", t.pass1_walk_seconds);
+        row("  token starts (4-5)", t.pass1_tokens_seconds);
+        row("  terms (6)", t.pass1_terms_seconds);
+        row("device: pass 2", t.pass2_seconds);
+        row("device: copies out", t.download_seconds);
+        row("host: packing", t.pack_seconds);
+        return differing == 0 ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "invidx_gpu_parse_bench: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,190 @@
+// The parallel steps of pass 1 (analysis/parallel_token_pass.hpp), run here
+// in host loops in the order the GPU kernels run them, against the
+// per-document pass (collect_document_tokens): the same occurrences, terms
+// and counts on the sample, broken HTML, every piece of SPEC §2-3 input, and
+// search caps small enough that most constructs are resolved by the walk.
+#include "analysis/parallel_token_pass.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/document_passes.hpp"
+#include "analysis/stopwords.hpp"
+#include "support/analysis_inputs.hpp"
+#include "support/batch_analysis.hpp"
+
+namespace {
+
+using namespace invidx;
+using document_passes::TermOccurrence;
+using document_passes::TokenCounts;
+
+struct DocumentPass {
+    TokenCounts counts{0, 0};
+    std::vector<TermOccurrence> occurrences;
+    std::vector<std::string> terms;  // each occurrence's term bytes
+};
+
+bool same_pass(const DocumentPass& a, const DocumentPass& b) {
+    if (a.counts.indexed != b.counts.indexed || a.counts.tokens != b.counts.tokens) return false;
+    if (a.occurrences.size() != b.occurrences.size() || a.terms != b.terms) return false;
+    for (size_t i = 0; i < a.occurrences.size(); ++i) {
+        const TermOccurrence& x = a.occurrences[i];
+        const TermOccurrence& y = b.occurrences[i];
+        if (x.start != y.start || x.length != y.length || x.position != y.position) return false;
+    }
+    return true;
+}
+
+std::string term_of(const std::vector<unsigned char>& term_bytes, uint64_t offset, const TermOccurrence& o) {
+    return std::string(reinterpret_cast<const char*>(term_bytes.data() + offset + o.start), o.length);
+}
+
+// collect_document_tokens, document by document.
+std::vector<DocumentPass> per_document(const GpuAnalysisInput& input, const StopwordTable& stopwords, bool stem) {
+    std::vector<DocumentPass> out;
+    std::vector<unsigned char> term_bytes(input.text.size());
+    const auto* text = reinterpret_cast<const unsigned char*>(input.text.data());
+    for (size_t d = 0; d < input.documents(); ++d) {
+        DocumentPass pass;
+        pass.occurrences.resize(document_passes::token_bound(input.lengths[d]));
+        pass.counts = document_passes::collect_document_tokens(text + input.offsets[d], input.lengths[d],
+                                                               input.html[d] != 0, stopwords, stem,
+                                                               term_bytes.data() + input.offsets[d],
+                                                               pass.occurrences.data());
+        pass.occurrences.resize(pass.counts.indexed);
+        for (const auto& o : pass.occurrences) pass.terms.push_back(term_of(term_bytes, input.offsets[d], o));
+        out.push_back(std::move(pass));
+    }
+    return out;
+}
+
+// The kernels' schedule in loops: each loop is one launch, each iteration
+// one thread, and the compactions and the scan are what CUB does there.
+std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const StopwordTable& stopwords, bool stem,
+                                            uint32_t cap) {
+    using namespace parallel_token_pass;
+    const size_t bytes = input.text.size();
+    const auto documents = static_cast<uint32_t>(input.documents());
+    const BatchView batch{reinterpret_cast<const unsigned char*>(input.text.data()), input.offsets.data(),
+                          input.lengths.data(), input.html.data(), documents};
+    std::vector<uint32_t> candidates;
+    for (uint64_t i = 0; i < bytes; ++i) {
+        if (is_markup_candidate(batch, i)) candidates.push_back(static_cast<uint32_t>(i));
+    }
+    const auto count = static_cast<uint32_t>(candidates.size());
+    std::vector<uint32_t> ends(count);
+    for (uint32_t k = 0; k < count; ++k) ends[k] = capped_construct_end(batch, candidates[k], cap);
+    for (uint32_t d = 0; d < documents; ++d) keep_reached_constructs(batch, d, candidates.data(), count, ends.data());
+    std::vector<uint8_t> covered(bytes, 0);
+    for (uint32_t k = 0; k < count; ++k) {
+        if (ends[k] == 0) continue;
+        const uint64_t offset = input.offsets[document_of(batch, candidates[k])];
+        for (uint64_t i = candidates[k]; i < offset + ends[k]; ++i) covered[i] = 1;
+    }
+    std::vector<uint32_t> token_starts;
+    for (uint64_t i = 0; i < bytes; ++i) {
+        if (starts_kept_token(batch, covered.data(), i)) token_starts.push_back(static_cast<uint32_t>(i));
+    }
+    const auto tokens = static_cast<uint32_t>(token_starts.size());
+    std::vector<unsigned char> term_bytes(bytes);
+    std::vector<uint32_t> term_lengths(tokens);
+    for (uint32_t t = 0; t < tokens; ++t) {
+        term_lengths[t] = make_term(batch, covered.data(), stopwords, stem, token_starts[t], term_bytes.data());
+    }
+    std::vector<uint32_t> indexed_before(tokens + 1, 0);
+    for (uint32_t t = 0; t < tokens; ++t) indexed_before[t + 1] = indexed_before[t] + (term_lengths[t] != parallel_token_pass::kStopWord ? 1 : 0);
+    std::vector<uint32_t> first_token(documents + 1, tokens);
+    for (uint32_t d = 0; d < documents; ++d) first_token[d] = lower_bound(token_starts.data(), tokens, input.offsets[d]);
+    std::vector<uint64_t> occurrence_begin(documents + 1, 0);
+    for (uint32_t d = 0; d < documents; ++d) {
+        occurrence_begin[d + 1] = occurrence_begin[d] + document_passes::token_bound(input.lengths[d]);
+    }
+    std::vector<TermOccurrence> occurrences(occurrence_begin.back());
+    for (uint32_t t = 0; t < tokens; ++t) {
+        write_occurrence(batch, token_starts.data(), first_token.data(), term_lengths.data(), indexed_before.data(),
+                         occurrence_begin.data(), t, occurrences.data());
+    }
+    std::vector<DocumentPass> out(documents);
+    for (uint32_t d = 0; d < documents; ++d) {
+        out[d].counts = document_counts(first_token.data(), indexed_before.data(), d);
+        for (uint32_t j = 0; j < out[d].counts.indexed; ++j) {
+            out[d].occurrences.push_back(occurrences[occurrence_begin[d] + j]);
+            out[d].terms.push_back(term_of(term_bytes, input.offsets[d], out[d].occurrences.back()));
+        }
+    }
+    return out;
+}
+
+void check_same(const std::vector<testing::AnalysisDocument>& docs, size_t gap) {
+    for (const AnalysisSettings& settings : testing::batch_settings()) {
+        std::string storage;
+        const GpuAnalysisInput input = testing::batch_input(docs, settings, storage, gap);
+        const StopwordSet stopwords(input.stopwords);
+        const bool stem = input.stemmer == GpuStemmer::porter;
+        const auto expected = per_document(input, stopwords.table(), stem);
+        for (uint32_t cap : {parallel_token_pass::kSearchCap, 100u, parallel_token_pass::kMinSearchCap, 1u}) {
+            const auto got = in_parallel_steps(input, stopwords.table(), stem, cap);
+            REQUIRE(got.size() == expected.size());
+            size_t differing = 0;
+            for (size_t d = 0; d < got.size(); ++d) {
+                if (!same_pass(got[d], expected[d])) {
+                    if (differing++ == 0) {
+                        MESSAGE("document " << d << " differs (cap " << cap << ", gap " << gap << "): "
+                                            << got[d].counts.tokens << " tokens, " << got[d].counts.indexed
+                                            << " indexed; expected " << expected[d].counts.tokens << " and "
+                                            << expected[d].counts.indexed);
+                        for (size_t j = 0; j < std::min(got[d].terms.size(), expected[d].terms.size()); ++j) {
+                            if (got[d].terms[j] != expected[d].terms[j] ||
+                                got[d].occurrences[j].position != expected[d].occurrences[j].position) {
+                                MESSAGE("first difference at occurrence " << j << ": '" << got[d].terms[j] << "' at "
+                                        << got[d].occurrences[j].position << ", expected '" << expected[d].terms[j]
+                                        << "' at " << expected[d].occurrences[j].position);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            CHECK(differing == 0);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("parallel token pass: the sample collection gives the per-document pass's occurrences") {
+    const auto docs = testing::sample_documents();
+    REQUIRE(docs.size() > 50);
+    check_same(docs, 0);
+}
+
+TEST_CASE("parallel token pass: broken HTML, every SPEC piece and long tokens, with gaps between documents") {
+    std::mt19937 random(41);
+    auto docs = testing::broken_html_documents(random, 400);
+    for (const std::string& piece : testing::html_pieces()) docs.push_back({piece, true});
+    for (const std::string& token : testing::long_tokens()) docs.push_back({token + " x " + token, true});
+    docs.push_back({"", true});
+    docs.push_back({"", false});
+    check_same(docs, 0);
+    check_same(docs, 5);
+}
+
+TEST_CASE("parallel token pass: constructs far longer than the search cap, and many candidates inside them") {
+    std::string script = "<script>";
+    for (int i = 0; i < 3000; ++i) script += "if (a<b && c<d) { s = '<p>x</p>'; } &amp; ";
+    script += "</script> after the script";
+    std::string comment = "<!-- " + std::string(20000, '-') + " <b> &lt; --> after the comment";
+    std::string unclosed = "text <a " + std::string(10000, 'y') + " never closed";
+    std::string lts;
+    for (int i = 0; i < 5000; ++i) lts += "<a&b";
+    const std::vector<testing::AnalysisDocument> docs = {
+        {script, true}, {comment, true}, {unclosed, true}, {lts + " tail words", true}, {script, false},
+        {"<style>" + std::string(9000, 'z') + "</style\n>styled away", true}};
+    check_same(docs, 0);
+}
