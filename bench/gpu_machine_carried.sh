@@ -9,7 +9,9 @@
 #     && cmake --build build-dev && mkdir -p .carry/bin && cp build-dev/invidx* .carry/bin && strip .carry/bin/*
 #   There: BUILT_AT=/path/of/the/tree/where/built BIN=.carry/bin OUT=... bench/gpu_machine_carried.sh
 # SIZE_MB (default 1000) sizes the collection; SANITIZE=0 skips compute-sanitizer,
-# PIPELINE=0 the 16-core pipeline runs, PROFILE=0 nsys; CORE_COUNTS ("4 8 16").
+# PIPELINE=0 the 16-core pipeline runs, PROFILE=0 nsys; CORE_COUNTS ("4 8 16", "none" skips);
+# EXTRA=1 adds BM25 weighting and dictionary benches on an index of the
+# collection, and per-kernel times of the GPU parser with ncu.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 bin=${BIN:-.carry/bin}
@@ -63,13 +65,32 @@ for path in sys.argv[1:]:
                   "MB", round(p["text_bytes"] / 1e6), "busy s", round(p["busy_seconds"], 3), times)
 PY
 fi
-echo "== GPU parsers against CPU parsers on 4, 8 and 16 cores"
-bash bench/gpu_parse_cores.sh build-dev/invidx-run /tmp/coll ${CORE_COUNTS:-4 8 16} 2>&1 | tee "$out/parse-cores.txt"
+if [ "${CORE_COUNTS:-}" != none ]; then
+  echo "== GPU parsers against CPU parsers on 4, 8 and 16 cores"
+  bash bench/gpu_parse_cores.sh build-dev/invidx-run /tmp/coll ${CORE_COUNTS:-4 8 16} 2>&1 | tee "$out/parse-cores.txt"
+fi
 echo "== configs/default.json (GPUs parse where present) against --set parse.gpus=none, 16 cores"
 python3 bench/run_pipeline_bench.py --invidx-run build-dev/invidx-run --collection /tmp/coll --configs configs/default.json \
   --repeat 2 --set memory.tokens=48 --timeout 300 2>&1 | tail -1
 python3 bench/run_pipeline_bench.py --invidx-run build-dev/invidx-run --collection /tmp/coll --configs configs/default.json \
   --repeat 2 --set memory.tokens=48 --set parse.gpus=none --timeout 300 2>&1 | tail -1 | sed 's/^default.json /default.json (CPU)/'
+if [ "${EXTRA:-0}" = 1 ]; then
+  echo "== per-kernel times (ncu), then an index of the collection: BM25 weighting and the term dictionaries on the GPU"
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+  if [ -n "$ncu" ]; then
+    echo "== per-kernel device time of the GPU parser (ncu, 40 MB, kernels 200-499)"
+    python3 bench/gen_collection.py --kind realistic --size-mb 40 --files 2 --out /tmp/small > /dev/null 2>&1
+    timeout 150 "$ncu" --metrics gpu__time_duration.sum --csv --launch-skip 200 --launch-count 300 \
+      build-dev/invidx_gpu_parse_bench --passes 1 /tmp/small > "$out/ncu.csv" 2> "$out/ncu.err"
+    python3 bench/kernel_times.py "$out/ncu.csv" | tail -25
+  else
+    echo "no ncu here"; ls /usr/local/cuda/bin | tr '\n' ' ' | head -c 600; echo
+  fi
+  build-dev/invidx-run configs/default.json --input /tmp/coll --output /tmp/idx --progress off --quiet > "$out/index.log" 2>&1 || tail -5 "$out/index.log"
+  build-dev/invidx merge /tmp/idx --layout query >> "$out/index.log" 2>&1 || tail -5 "$out/index.log"
+  timeout ${WEIGHT_TIMEOUT:-150} build-dev/invidx_weight_bench /tmp/idx --gpu --wired --repeat 3 2>&1 | tee "$out/weight-bench.txt" | tail -12
+  [ "${DICTIONARY:-1}" = 1 ] && timeout 120 build-dev/invidx_dictionary_bench /tmp/idx --gpu 2>&1 | tee "$out/dictionary-bench.txt" | tail -12
+fi
 nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys 2>/dev/null || true)
 if [ -n "$nsys" ] && [ "${PROFILE:-1}" = 1 ]; then
   timeout 150 "$nsys" profile -o /tmp/gpu-parse --force-overwrite true --stats=false build-dev/invidx-run bench/configs/gpu-parse-12-4.json \
