@@ -67,7 +67,8 @@ TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, wit
         if (parser.at("kind") != "gpu" || parser.at("batches") == 0) continue;
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);
         CHECK(parser.at("pinned_host_bytes").get<uint64_t>() > 0);
-        // Bounded by the largest batch: about 30 bytes per text byte per slot, twice that after growth.
+        // Bounded by the largest batch: at most about 70 bytes per text byte per slot, twice that
+        // after growth; batches here are far below max_batch_bytes, so this bound is loose.
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() <
               parser.at("slots").get<uint64_t>() * 64 * parser.at("max_batch_bytes").get<uint64_t>());
     }
