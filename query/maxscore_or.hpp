@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "store/bm25.hpp"
+#include "query/maxscore_loop.hpp"
 #include "query/posting_cursor.hpp"
 #include "query/pruning.hpp"
 #include "query/query_stats.hpp"
@@ -50,100 +51,50 @@ namespace invidx {
 std::vector<ScoredDocument> maxscore_or(std::span<const ScoredList> lists, std::span<const double> norms,
                                         const Bm25& bm25, size_t k, QueryStats* stats = nullptr);
 
+// MaxScore's scoring in doubles, over any ScoringCursor: each contribution
+// is kept by its term's query position and the document's score is summed in
+// query order, so that it equals exhaustive_or's bit for bit; bounds compare
+// with query/pruning.hpp's slack (none for integer impacts).
+template <ScoringCursor Cursor>
+class QueryOrderScoring {
+public:
+    using Score = double;
+    using Top = TopK;
+
+    // `cursors` in query order; `norms` as for maxscore_or.
+    QueryOrderScoring(std::span<Cursor> cursors, std::span<const double> norms, const Bm25& bm25)
+        : first_(cursors.data()), norms_(norms), bm25_(bm25), contributions_(cursors.size(), 0.0) {}
+
+    static double list_bound(const Cursor& cursor) { return cursor.max_score(); }
+    static double block_bound(Cursor& cursor, uint32_t target) { return cursor.block_max_score(target); }
+    static bool may_enter(double bound, double threshold) { return may_enter_for<Cursor>(bound, threshold); }
+
+    void start_document(uint32_t docid) { norm_ = norm_for<Cursor>(norms_.data(), docid); }
+    double add(Cursor& cursor) {
+        const double contribution = posting_score(cursor, bm25_, norm_);
+        contributions_[static_cast<size_t>(&cursor - first_)] = contribution;
+        return contribution;
+    }
+    // The running sum is for the bounds only: the score is summed again in query order.
+    bool push(TopK& top, uint32_t docid, double /*running_sum*/) {
+        return top.push({docid, sum_in_query_order(contributions_)});
+    }
+    void end_document() { std::fill(contributions_.begin(), contributions_.end(), 0.0); }
+
+private:
+    const Cursor* first_;
+    std::span<const double> norms_;
+    const Bm25& bm25_;
+    double norm_ = 0.0;
+    std::vector<double> contributions_;  // by query position, of the current document
+};
+
 // The same over any cursors, in query order, fresh; they are moved.
 template <ScoringCursor Cursor>
 std::vector<ScoredDocument> maxscore_or(std::span<Cursor> cursors, std::span<const double> norms, const Bm25& bm25,
                                         size_t k, QueryStats* stats = nullptr) {
-    QueryStats local;
-    TopK top(k);
-    const size_t n = cursors.size();
-    if (n > 0 && k > 0) {
-        for (const auto& cursor : cursors) local.postings += cursor.size();
-        // by_bound[i]: the cursor with the i-th smallest list bound.
-        std::vector<Cursor*> by_bound(n);
-        for (size_t t = 0; t < n; ++t) by_bound[t] = &cursors[t];
-        std::stable_sort(by_bound.begin(), by_bound.end(),
-                         [](const Cursor* a, const Cursor* b) { return a->max_score() < b->max_score(); });
-        const auto query_position = [&](const Cursor* cursor) { return static_cast<size_t>(cursor - cursors.data()); };
-        // bound_below[i]: the sum of the list bounds of by_bound[0..i-1].
-        std::vector<double> bound_below(n + 1, 0.0);
-        for (size_t i = 0; i < n; ++i) bound_below[i + 1] = bound_below[i] + by_bound[i]->max_score();
-        // Block-max cursors, top k full: the same with the block maxima at the candidate.
-        std::vector<double> block_below(n + 1, 0.0);
-        std::vector<double> contributions(n, 0.0);  // by query position
-        size_t first_essential = 0;                 // by_bound[0, first_essential) are non-essential
-
-        while (first_essential < n) {
-            uint32_t candidate = kNoDocument;
-            for (size_t i = first_essential; i < n; ++i) candidate = std::min(candidate, by_bound[i]->docid());
-            if (candidate == kNoDocument) break;
-            ++local.documents_considered;
-            const double threshold = top.threshold();
-            const std::vector<double>* probe_below = &bound_below;
-
-            if constexpr (BlockMaxCursor<Cursor>) {
-                if (top.full()) {
-                    // The block-max bound of every docid from the candidate to `next`, nothing decoded.
-                    double bound = 0.0;
-                    uint32_t next = kNoDocument;
-                    for (size_t i = 0; i < n; ++i) {
-                        Cursor& cursor = *by_bound[i];
-                        if (i >= first_essential && cursor.docid() != candidate) {
-                            next = std::min(next, cursor.docid());  // not in its list before that
-                            continue;
-                        }
-                        const double block_max = cursor.block_max_score(candidate);
-                        bound += block_max;
-                        if (i < first_essential) block_below[i + 1] = block_below[i] + block_max;
-                        const uint32_t last = cursor.block_last_docid();
-                        if (last != kNoDocument) next = std::min(next, last + 1);
-                    }
-                    if (!may_enter_for<Cursor>(bound, threshold)) {
-                        for (size_t i = first_essential; i < n; ++i) {
-                            if (by_bound[i]->docid() == candidate) by_bound[i]->next_geq(next);
-                        }
-                        continue;
-                    }
-                    probe_below = &block_below;
-                }
-            }
-
-            const double norm = norm_for<Cursor>(norms.data(), candidate);
-            double partial = 0.0;  // for bounds only; the score itself is summed in query order
-            for (size_t i = first_essential; i < n; ++i) {
-                Cursor& cursor = *by_bound[i];
-                if (cursor.docid() != candidate) continue;
-                const double c = posting_score(cursor, bm25, norm);
-                contributions[query_position(&cursor)] = c;
-                partial += c;
-                cursor.next();
-            }
-            bool pruned = false;
-            for (size_t i = first_essential; i-- > 0;) {  // largest bound first
-                if (!may_enter_for<Cursor>(partial + (*probe_below)[i + 1], threshold)) {
-                    pruned = true;
-                    break;
-                }
-                Cursor& cursor = *by_bound[i];
-                cursor.next_geq(candidate);
-                if (cursor.docid() != candidate) continue;
-                const double c = posting_score(cursor, bm25, norm);
-                contributions[query_position(&cursor)] = c;
-                partial += c;
-            }
-            if (!pruned) {
-                ++local.documents_scored;
-                if (top.push({candidate, sum_in_query_order(contributions)})) {
-                    const double raised = top.threshold();
-                    while (first_essential < n && !may_enter_for<Cursor>(bound_below[first_essential + 1], raised)) ++first_essential;
-                }
-            }
-            std::fill(contributions.begin(), contributions.end(), 0.0);
-        }
-    }
-    add_block_counts(cursors, local);
-    if (stats) *stats += local;
-    return top.take_sorted();
+    QueryOrderScoring<Cursor> scoring(cursors, norms, bm25);
+    return maxscore_loop(cursors, scoring, k, stats);
 }
 
 }  // namespace invidx

@@ -34,9 +34,14 @@ void append_documents(const IndexReader& part, uint32_t first_file, IndexWriter&
     writer.append_documents(batch);
 }
 
-// Every part's dictionary merged: a term's lists in part order (its run).
-std::vector<DictionaryTerm> merge_dictionaries(const std::vector<std::unique_ptr<IndexReader>>& readers,
-                                               const std::vector<ConcatenatedPart>& parts) {
+// Every part's dictionary merged term by term, in byte-wise order: a term's
+// df and cf summed over the parts that hold it, and its lists appended part
+// by part, in part order (so that they concatenate in increasing docids),
+// by `add_lists(p, i, merged)` for term i of part p. Both joins read the
+// parts' dictionaries this way; they differ only in where a part's lists go.
+template <class AddLists>
+std::vector<DictionaryTerm> merge_part_dictionaries(const std::vector<std::unique_ptr<IndexReader>>& readers,
+                                                    AddLists&& add_lists) {
     std::vector<uint64_t> next(readers.size(), 0);
     std::vector<DictionaryTerm> terms;
     for (;;) {
@@ -57,7 +62,7 @@ std::vector<DictionaryTerm> merge_dictionaries(const std::vector<std::unique_ptr
             merged.collection = info.collection;
             merged.df += info.df;
             merged.cf += info.cf;
-            merged.lists.push_back(PartialListRef{.run = parts[p].run, .indexer = 0, .slot = static_cast<uint32_t>(next[p])});
+            add_lists(p, next[p], merged);
             ++next[p];
         }
         terms.push_back(std::move(merged));
@@ -124,7 +129,11 @@ ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vec
         joined.postings += part.num_postings();
     }
     for (const auto& run : runs) writer.adopt_run(run);
-    std::vector<DictionaryTerm> dictionary = merge_dictionaries(readers, plan);
+    // A part's term i is slot i of the part's one run.
+    std::vector<DictionaryTerm> dictionary =
+        merge_part_dictionaries(readers, [&](size_t p, uint64_t term, DictionaryTerm& merged) {
+            merged.lists.push_back(PartialListRef{.run = plan[p].run, .indexer = 0, .slot = static_cast<uint32_t>(term)});
+        });
     joined.terms = dictionary.size();
     writer.write_dictionary(std::move(dictionary));
     return joined;
@@ -160,39 +169,19 @@ OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t fir
                 part_runs[p].push_back(PartRun{.part_run = run, .slots = part.run_slot_postings(run)});
             }
         }
-        std::vector<uint64_t> next(readers.size(), 0);
-        for (;;) {
-            // The smallest next term over all parts (few parts: a linear scan).
-            std::string_view smallest;
-            bool any = false;
-            for (size_t p = 0; p < readers.size(); ++p) {
-                if (next[p] >= readers[p]->term_count()) continue;
-                const std::string_view term = readers[p]->term(next[p]).term;
-                if (!any || term < smallest) smallest = term, any = true;
-            }
-            if (!any) break;
-            DictionaryTerm merged{.term = std::string(smallest), .collection = 0, .df = 0, .cf = 0, .lists = {}};
-            for (size_t p = 0; p < readers.size(); ++p) {
-                if (next[p] >= readers[p]->term_count()) continue;
-                const TermInfo info = readers[p]->term(next[p]);
-                if (info.term != merged.term) continue;
-                merged.collection = info.collection;
-                merged.df += info.df;
-                merged.cf += info.cf;
-                for (auto ref : readers[p]->partial_lists(next[p])) {
-                    const auto found = renumbered[p].find(ref.run);
-                    if (found == renumbered[p].end()) {
-                        throw FormatError(readers[p]->display(layout::kDictionaryFile),
-                                          "term '" + merged.term + "' points at run " + std::to_string(ref.run) +
-                                              ", which the part does not have");
-                    }
-                    ref.run = found->second;
-                    merged.lists.push_back(ref);
+        // A part's lists keep their indexer and slot, their runs renumbered.
+        owned.dictionary = merge_part_dictionaries(readers, [&](size_t p, uint64_t term, DictionaryTerm& merged) {
+            for (auto ref : readers[p]->partial_lists(term)) {
+                const auto found = renumbered[p].find(ref.run);
+                if (found == renumbered[p].end()) {
+                    throw FormatError(readers[p]->display(layout::kDictionaryFile),
+                                      "term '" + merged.term + "' points at run " + std::to_string(ref.run) +
+                                          ", which the part does not have");
                 }
-                ++next[p];
+                ref.run = found->second;
+                merged.lists.push_back(ref);
             }
-            owned.dictionary.push_back(std::move(merged));
-        }
+        });
     }
     // The parts are closed (their files unmapped) before their runs move.
     for (size_t p = 0; p < parts.size(); ++p) {

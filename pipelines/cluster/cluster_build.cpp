@@ -16,10 +16,13 @@
 #include "graph/resource_usage.hpp"
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
+#include "pipelines/cluster/cluster_finish.hpp"
 #include "pipelines/cluster/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/mpi_session.hpp"
 #include "pipelines/cluster/partition_build.hpp"
+#include "pipelines/cluster/rank_figures.hpp"
+#include "pipelines/cluster/written_run_json.hpp"
 #include "store/concatenate.hpp"
 #include "store/index_writer.hpp"
 
@@ -95,21 +98,12 @@ private:
 
 // What a rank tells rank 0 about its share of the build.
 json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files, const json& part_report) {
-    uint64_t bytes_in = 0;
-    for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
-    json figures = {{"rank", rank},
-                    {"first_file", range.begin},
-                    {"files", range.end - range.begin},
-                    {"bytes_in", bytes_in},
-                    {"text_bytes", part_report.value("input_bytes_uncompressed", uint64_t{0})},
-                    {"documents", part_report.value("documents", uint64_t{0})},
-                    {"tokens", part_report.value("tokens", uint64_t{0})},
-                    {"terms", part_report.value("terms", uint64_t{0})},
-                    {"postings", part_report.value("postings", uint64_t{0})},
-                    {"build_seconds", part_report.value("total_seconds", 0.0)},
-                    {"parse_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "parse")},
-                    {"index_busy_seconds", busy_of_kind(part_report.value("nodes", json::array()), "index")},
-                    {"peak_rss_bytes", peak_rss_bytes()}};
+    json figures = share_figures(rank, range, files, part_report);
+    figures["terms"] = part_report.value("terms", uint64_t{0});
+    figures["postings"] = part_report.value("postings", uint64_t{0});
+    figures["build_seconds"] = part_report.value("total_seconds", 0.0);
+    figures["index_busy_seconds"] = busy_of_kind(part_report.value("nodes", json::array()), "index");
+    figures["peak_rss_bytes"] = peak_rss_bytes();
     return figures;
 }
 
@@ -261,11 +255,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         try {
             const WrittenRun written =
                 write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
-            json slots = json::object();
-            for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
-            run_report["run"] = {{"run", written.run}, {"path", written.path}, {"size_bytes", written.size_bytes},
-                                 {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
-                                 {"postings", written.postings}};
+            run_report["run"] = written_run_to_json(written);
         } catch (const std::exception& error) {
             run_report = {{"rank", rank}, {"ok", false},
                           {"error", who + ": writing its run failed: " + std::string(error.what())}};
@@ -277,105 +267,62 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     // 5. Rank 0 adopts the runs, appends the documents, merges the
     // dictionaries, writes the report and publishes; every rank learns the
     // outcome, so all exit alike.
-    json outcome = {{"ok", true}};
     json report;
-    if (rank == 0) {
-        try {
-            const auto join_start = std::chrono::steady_clock::now();
-            std::vector<WrittenRun> runs;
-            std::string failures;
-            for (const auto& text : all_runs) {
-                const json r = json::parse(text);
-                per_rank[static_cast<size_t>(r.at("rank").get<int>())]["run_seconds"] = r.at("run_seconds");
-                if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
-                if (!r.contains("run")) continue;
-                const json& w = r.at("run");
-                WrittenRun written{.run = w.at("run").get<uint32_t>(),
-                                   .path = w.at("path").get<std::string>(),
-                                   .size_bytes = w.at("size_bytes").get<uint64_t>(),
-                                   .crc32 = w.at("crc32").get<uint32_t>(),
-                                   .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
-                                   .slots = {},
-                                   .postings = w.at("postings").get<uint64_t>()};
-                for (const auto& [indexer, counts] : w.at("slots").items())
-                    written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
-                runs.push_back(std::move(written));
-            }
-            if (!failures.empty()) throw Error(failures);
-            std::vector<IndexPart> parts;
-            std::vector<ConcatenatedPart> plan;
-            std::vector<int> part_ranks;
-            for (int r = 0; r < ranks; ++r) {
-                const FileRange& share = ranges[static_cast<size_t>(r)];
-                if (share.begin == share.end) continue;
-                parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
-                const json& p = decision.at("plan").at(static_cast<size_t>(r));
-                plan.push_back(ConcatenatedPart{.first_docid = p.at("first_docid").get<uint64_t>(),
-                                                .documents = p.at("documents").get<uint64_t>(),
-                                                .terms = p.at("terms").get<uint64_t>(),
-                                                .has_run = p.at("has_run").get<bool>(),
-                                                .run = p.at("run").get<uint32_t>()});
-                part_ranks.push_back(r);
-                per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
-                if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;
-            }
-            // The first part's report gives the stage and node figures (its
-            // rank's); the totals are the whole build's.
-            report = part_report.contains("nodes") ? part_report : json::object();
-            if (!parts.empty() && !report.contains("nodes")) {
-                std::ifstream in(parts.front().directory / "report.json");
-                if (in) report = json::parse(in, nullptr, false);
-                if (report.is_discarded()) report = json::object();
-            }
-            if (!report.contains("nodes")) report["nodes"] = json::array();
-            report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
-            const ConcatenatedIndex joined = join_parts(parts, plan, runs, *writer);
-            uint64_t text_bytes = 0, tokens = 0, bytes_in = 0;
-            double slowest_run = 0;
-            for (const auto& r : per_rank) {
-                text_bytes += r.value("text_bytes", uint64_t{0});
-                tokens += r.value("tokens", uint64_t{0});
-                bytes_in += r.value("bytes_in", uint64_t{0});
-                slowest_run = std::max(slowest_run, r.value("run_seconds", 0.0));
-            }
-            report["format"] = "invidx build report";
-            report["description"] = config.description;
-            report["output"] = config.output.string();
-            report["input_files"] = files.size();
-            report["input_bytes_compressed"] = bytes_in;
-            report["input_bytes_uncompressed"] = text_bytes;
-            report["documents"] = joined.documents;
-            report["tokens"] = tokens;
-            report["terms"] = joined.terms;
-            report["postings"] = joined.postings;
-            report["ranks"] = ranks;
-            report["per_rank"] = per_rank;
-            report["cluster"] = {{"mode", "files"}, {"assign_files", config.cluster->assign_files},
-                                 {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
-            if (!report.contains("stages")) report["stages"] = json::object();
-            report["stages"]["cluster_runs"] = slowest_run;
-            report["stages"]["cluster_join"] = seconds_since(join_start);
-            report["total_seconds"] = seconds_since(start);
-            report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
-            writer->write_report(report);
-            // The parts are not part of the index: gone before the manifest
-            // is written.
-            fs::remove_all(parts_dir);
-            if (options.stop.stop_requested()) throw Interrupted();
-            writer->publish();
-            report["total_seconds"] = seconds_since(start);
-        } catch (const Interrupted&) {
-            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) + ": interrupted"}};
-            local_failure = std::current_exception();
-        } catch (const std::exception& error) {
-            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
-                                                    ": joining the parts failed: " + error.what()}};
+    const ClusterOutcome outcome = finish_cluster_build(messages, ranks, [&] {
+        const auto join_start = std::chrono::steady_clock::now();
+        std::vector<WrittenRun> runs;
+        std::string failures;
+        for (const auto& text : all_runs) {
+            const json r = json::parse(text);
+            per_rank[static_cast<size_t>(r.at("rank").get<int>())]["run_seconds"] = r.at("run_seconds");
+            if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
+            if (r.contains("run")) runs.push_back(written_run_from_json(r.at("run")));
         }
+        if (!failures.empty()) throw Error(failures);
+        std::vector<IndexPart> parts;
+        std::vector<ConcatenatedPart> plan;
+        std::vector<int> part_ranks;
+        for (int r = 0; r < ranks; ++r) {
+            const FileRange& share = ranges[static_cast<size_t>(r)];
+            if (share.begin == share.end) continue;
+            parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
+            const json& p = decision.at("plan").at(static_cast<size_t>(r));
+            plan.push_back(ConcatenatedPart{.first_docid = p.at("first_docid").get<uint64_t>(),
+                                            .documents = p.at("documents").get<uint64_t>(),
+                                            .terms = p.at("terms").get<uint64_t>(),
+                                            .has_run = p.at("has_run").get<bool>(),
+                                            .run = p.at("run").get<uint32_t>()});
+            part_ranks.push_back(r);
+            per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
+            if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;
+        }
+        // The first part's report gives the stage and node figures (its
+        // rank's); the totals are the whole build's.
+        report = part_report.contains("nodes") ? part_report : json::object();
+        if (!parts.empty() && !report.contains("nodes")) {
+            std::ifstream in(parts.front().directory / "report.json");
+            if (in) report = json::parse(in, nullptr, false);
+            if (report.is_discarded()) report = json::object();
+        }
+        if (!report.contains("nodes")) report["nodes"] = json::array();
+        report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
+        const ConcatenatedIndex joined = join_parts(parts, plan, runs, *writer);
+        // The parts are not part of the index: gone before the report and
+        // the manifest are written.
+        fs::remove_all(parts_dir);
+        report["cluster"] = {{"mode", "files"}, {"assign_files", config.cluster->assign_files},
+                             {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
+        report["stages"]["cluster_runs"] = largest_over_ranks(per_rank, "run_seconds");
+        report_and_publish(report, per_rank,
+                           JoinedCounts{.input_files = files.size(), .documents = joined.documents,
+                                        .terms = joined.terms, .postings = joined.postings},
+                           config, options, *writer, start, join_start);
+    });
+    if (!outcome.ok) {
+        // Rank 0 stopped by its caller ends as Interrupted, as a stopped share does.
+        if (rank == 0 && outcome.interrupted) local_failure = std::make_exception_ptr(Interrupted());
+        return fail_everywhere(outcome.error, false);
     }
-    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
-    messages.broadcast(outcome_text);
-    outcome = json::parse(outcome_text);
-    if (!outcome.at("ok").get<bool>()) return fail_everywhere(outcome.at("error").get<std::string>(), false);
     if (rank == 0) return BuildReport{std::move(report)};
     figures["rank"] = rank;
     json own = {{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}};

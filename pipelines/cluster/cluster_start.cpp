@@ -42,11 +42,4 @@ ClusterPlan start_cluster_build(const PipelineConfig& config, const RunOptions& 
     return out;
 }
 
-double busy_of_kind(const json& nodes, const std::string& kind) {
-    double total = 0;
-    for (const auto& node : nodes)
-        if (node.value("kind", "") == kind) total += node.value("busy_seconds", 0.0);
-    return total;
-}
-
 }  // namespace invidx

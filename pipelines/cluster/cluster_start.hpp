@@ -34,7 +34,4 @@ struct ClusterPlan {
 ClusterPlan start_cluster_build(const PipelineConfig& config, const RunOptions& options, Messages& messages,
                                 const std::string& who, std::optional<IndexWriter>& writer);
 
-// The busy seconds of the nodes of `kind` in a report's "nodes" array.
-double busy_of_kind(const nlohmann::json& nodes, const std::string& kind);
-
 }  // namespace invidx

@@ -22,11 +22,14 @@
 #include "nodes/sample/sampler.hpp"
 #include "pipelines/cluster/cluster_nodes.hpp"
 #include "pipelines/cluster/dictionary_join.hpp"
+#include "pipelines/cluster/cluster_finish.hpp"
 #include "pipelines/cluster/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/mpi_session.hpp"
 #include "pipelines/cluster/postings_exchange.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
+#include "pipelines/cluster/rank_figures.hpp"
+#include "pipelines/cluster/written_run_json.hpp"
 #include "store/concatenate.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
@@ -50,28 +53,6 @@ const NodeSpec& index_spec(const PipelineConfig& config) {
     for (const auto& spec : config.nodes)
         if (spec.kind == "index") return spec;
     throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
-}
-
-json written_run_to_json(const WrittenRun& written) {
-    json slots = json::object();
-    for (const auto& [indexer, counts] : written.slots) slots[std::to_string(indexer)] = counts;
-    return {{"run", written.run},   {"path", written.path},   {"size_bytes", written.size_bytes},
-            {"crc32", written.crc32}, {"block_crcs", written.block_crcs}, {"slots", slots},
-            {"postings", written.postings}, {"docid_base", written.docid_base}};
-}
-
-WrittenRun written_run_from_json(const json& w) {
-    WrittenRun written{.run = w.at("run").get<uint32_t>(),
-                       .path = w.at("path").get<std::string>(),
-                       .size_bytes = w.at("size_bytes").get<uint64_t>(),
-                       .crc32 = w.at("crc32").get<uint32_t>(),
-                       .block_crcs = w.at("block_crcs").get<std::vector<uint32_t>>(),
-                       .slots = {},
-                       .postings = w.at("postings").get<uint64_t>(),
-                       .docid_base = w.at("docid_base").get<uint64_t>()};
-    for (const auto& [indexer, counts] : w.at("slots").items())
-        written.slots[static_cast<uint32_t>(std::stoul(indexer))] = counts.get<std::vector<uint32_t>>();
-    return written;
 }
 
 // This rank's sample of its own files and its indexers, for rank 0.
@@ -350,22 +331,13 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             local_error = who + ": reading its parts failed: " + error.what();
         }
     }
-    uint64_t bytes_in = 0;
-    for (uint32_t f = range.begin; f < range.end; ++f) bytes_in += files[f].size_bytes;
     const bool interrupted_here = std::any_of(shares.begin(), shares.end(), [](const Share& s) { return s.interrupted; }) &&
                                   options.stop.stop_requested();
-    json figures = {{"rank", rank},
-                    {"first_file", range.begin},
-                    {"files", range.end - range.begin},
-                    {"bytes_in", bytes_in},
-                    {"text_bytes", own_report.value("input_bytes_uncompressed", uint64_t{0})},
-                    {"documents", own_report.value("documents", uint64_t{0})},
-                    {"tokens", own_report.value("tokens", uint64_t{0})},
-                    {"part_terms", part_terms},
+    json figures = share_figures(rank, range, files, own_report);
+    figures.update({{"part_terms", part_terms},
                     {"part_runs", part_runs},
                     {"build_seconds", seconds_since(start)},
                     {"sampling_seconds", sampling_seconds},
-                    {"parse_busy_seconds", busy_of_kind(own_report.value("nodes", json::array()), "parse")},
                     {"distribute_busy_seconds",
                      busy_of_kind(own_report.value("nodes", json::array()), "cluster_distribute")},
                     {"index_busy_seconds", index_busy_seconds},
@@ -378,7 +350,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                     {"ok", local_error.empty() && !stopped_by_peer && !interrupted_here},
                     {"stopped_by_peer", stopped_by_peer},
                     {"interrupted", interrupted_here},
-                    {"error", local_error}};
+                    {"error", local_error}});
     const auto wait_start = std::chrono::steady_clock::now();
     MPI_Barrier(MPI_COMM_WORLD);
     figures["wait_seconds"] = seconds_since(wait_start);
@@ -516,130 +488,95 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     // adopts the runs and the dictionary (or joins the dictionary parts
     // alone), writes the report and publishes; every rank learns the
     // outcome, so all exit alike.
-    json outcome = {{"ok", true}};
     json report;
-    if (rank == 0) {
-        try {
-            json end_seconds = json::object();
-            if (parallel_join) {
-                end_seconds["dictionary_join_all_ranks"] = parallel_join_seconds;
-                for (const auto& f : joined.figures) per_rank[static_cast<size_t>(f.at("rank").get<int>())]["join"] = f;
-                if (!joined.error.empty()) throw Error(joined.error);
-            }
-            if (!failures.empty()) throw Error(failures);
-            auto step_start = std::chrono::steady_clock::now();
-            const auto end_step = [&](const char* name) {
-                end_seconds[name] = seconds_since(step_start);
-                step_start = std::chrono::steady_clock::now();
-            };
-            uint64_t documents = 0;
-            for (int s = 0; s < ranks; ++s) {
-                const FileRange& share = ranges[static_cast<size_t>(s)];
-                if (share.begin == share.end) continue;
-                append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
-                documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
-            }
-            end_step("documents");
-            uint64_t postings = 0;
-            for (const auto& run : runs) writer->adopt_run(run), postings += run.postings;
-            end_step("adopt_runs");
-            uint64_t terms = 0;
-            if (parallel_join) {
-                writer->adopt_dictionary(joined.written);
-                terms = joined.written.terms;
-            } else {
-                std::vector<DictionaryTerm> dictionary;
-                for (int r = 0; r < ranks; ++r) {
-                    if (per_rank[static_cast<size_t>(r)].at("part_runs").get<uint32_t>() == 0) continue;
-                    auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
-                    dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
-                                      std::make_move_iterator(part.end()));
-                }
-                terms = dictionary.size();
-                end_step("dictionary_read");
-                // Disjoint parts: write_dictionary sorts them and would refuse a
-                // term that two ranks owned.
-                writer->write_dictionary(std::move(dictionary));
-            }
-            end_step("dictionary");
-
-            report = own_report.contains("nodes") ? own_report : json::object();
-            if (!report.contains("nodes")) report["nodes"] = json::array();
-            report["nodes_of_rank"] = own ? 0 : -1;
-            uint64_t text_bytes = 0, tokens = 0, bytes_in_all = 0, postings_bytes = 0;
-            double slowest_merge = 0;
-            for (const auto& r : per_rank) {
-                text_bytes += r.value("text_bytes", uint64_t{0});
-                tokens += r.value("tokens", uint64_t{0});
-                bytes_in_all += r.value("bytes_in", uint64_t{0});
-                postings_bytes += r.value("postings_bytes_sent", uint64_t{0});
-                slowest_merge = std::max(slowest_merge, r.value("merge_seconds", 0.0));
-            }
-            json indexers = json::array();
-            for (int r = 0; r < ranks; ++r)
-                for (uint32_t g = first_indexer[static_cast<size_t>(r)]; g < first_indexer[static_cast<size_t>(r) + 1]; ++g)
-                    indexers.push_back({{"rank", r}, {"indexer", g - first_indexer[static_cast<size_t>(r)]},
-                                        {"collections_owned", std::count(global_owner.begin(), global_owner.end(), g)},
-                                        {"expected_tokens_from_sample", expected[g]}});
-            report["format"] = "invidx build report";
-            report["description"] = config.description;
-            report["output"] = config.output.string();
-            report["input_files"] = files.size();
-            report["input_bytes_compressed"] = bytes_in_all;
-            report["input_bytes_uncompressed"] = text_bytes;
-            report["documents"] = documents;
-            report["tokens"] = tokens;
-            report["terms"] = terms;
-            report["postings"] = postings;
-            report["ranks"] = ranks;
-            // The parts are not part of the index: gone before the report
-            // (which times it) and the manifest.
-            document_parts.clear();
-            fs::remove_all(parts_dir);
-            end_step("remove_parts");
-            // Rank 0's end, step by step (publishing, after report.json is
-            // written, is left out): what the parallel join shortens.
-            end_seconds["total"] = seconds_since(join_start);
-            per_rank[0]["end_seconds"] = end_seconds;
-            report["per_rank"] = per_rank;
-            report["cluster"] = {
-                {"mode", "partition"},
-                {"assign_files", config.cluster->assign_files},
-                {"join", config.cluster->join},
-                {"ownership", {{"indexers", indexers},
-                               {"popular_collections", ownership.at("popular").size()},
-                               {"popular_token_fraction", ownership.at("popular_token_fraction")},
-                               {"sampled_per_rank", ownership.at("sampled")}}},
-                {"postings_bytes_exchanged", postings_bytes},
-                {"postings_bytes_per_input_gb", text_bytes ? postings_bytes / (text_bytes / 1e9) : 0.0}};
-            if (!report.contains("stages")) report["stages"] = json::object();
-            report["stages"]["sampling"] = sampling_seconds;
-            report["stages"]["cluster_merge_runs"] = slowest_merge;
-            report["stages"]["cluster_join"] = seconds_since(join_start);
-            report["total_seconds"] = seconds_since(start);
-            report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
-            report["peak_rss_bytes"] = peak_rss_bytes();
-            writer->write_report(report);
-            if (options.stop.stop_requested()) throw Interrupted();
-            writer->publish();
-            report["total_seconds"] = seconds_since(start);
-        } catch (const Interrupted&) {
-            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) + ": interrupted"},
-                       {"interrupted", true}};
-        } catch (const std::exception& error) {
-            outcome = {{"ok", false}, {"error", "rank 0 of " + std::to_string(ranks) +
-                                                    ": joining the parts failed: " + error.what()}};
+    const ClusterOutcome outcome = finish_cluster_build(messages, ranks, [&] {
+        json end_seconds = json::object();
+        if (parallel_join) {
+            end_seconds["dictionary_join_all_ranks"] = parallel_join_seconds;
+            for (const auto& f : joined.figures) per_rank[static_cast<size_t>(f.at("rank").get<int>())]["join"] = f;
+            if (!joined.error.empty()) throw Error(joined.error);
         }
-    }
-    std::string outcome_text = rank == 0 ? outcome.dump() : std::string();
-    messages.broadcast(outcome_text);
-    outcome = json::parse(outcome_text);
-    if (!outcome.at("ok").get<bool>()) {
+        if (!failures.empty()) throw Error(failures);
+        auto step_start = std::chrono::steady_clock::now();
+        const auto end_step = [&](const char* name) {
+            end_seconds[name] = seconds_since(step_start);
+            step_start = std::chrono::steady_clock::now();
+        };
+        uint64_t documents = 0;
+        for (int s = 0; s < ranks; ++s) {
+            const FileRange& share = ranges[static_cast<size_t>(s)];
+            if (share.begin == share.end) continue;
+            append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
+            documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
+        }
+        end_step("documents");
+        uint64_t postings = 0;
+        for (const auto& run : runs) writer->adopt_run(run), postings += run.postings;
+        end_step("adopt_runs");
+        uint64_t terms = 0;
+        if (parallel_join) {
+            writer->adopt_dictionary(joined.written);
+            terms = joined.written.terms;
+        } else {
+            std::vector<DictionaryTerm> dictionary;
+            for (int r = 0; r < ranks; ++r) {
+                if (per_rank[static_cast<size_t>(r)].at("part_runs").get<uint32_t>() == 0) continue;
+                auto part = read_dictionary_part(parts_dir / ("rank-" + std::to_string(r)) / "dictionary.part");
+                dictionary.insert(dictionary.end(), std::make_move_iterator(part.begin()),
+                                  std::make_move_iterator(part.end()));
+            }
+            terms = dictionary.size();
+            end_step("dictionary_read");
+            // Disjoint parts: write_dictionary sorts them and would refuse a
+            // term that two ranks owned.
+            writer->write_dictionary(std::move(dictionary));
+        }
+        end_step("dictionary");
+
+        report = own_report.contains("nodes") ? own_report : json::object();
+        if (!report.contains("nodes")) report["nodes"] = json::array();
+        report["nodes_of_rank"] = own ? 0 : -1;
+        json indexers = json::array();
+        for (int r = 0; r < ranks; ++r)
+            for (uint32_t g = first_indexer[static_cast<size_t>(r)]; g < first_indexer[static_cast<size_t>(r) + 1]; ++g)
+                indexers.push_back({{"rank", r}, {"indexer", g - first_indexer[static_cast<size_t>(r)]},
+                                    {"collections_owned", std::count(global_owner.begin(), global_owner.end(), g)},
+                                    {"expected_tokens_from_sample", expected[g]}});
+        // The parts are not part of the index: gone before the report
+        // (which times it) and the manifest.
+        document_parts.clear();
+        fs::remove_all(parts_dir);
+        end_step("remove_parts");
+        // Rank 0's end, step by step (publishing, after report.json is
+        // written, is left out): what the parallel join shortens.
+        end_seconds["total"] = seconds_since(join_start);
+        per_rank[0]["end_seconds"] = end_seconds;
+        const uint64_t text_bytes = sum_over_ranks(per_rank, "text_bytes");
+        const uint64_t postings_bytes = sum_over_ranks(per_rank, "postings_bytes_sent");
+        report["cluster"] = {
+            {"mode", "partition"},
+            {"assign_files", config.cluster->assign_files},
+            {"join", config.cluster->join},
+            {"ownership", {{"indexers", indexers},
+                           {"popular_collections", ownership.at("popular").size()},
+                           {"popular_token_fraction", ownership.at("popular_token_fraction")},
+                           {"sampled_per_rank", ownership.at("sampled")}}},
+            {"postings_bytes_exchanged", postings_bytes},
+            {"postings_bytes_per_input_gb", text_bytes ? postings_bytes / (text_bytes / 1e9) : 0.0}};
+        report["stages"]["sampling"] = sampling_seconds;
+        report["stages"]["cluster_merge_runs"] = largest_over_ranks(per_rank, "merge_seconds");
+        report["peak_rss_bytes"] = peak_rss_bytes();
+        report_and_publish(report, per_rank,
+                           JoinedCounts{.input_files = files.size(), .documents = documents, .terms = terms,
+                                        .postings = postings},
+                           config, options, *writer, start, join_start);
+    });
+    if (!outcome.ok) {
         if (rank == 0) writer.reset();
-        if (outcome.value("interrupted", false) && options.stop.stop_requested()) throw Interrupted();
-        if (rank == 0) throw Error(outcome.at("error").get<std::string>());
+        if (outcome.interrupted && options.stop.stop_requested()) throw Interrupted();
+        if (rank == 0) throw Error(outcome.error);
         if (!joined.error.empty()) throw Error(joined.error);  // this rank's own failure
-        throw Error(who + ": stopped because the build failed elsewhere: " + outcome.at("error").get<std::string>());
+        throw Error(who + ": stopped because the build failed elsewhere: " + outcome.error);
     }
     if (rank == 0) return BuildReport{std::move(report)};
     return BuildReport{json{{"rank", rank}, {"ranks", ranks}, {"per_rank", json::array({figures})}}};
