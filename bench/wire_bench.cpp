@@ -15,8 +15,9 @@
 // thread's CPU time, the parse time of the same text for scale, and the
 // message bytes per GB of text. A digest of the decoded postings must equal
 // the batches' own: the bench fails on a wire that loses or changes one.
-// Under callgrind, encode_batch and decode_batch each run P + 1 times over
-// every batch (pass 0 warms up and checks the digest).
+// Under callgrind, encode_batches and decode_batch each run P + 1 times over
+// every batch (pass 0 warms up and checks the digest): Ir per posting is
+// their inclusive Ir / ((P + 1) x postings).
 
 #include <algorithm>
 #include <cstdint>
@@ -73,6 +74,7 @@ struct Batches {
     uint64_t text_bytes = 0;
     uint64_t postings = 0;
     uint64_t positions = 0;
+    uint64_t slices = 0;
     double parse_seconds = 0;  // frame excluded: parse + regroup, one thread
 };
 
@@ -107,6 +109,7 @@ Batches make_batches(const bench::Corpus& corpus, const AnalysisSettings& settin
         out.text_bytes += regrouped.text_bytes;
         out.postings += regrouped.occurrences.size();
         out.positions += regrouped.positions.size();
+        out.slices += regrouped.slices.size();
         out.batches.push_back(std::move(regrouped));
     }
     return out;
@@ -134,8 +137,7 @@ Row measure(const Batches& in, const std::vector<uint32_t>& owner_rank, uint32_t
         for (auto& per_batch : messages) per_batch.assign(ranks, std::string());
         double start = thread_seconds();
         for (size_t b = 0; b < in.batches.size(); ++b)
-            for (uint32_t d = 1; d < ranks; ++d)
-                postings_wire::encode_batch(in.batches[b], owner_rank, d, positional, messages[b][d]);
+            postings_wire::encode_batches(in.batches[b], owner_rank, 0, positional, messages[b]);
         const double encoded = thread_seconds() - start;
 
         uint64_t got = 0, sum = 0;
@@ -228,6 +230,11 @@ int main(int argc, char** argv) {
             settings.positions = positional;
             const Batches batches = make_batches(corpus, settings, static_cast<uint64_t>(batch_mb * 1e6));
             const Row row = measure(batches, owner_rank, ranks, positional, passes);
+            std::fprintf(stderr, "positions %s: %zu batches, %.0f slices a batch, %.1f postings a slice, %.2f positions a posting\n",
+                         row.positions, batches.batches.size(),
+                         static_cast<double>(batches.slices) / static_cast<double>(batches.batches.size()),
+                         static_cast<double>(batches.postings) / static_cast<double>(batches.slices),
+                         static_cast<double>(batches.positions) / static_cast<double>(batches.postings));
             const double postings = static_cast<double>(row.postings);
             std::printf("%-9s %6.1f %10.0f %10.2f %10.2f %10.1f %10.1f %10.1f %12.3f %12.1f\n", row.positions,
                         row.text_mb, postings, row.encode_s * 1e9 / postings, row.decode_s * 1e9 / postings,
