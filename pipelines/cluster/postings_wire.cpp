@@ -59,8 +59,9 @@ void put_slice(WireWriter& out, const RegroupedBatch& batch, const CollectionSli
     groups.group(occurrences, batch.terms);
     size_t term_bytes = 0;
     for (uint32_t g = 0; g < groups.groups(); ++g) term_bytes += occurrences[groups.first(g)].term_length;
-    // Room for the whole slice at once (5 bytes a 32-bit integer at most),
-    // so the loops below write through a plain pointer.
+    // Room for the whole slice at once, so the loops below write through a
+    // plain pointer: a posting's docid gap 5 bytes at most, its tf field 6,
+    // the 4 a position packing writes past its end; a position 4.
     out.make_room(10 + groups.groups() * 10 + term_bytes + kCopySlack + occurrences.size() * 15 +
                   (positional ? slice.tokens * 4 : 0));
     char* at = out.cursor();
