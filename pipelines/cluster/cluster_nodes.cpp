@@ -59,12 +59,10 @@ private:
         auto encoded = std::make_shared<Encoded>();
         encoded->batch = batch;
         encoded->messages.resize(static_cast<size_t>(exchange_.ranks()));
-        for (int d = 0; d < exchange_.ranks(); ++d) {
-            if (d == exchange_.rank()) continue;
-            postings_wire::encode_batch(*batch, *owner_rank_, static_cast<uint32_t>(d), positional_,
-                                        encoded->messages[static_cast<size_t>(d)]);
-            metrics_.bytes_out += encoded->messages[static_cast<size_t>(d)].size();
-        }
+        // Every destination's message in one pass over the batch.
+        postings_wire::encode_batches(*batch, *owner_rank_, static_cast<uint32_t>(exchange_.rank()), positional_,
+                                      encoded->messages);
+        for (const std::string& message : encoded->messages) metrics_.bytes_out += message.size();
         return encoded;
     }
 

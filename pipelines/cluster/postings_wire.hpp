@@ -1,8 +1,8 @@
 // What a partition-and-index cluster build sends between ranks: the part of
 // one regrouped batch that another rank's indexers own (docs/FORMAT.md,
 // "Cluster builds"). Parsed postings only, never raw text: for each owned
-// collection slice its occurrences (term, rank-local docid, tf, positions),
-// the batch's terms written once each, a slice's postings grouped by term,
+// collection slice its postings grouped by term, each term's bytes written
+// once followed by its postings (rank-local docid gaps, tfs, position gaps),
 // integers as variable-byte codes.
 #pragma once
 
@@ -36,6 +36,12 @@ inline bool is_batch_message(std::string_view message) {
 // ordered by batch sequence, which must stay consecutive.
 void encode_batch(const RegroupedBatch& batch, const std::vector<uint32_t>& owner_rank, uint32_t destination,
                   bool positional, std::string& out);
+
+// The batch's messages for every rank at once (one pass over the batch, not
+// one per destination): out[r] is what encode_batch would append for r,
+// for each r < out.size() but `self`, whose entry is left as it is.
+void encode_batches(const RegroupedBatch& batch, const std::vector<uint32_t>& owner_rank, uint32_t self,
+                    bool positional, std::vector<std::string>& out);
 
 // The batch back from a whole batch message: empty documents (only their
 // count matters to an indexer), each slice's occurrences grouped by term
