@@ -97,9 +97,11 @@ def main():
                     help="busy core-seconds per GB of text on that node (all nodes)")
     ap.add_argument("--parse-core-s-per-gb", type=float, default=43 / 9.0,
                     help="the parse node's share of it")
-    ap.add_argument("--encode-per-parse-s", type=float, default=0.27,
+    # Measured by invidx_wire_bench after the wire was made cheaper (0.093,
+    # rounded up; 0.27 and 0.0632 before it: docs/PERFORMANCE.md).
+    ap.add_argument("--encode-per-parse-s", type=float, default=0.10,
                     help="distribute busy / parse busy when every posting goes elsewhere")
-    ap.add_argument("--sent-bytes-per-text-byte", type=float, default=0.0632,
+    ap.add_argument("--sent-bytes-per-text-byte", type=float, default=0.0547,
                     help="postings message bytes per byte of text when every posting goes elsewhere")
     ap.add_argument("--rebase-s-per-gb", type=float, default=0.1,
                     help="seconds per GB of a node's text to adopt its parts' runs (0.35 when they were rewritten)")
