@@ -50,35 +50,6 @@ std::vector<GpuAnalysisInput> batches_of(const bench::Corpus& corpus, const Anal
     return batches;
 }
 
-GpuAnalyzerTimes minus(const GpuAnalyzerTimes& a, const GpuAnalyzerTimes& b) {
-    return {a.batches - b.batches,
-            a.upload_seconds - b.upload_seconds,
-            a.pass1_seconds - b.pass1_seconds,
-            a.pass1_markup_seconds - b.pass1_markup_seconds,
-            a.pass1_candidates_seconds - b.pass1_candidates_seconds,
-            a.pass1_walk_seconds - b.pass1_walk_seconds,
-            a.pass1_tokens_seconds - b.pass1_tokens_seconds,
-            a.pass1_terms_seconds - b.pass1_terms_seconds,
-            a.pass2_seconds - b.pass2_seconds,
-            a.download_seconds - b.download_seconds,
-            a.pack_seconds - b.pack_seconds,
-            a.analyze_seconds - b.analyze_seconds};
-}
-
-bool same(const GpuAnalysisResult& a, const GpuAnalysisResult& b) {
-    if (a.terms.size() != b.terms.size()) return false;
-    for (size_t t = 0; t < a.terms.size(); ++t) {
-        const auto& x = a.terms[t];
-        const auto& y = b.terms[t];
-        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
-            x.collection != y.collection || x.first_position_index != y.first_position_index) {
-            return false;
-        }
-    }
-    return a.bytes == b.bytes && a.positions == b.positions && a.term_begin == b.term_begin &&
-           a.lengths == b.lengths && a.tokens == b.tokens;
-}
-
 [[noreturn]] void usage(const char* why) {
     if (why) std::cerr << "invidx_gpu_parse_bench: " << why << "\n";
     std::cerr << "usage: invidx_gpu_parse_bench [--passes P] [--batch-bytes B] [--positions] [--check] INPUT...\n";
@@ -122,7 +93,7 @@ int main(int argc, char** argv) {
         size_t differing = 0;
         for (const GpuAnalysisInput& batch : batches) {  // warm-up: arrays grow to the largest batch
             GpuAnalysisResult result = analyzer->analyze(batch);
-            if (check && !same(result, analyze_batch_on_host(batch))) ++differing;
+            if (check && !same_analysis_result(result, analyze_batch_on_host(batch))) ++differing;
         }
         if (check) std::printf("check against the host reference: %zu of %zu batches differ\n", differing, batches.size());
         std::vector<std::pair<double, GpuAnalyzerTimes>> runs;
@@ -131,7 +102,7 @@ int main(int argc, char** argv) {
             const auto start = std::chrono::steady_clock::now();
             for (const GpuAnalysisInput& batch : batches) analyzer->analyze(batch);
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            runs.emplace_back(wall, minus(analyzer->times(), before));
+            runs.emplace_back(wall, GpuAnalyzerTimes(analyzer->times()).add(before, -1));
         }
         std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         const auto& [wall, t] = runs[runs.size() / 2];

@@ -88,6 +88,21 @@ GpuAnalysisResult pack_result(const GpuAnalysisInput& input, const TermRegions& 
 
 }  // namespace analysis_batch
 
+bool same_analysis_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b) {
+    if (a.terms.size() != b.terms.size()) return false;
+    for (size_t t = 0; t < a.terms.size(); ++t) {
+        const auto& x = a.terms[t];
+        const auto& y = b.terms[t];
+        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
+            x.collection != y.collection || x.first_position_index != y.first_position_index) {
+            return false;
+        }
+    }
+    return a.bytes == b.bytes && a.positions == b.positions && a.term_begin == b.term_begin &&
+           a.byte_begin == b.byte_begin && a.position_begin == b.position_begin && a.lengths == b.lengths &&
+           a.tokens == b.tokens;
+}
+
 GpuAnalysisResult analyze_batch_on_host(const GpuAnalysisInput& input) {
     using namespace analysis_batch;
     check_input(input);

@@ -93,6 +93,23 @@ struct GpuAnalyzerTimes {
     double download_seconds = 0;
     double pack_seconds = 0;
     double analyze_seconds = 0;
+
+    // Summed over slots, or taken apart between two readings.
+    GpuAnalyzerTimes& add(const GpuAnalyzerTimes& other, double sign = 1) {
+        batches = sign > 0 ? batches + other.batches : batches - other.batches;
+        upload_seconds += sign * other.upload_seconds;
+        pass1_seconds += sign * other.pass1_seconds;
+        pass1_markup_seconds += sign * other.pass1_markup_seconds;
+        pass1_candidates_seconds += sign * other.pass1_candidates_seconds;
+        pass1_walk_seconds += sign * other.pass1_walk_seconds;
+        pass1_tokens_seconds += sign * other.pass1_tokens_seconds;
+        pass1_terms_seconds += sign * other.pass1_terms_seconds;
+        pass2_seconds += sign * other.pass2_seconds;
+        download_seconds += sign * other.download_seconds;
+        pack_seconds += sign * other.pack_seconds;
+        analyze_seconds += sign * other.analyze_seconds;
+        return *this;
+    }
 };
 
 class GpuBatchAnalyzer {
@@ -111,5 +128,9 @@ std::unique_ptr<GpuBatchAnalyzer> create_gpu_batch_analyzer(int device);
 // per-document code and the same batch layout: the reference its kernels are
 // checked against, usable without a GPU.
 GpuAnalysisResult analyze_batch_on_host(const GpuAnalysisInput& input);
+
+// Whether two results are the same in every field (what a GPU result must
+// be against the host reference).
+bool same_analysis_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b);
 
 }  // namespace invidx

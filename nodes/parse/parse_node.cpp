@@ -179,19 +179,7 @@ public:
                 device_bytes += memory.device_bytes;
                 peak_device_bytes += memory.peak_device_bytes;
                 pinned_host_bytes += memory.pinned_host_bytes;
-                const GpuAnalyzerTimes slot_times = slot->analyzer->times();
-                times.batches += slot_times.batches;
-                times.upload_seconds += slot_times.upload_seconds;
-                times.pass1_seconds += slot_times.pass1_seconds;
-                times.pass1_markup_seconds += slot_times.pass1_markup_seconds;
-                times.pass1_candidates_seconds += slot_times.pass1_candidates_seconds;
-                times.pass1_walk_seconds += slot_times.pass1_walk_seconds;
-                times.pass1_tokens_seconds += slot_times.pass1_tokens_seconds;
-                times.pass1_terms_seconds += slot_times.pass1_terms_seconds;
-                times.pass2_seconds += slot_times.pass2_seconds;
-                times.download_seconds += slot_times.download_seconds;
-                times.pack_seconds += slot_times.pack_seconds;
-                times.analyze_seconds += slot_times.analyze_seconds;
+                times.add(slot->analyzer->times());
             }
             parsers.push_back({{"kind", "gpu"},
                                {"device", choice_.gpus[g].device},

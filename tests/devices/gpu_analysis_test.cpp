@@ -26,20 +26,6 @@ bool have_gpu() { return !list_gpus().devices.empty(); }
 
 GpuAnalysisResult on_gpu(const GpuAnalysisInput& input) { return gpu_analyze_batch(0, input); }
 
-bool same_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b) {
-    if (a.terms.size() != b.terms.size()) return false;
-    for (size_t t = 0; t < a.terms.size(); ++t) {
-        const auto& x = a.terms[t];
-        const auto& y = b.terms[t];
-        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
-            x.collection != y.collection || x.first_position_index != y.first_position_index) {
-            return false;
-        }
-    }
-    return a.bytes == b.bytes && a.positions == b.positions && a.term_begin == b.term_begin &&
-           a.byte_begin == b.byte_begin && a.position_begin == b.position_begin && a.lengths == b.lengths &&
-           a.tokens == b.tokens;
-}
 
 }  // namespace
 
@@ -100,7 +86,7 @@ TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long
         CAPTURE(settings.stemmer);
         std::string storage;
         const GpuAnalysisInput input = testing::batch_input(docs, settings, storage, 3);
-        CHECK(same_result(gpu_analyze_batch(0, input), analyze_batch_on_host(input)));
+        CHECK(same_analysis_result(gpu_analyze_batch(0, input), analyze_batch_on_host(input)));
     }
 }
 
@@ -156,7 +142,7 @@ TEST_CASE("GpuBatchAnalyzer: batch after batch, larger and smaller, settings cha
         const AnalysisSettings& setting = settings[round % settings.size()];
         std::string storage;
         const GpuAnalysisInput input = testing::batch_input(docs, setting, storage, round % 4);
-        CHECK(same_result(analyzer->analyze(input), analyze_batch_on_host(input)));
+        CHECK(same_analysis_result(analyzer->analyze(input), analyze_batch_on_host(input)));
         const GpuAnalyzerMemory memory = analyzer->memory();
         CHECK(memory.peak_device_bytes >= memory.device_bytes);
         CHECK(memory.device_bytes > 0);
@@ -185,7 +171,7 @@ TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give the 
             for (size_t b = first; b < batches.size(); b += 2) {
                 std::string storage;
                 const GpuAnalysisInput input = testing::batch_input(batches[b], settings, storage);
-                same[b] = same_result(analyzer->analyze(input), analyze_batch_on_host(input)) ? 1 : 0;
+                same[b] = same_analysis_result(analyzer->analyze(input), analyze_batch_on_host(input)) ? 1 : 0;
             }
         } catch (...) {
             // left 0: the check below fails (doctest's checks are for the test's own thread)

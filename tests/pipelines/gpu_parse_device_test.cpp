@@ -7,7 +7,6 @@
 // reference backend everywhere.
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -39,16 +38,6 @@ std::vector<ParseConfiguration> device_configurations() {
     return configurations;
 }
 
-// Every input format in one build: the sample's WARC, the TREC and JSONL
-// samples (HTML and plain documents) and a plain text file.
-std::vector<std::string> every_format(const TempDir& dir) {
-    const std::string text = (dir / "notes.txt").string();
-    std::ofstream(text) << "Plain text documents run through the same parsers as HTML ones,\n"
-                           "with <b>no</b> markup rules &amp; no entities: running RUNS ran.\n";
-    const std::string formats = std::string(INVIDX_SOURCE_DIR) + "/sample/formats/";
-    return {sample_path(), formats + "small.trec", formats + "small.jsonl", text};
-}
-
 }  // namespace
 
 TEST_CASE("gpu parse (device): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF") {
@@ -59,7 +48,7 @@ TEST_CASE("gpu parse (device): the sample collection, CPU+GPU parsers give the C
 TEST_CASE("gpu parse (device): WARC, TREC, JSONL and plain text inputs give the CPU parsers' CIFF") {
     if (!have_gpu()) return;
     TempDir dir;
-    check_gpu_parsing_equals_cpu(every_format(dir), device_configurations(), parse_settings());
+    check_gpu_parsing_equals_cpu(every_format_inputs(dir), device_configurations(), parse_settings());
 }
 
 TEST_CASE("gpu parse (device): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF") {

@@ -9,7 +9,6 @@
 // gpu_parse_device_test.cpp runs the same checks on a real GPU.
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -45,16 +44,6 @@ BuildReport build_default(const TempDir& dir, const std::string& name, std::vect
     return pipeline.run();
 }
 
-// Every input format in one build: the sample's WARC, the TREC and JSONL
-// samples (HTML and plain documents) and a plain text file.
-std::vector<std::string> every_format(const TempDir& dir) {
-    const std::string text = (dir / "notes.txt").string();
-    std::ofstream(text) << "Plain text documents run through the same parsers as HTML ones,\n"
-                           "with <b>no</b> markup rules &amp; no entities: running RUNS ran.\n";
-    const std::string formats = std::string(INVIDX_SOURCE_DIR) + "/sample/formats/";
-    return {sample_path(), formats + "small.trec", formats + "small.jsonl", text};
-}
-
 }  // namespace
 
 TEST_CASE("gpu parse (host reference): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF") {
@@ -65,7 +54,7 @@ TEST_CASE("gpu parse (host reference): the sample collection, CPU+GPU parsers gi
 TEST_CASE("gpu parse (host reference): WARC, TREC, JSONL and plain text inputs give the CPU parsers' CIFF") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     TempDir dir;
-    check_gpu_parsing_equals_cpu(every_format(dir), mixed_configurations(), parse_settings());
+    check_gpu_parsing_equals_cpu(every_format_inputs(dir), mixed_configurations(), parse_settings());
 }
 
 TEST_CASE("gpu parse (host reference): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF") {

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@
 #include "support/temp_dir.hpp"
 
 namespace invidx::testing {
+
+// Every input format in one build: the sample's WARC, the TREC and JSONL
+// samples (HTML and plain documents) and a plain text file written in `dir`.
+inline std::vector<std::string> every_format_inputs(const TempDir& dir) {
+    const std::string text = (dir / "notes.txt").string();
+    std::ofstream(text) << "Plain text documents run through the same parsers as HTML ones,\n"
+                           "with <b>no</b> markup rules &amp; no entities: running RUNS ran.\n";
+    const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/";
+    return {sample + "debian-docs.warc.gz", sample + "formats/small.trec", sample + "formats/small.jsonl", text};
+}
 
 // One parse node: CPU parsers (`count`, may be 0) and GPU parsers (`gpus`).
 struct ParseConfiguration {
