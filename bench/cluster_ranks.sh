@@ -74,7 +74,7 @@ for label, r in rows:
             x.get("peak_rss_bytes", 0) / 1048576))
 print()
 # Rank 0's end (after every rank's runs are adopted): its steps, and with the
-# parallel dictionary join each rank's share of it.
+# parallel join each rank's share of the dictionary and of the documents.
 for label, r in rows:
     per = r.get("per_rank", [])
     if not per or "end_seconds" not in per[0]:
@@ -89,4 +89,8 @@ for label, r in rows:
             print("%-18s   rank %d join: slices %.3f s, merge %.3f s, write %.3f s, %d terms, %.1f MB records" % (
                 label, x["rank"], j["slice_seconds"], j["merge_seconds"], j["write_seconds"], j["terms"],
                 j["record_bytes"] / 1e6))
+        if "documents_join" in x:
+            d = x["documents_join"]
+            print("%-18s   rank %d documents: write %.3f s, %d documents, %.1f MB records" % (
+                label, x["rank"], d["write_seconds"], d["documents"], d["record_bytes"] / 1e6))
 PY

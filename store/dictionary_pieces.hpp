@@ -1,9 +1,9 @@
 // dictionary.bin (docs/FORMAT.md) written in pieces by several processes:
 // each encodes a contiguous range of the sorted terms (its records and its
 // slice of the offsets table) and writes them at their places; the file's
-// CRC-32 and its 64 KiB block checksums are put together from the CRC-32s
-// of the spans each process wrote, without reading the file back. The bytes
-// equal IndexWriter::write_dictionary's for the same terms.
+// checksums are put together from the spans each process wrote
+// (store/checksum_spans.hpp). The bytes equal
+// IndexWriter::write_dictionary's for the same terms.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "invidx/messages.hpp"
+#include "store/checksum_spans.hpp"
 
 namespace invidx {
 
@@ -25,24 +26,6 @@ std::string encode_dictionary_offsets(const std::vector<DictionaryTerm>& terms, 
 // The header of a dictionary of `terms` terms (24 bytes).
 std::string encode_dictionary_header(uint64_t terms);
 inline constexpr uint64_t kDictionaryHeaderBytes = 24;
-
-// The CRC-32 of `length` bytes at `offset` of a file, none crossing a
-// checksum block boundary.
-struct ChecksumSpan {
-    uint64_t offset = 0;
-    uint64_t length = 0;
-    uint32_t crc = 0;
-};
-// `bytes`, to lie at `offset`, cut at the block boundaries.
-std::vector<ChecksumSpan> checksum_spans(uint64_t offset, std::string_view bytes);
-
-struct FileChecksums {
-    uint32_t crc32 = 0;                // of the whole file
-    std::vector<uint32_t> block_crcs;  // per 64 KiB block, as BinaryWriter::block_crcs
-};
-// From spans that cover [0, size_bytes) exactly once, in any order; a gap
-// or an overlap is an invidx::Error.
-FileChecksums assemble_checksums(std::vector<ChecksumSpan> spans, uint64_t size_bytes);
 
 // Where the global term order is cut into `pieces` ranges: pieces - 1
 // terms, non-decreasing; range j holds the terms t with

@@ -86,6 +86,10 @@ public:
     // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
     uint32_t document_length(uint32_t docid) const;
     std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
+    // Bytes of all document records in documents.bin (after its header,
+    // before its offsets table): where another index's documents.bin puts
+    // them, when it holds this one's documents.
+    uint64_t documents_record_bytes() const { return documents_table_offset_ - 16; }
 
     const std::vector<InputFile>& files() const { return manifest_.inputs; }
     // A file the manifest lists (its size checked; its bytes verified as they

@@ -176,6 +176,7 @@ void IndexWriter::record_run(const WrittenRun& written) {
 
 void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
     ensure(!published_, "index already published");
+    ensure(!documents_adopted_, "append_documents after adopt_documents");
     for (const auto& doc : docs) {
         document_offsets_->u64(documents_->position());
         documents_->string(doc.name);
@@ -185,6 +186,26 @@ void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
         total_length_ += doc.length;
         ++document_count_;
     }
+}
+
+void IndexWriter::adopt_documents(const WrittenDocuments& written, const fs::path& path) {
+    ensure(!published_, "index already published");
+    ensure(!documents_adopted_ && document_count_ == 0, "adopt_documents after documents were appended or adopted");
+    std::error_code error;
+    const uint64_t size = fs::file_size(path, error);
+    ensure(!error && size == written.size_bytes, path.string() + " is missing or not the size its writers reported");
+    // The streamed file (its header alone) and its scratch table give way
+    // to the adopted file.
+    const auto scratch_path = document_offsets_->path();
+    documents_.reset();
+    document_offsets_.reset();
+    documents_adopted_ = true;
+    fs::remove(scratch_path);
+    fs::rename(path, temp_dir_ / layout::kDocumentsFile);
+    written_files_.push_back({std::string(layout::kDocumentsFile), written.size_bytes, written.crc32});
+    block_crcs_[std::string(layout::kDocumentsFile)] = written.block_crcs;
+    document_count_ = written.documents;
+    total_length_ = written.total_length;
 }
 
 void write_dictionary_record(BinaryWriter& out, const DictionaryTerm& term) {
@@ -326,7 +347,7 @@ void IndexWriter::publish() {
         ensure(base <= document_count_, "run " + std::to_string(run) + ": docid base " + std::to_string(base) +
                                             " is past the index's " + std::to_string(document_count_) + " documents");
     }
-    finish_documents();
+    if (!documents_adopted_) finish_documents();
 
     Manifest manifest;
     manifest.analysis = analysis_;

@@ -79,6 +79,16 @@ struct WrittenDictionary {
     uint64_t postings = 0;  // its terms' lists', each term checked by its writer
 };
 
+// documents.bin as other processes wrote it (store/document_pieces.hpp):
+// its size, checksums and what it holds.
+struct WrittenDocuments {
+    uint64_t size_bytes = 0;
+    uint32_t crc32 = 0;
+    std::vector<uint32_t> block_crcs;
+    uint64_t documents = 0;
+    uint64_t total_length = 0;  // the sum of their lengths
+};
+
 class IndexWriter {
 public:
     // Locks final_dir (OutputLock: a second writer fails at once, naming the
@@ -101,6 +111,10 @@ public:
     void adopt_run(const WrittenRun& written);
     // Documents in docid order, streamed to disk as they come.
     void append_documents(const std::vector<ParsedDoc>& docs);
+    // Or, instead of any append_documents, the documents.bin others wrote at
+    // `path` (in this writer's file system: the temporary directory), moved
+    // into place (its size is checked).
+    void adopt_documents(const WrittenDocuments& written, const std::filesystem::path& path);
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
     // Or lists the dictionary.bin others wrote (its size is checked); after
@@ -143,6 +157,7 @@ private:
     std::unique_ptr<BinaryWriter> document_offsets_;  // scratch: u64 per doc
     uint64_t document_count_ = 0;
     uint64_t total_length_ = 0;
+    bool documents_adopted_ = false;
     bool dictionary_written_ = false;
     uint64_t term_count_ = 0;
     uint64_t dictionary_postings_ = 0;

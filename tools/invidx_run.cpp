@@ -131,7 +131,8 @@ private:
 // for the test to kill; INVIDX_TEST_PUBLISH=renames publishes by two renames
 // even where the file system can exchange directories;
 // INVIDX_TEST_FAIL_JOIN_RANK=N makes rank N of a cluster build fail while
-// it joins its range of the dictionary.
+// it joins its range of the dictionary (or, with
+// INVIDX_TEST_FAIL_JOIN=documents, while it writes its documents).
 void apply_test_hooks(invidx::RunOptions& options) {
     if (const char* step = std::getenv("INVIDX_TEST_STOP_AT"); step && *step) {
         options.at_publish_step = [stop_at = std::string(step)](const std::string& reached) {
@@ -144,8 +145,11 @@ void apply_test_hooks(invidx::RunOptions& options) {
     if (const char* publish = std::getenv("INVIDX_TEST_PUBLISH"); publish && std::string(publish) == "renames")
         options.publish_by_exchange = false;
     if (const char* rank = std::getenv("INVIDX_TEST_FAIL_JOIN_RANK"); rank && *rank) {
-        options.at_cluster_join = [failing = std::atoi(rank)](int joining) {
-            if (joining == failing) throw invidx::Error("failing while joining (INVIDX_TEST_FAIL_JOIN_RANK)");
+        const char* join = std::getenv("INVIDX_TEST_FAIL_JOIN");
+        options.at_cluster_join = [failing = std::atoi(rank), in = std::string(join && *join ? join : "dictionary")](
+                                      int joining, std::string_view step) {
+            if (joining == failing && step == in)
+                throw invidx::Error("failing while joining (INVIDX_TEST_FAIL_JOIN_RANK)");
         };
     }
 }

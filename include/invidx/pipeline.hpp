@@ -14,6 +14,7 @@
 #include <vector>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -48,8 +49,9 @@ struct RunOptions {
     // system allows it; false: always by two renames (tests of that path).
     bool publish_by_exchange = true;
     // Called on each rank of a cluster build as it joins its range of the
-    // dictionary (with its rank), so tests can make one fail there.
-    std::function<void(int)> at_cluster_join;
+    // dictionary and as it writes its documents (with its rank and the
+    // join: "dictionary" or "documents"), so tests can make one fail there.
+    std::function<void(int, std::string_view)> at_cluster_join;
     // The input already expanded, instead of the configuration's "input"
     // (a cluster rank's share of the sorted file list: names as the whole
     // list gave them, ordinals 0, 1, ... within the share).

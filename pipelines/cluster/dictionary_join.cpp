@@ -3,15 +3,14 @@
 #include <mpi.h>
 
 #include <bit>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <queue>
-#include <unistd.h>
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
+#include "pipelines/cluster/positioned_file.hpp"
 #include "store/concatenate.hpp"
 #include "store/dictionary_pieces.hpp"
 
@@ -47,35 +46,6 @@ std::vector<std::string> take_strings(std::string_view& in) {
 }
 
 std::string dump_any(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-class OpenFile {
-public:
-    OpenFile(const fs::path& path, int flags) : path_(path), fd_(::open(path.c_str(), flags, 0644)) {
-        if (fd_ < 0) throw Error("cannot open " + path.string() + ": " + std::strerror(errno));
-    }
-    ~OpenFile() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    void write_at(uint64_t offset, std::string_view bytes) {
-        while (!bytes.empty()) {
-            const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) throw Error("cannot write " + path_.string() + ": " + std::strerror(errno));
-            bytes.remove_prefix(static_cast<size_t>(n));
-            offset += static_cast<uint64_t>(n);
-        }
-    }
-    void sync_and_close() {
-        const int fd = fd_;
-        fd_ = -1;
-        if (::fsync(fd) != 0 || ::close(fd) != 0)
-            throw Error("cannot sync " + path_.string() + ": " + std::strerror(errno));
-    }
-
-private:
-    fs::path path_;
-    int fd_;
-};
 
 fs::path slice_path(const fs::path& parts_dir, int from, int to) {
     return parts_dir / ("rank-" + std::to_string(from)) / ("dictionary-to-" + std::to_string(to) + ".part");
@@ -146,7 +116,7 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
             }
             if (failures.empty()) {
                 put_strings(plan, choose_term_splitters(sampled, weights, static_cast<uint32_t>(ranks)));
-                OpenFile(join.dictionary_path, O_WRONLY | O_CREAT | O_TRUNC).sync_and_close();
+                PositionedFile(join.dictionary_path, O_WRONLY | O_CREAT | O_TRUNC).sync_and_close();
             }
         } catch (const std::exception& e) {
             failures = who + ": joining the dictionary failed: " + e.what();
@@ -234,7 +204,7 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
     std::vector<ChecksumSpan> spans;
     if (all_ok) {
         try {
-            OpenFile file(join.dictionary_path, O_WRONLY);
+            PositionedFile file(join.dictionary_path, O_WRONLY);
             const auto write = [&](uint64_t offset, std::string_view bytes) {
                 file.write_at(offset, bytes);
                 const auto cut = checksum_spans(offset, bytes);
@@ -277,7 +247,7 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
             const FileChecksums content = assemble_checksums(all_spans, size_bytes - 4);
             std::string trailer(4, '\0');
             for (int i = 0; i < 4; ++i) trailer[static_cast<size_t>(i)] = static_cast<char>(content.crc32 >> (8 * i));
-            OpenFile file(join.dictionary_path, O_WRONLY);
+            PositionedFile file(join.dictionary_path, O_WRONLY);
             file.write_at(size_bytes - 4, trailer);
             file.sync_and_close();
             const auto cut = checksum_spans(size_bytes - 4, trailer);

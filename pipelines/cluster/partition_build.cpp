@@ -22,6 +22,7 @@
 #include "nodes/sample/sampler.hpp"
 #include "pipelines/cluster/cluster_nodes.hpp"
 #include "pipelines/cluster/dictionary_join.hpp"
+#include "pipelines/cluster/documents_join.hpp"
 #include "pipelines/cluster/cluster_finish.hpp"
 #include "pipelines/cluster/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
@@ -361,9 +362,10 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
 
     json per_rank = json::array();
     json decision;
-    // Rank 0 opens every source's own part (its documents) before any rank
-    // hears the decision: once they have, they move the parts' run files
-    // away, and an open reader keeps the documents mapped.
+    const bool parallel_join = config.cluster->join == "parallel";
+    // Serial join: rank 0 opens every source's own part (its documents)
+    // before any rank hears the decision: once they have, they move the
+    // parts' run files away, and an open reader keeps the documents mapped.
     std::vector<std::unique_ptr<IndexReader>> document_parts(static_cast<size_t>(ranks));
     if (rank == 0) {
         std::string failures;
@@ -385,7 +387,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             runs += r.at("part_runs").get<uint32_t>();
         }
         if (failures.empty() && runs > UINT32_MAX) failures = "the index would hold more than 2^32 runs";
-        for (int s = 0; s < ranks && failures.empty(); ++s) {
+        for (int s = 0; s < ranks && failures.empty() && !parallel_join; ++s) {
             if (ranges[static_cast<size_t>(s)].begin == ranges[static_cast<size_t>(s)].end) continue;
             try {
                 document_parts[static_cast<size_t>(s)] = std::make_unique<IndexReader>(
@@ -417,11 +419,21 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     // docid as its base (no postings read or written again), and writes its
     // dictionary part beside its parts.
     const auto merge_start = std::chrono::steady_clock::now();
-    const bool parallel_join = config.cluster->join == "parallel";
     json run_report = {{"rank", rank}, {"ok", true}};
+    // Parallel join: each rank writes its own documents, so it opens its
+    // own part before its run files move away (the reader keeps them mapped).
+    std::unique_ptr<IndexReader> own_documents;
+    if (parallel_join && parses) {
+        try {
+            own_documents = std::make_unique<IndexReader>(part_dir(rank));
+        } catch (const std::exception& error) {
+            run_report = {{"rank", rank}, {"ok", false},
+                          {"error", who + ": opening its documents failed: " + std::string(error.what())}};
+        }
+    }
     std::vector<DictionaryTerm> owned_terms;
     uint64_t owned_postings = 0;
-    if (part_runs > 0) {
+    if (part_runs > 0 && run_report.at("ok").get<bool>()) {
         try {
             OwnedTerms owned =
                 adopt_source_parts(source_parts(decision.at("first_docids")),
@@ -449,9 +461,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     run_report["merge_seconds"] = seconds_since(merge_start);
     const std::vector<std::string> all_runs = messages.gather(run_report.dump());
 
-    // 6. The dictionary parts joined: by every rank, each its range of the
-    // terms, or by rank 0 alone (below). Rank 0 first learns every rank's
-    // runs and failures so far.
+    // 6. The dictionary parts and the documents joined: by every rank, each
+    // its range of the terms and its own documents, or by rank 0 alone
+    // (below). Rank 0 first learns every rank's runs and failures so far.
     const auto join_start = std::chrono::steady_clock::now();
     std::string failures;
     std::vector<WrittenRun> runs;
@@ -472,6 +484,10 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             figures_of["postings_owned"] = postings_owned;
         }
     }
+    const auto join_hook = [&](std::string_view join) -> std::function<void(int)> {
+        if (!options.at_cluster_join) return {};
+        return [&options, join](int joining) { options.at_cluster_join(joining, join); };
+    };
     JoinedDictionary joined;
     if (parallel_join) {
         joined = join_dictionary(
@@ -479,22 +495,39 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                            .dictionary_path = parts_dir.parent_path() / layout::kDictionaryFile,
                            .owned = std::move(owned_terms), .owned_postings = owned_postings,
                            .error = rank == 0 ? failures : run_report.value("error", std::string()),
-                           .at_join = options.at_cluster_join},
+                           .at_join = join_hook("dictionary")},
             messages);
     }
     const double parallel_join_seconds = seconds_since(join_start);
+    // Then the documents, every rank its own (after the dictionary's
+    // failures, which it carries on).
+    const auto documents_start = std::chrono::steady_clock::now();
+    const fs::path joined_documents_path = parts_dir / layout::kDocumentsFile;
+    JoinedDocuments joined_documents;
+    if (parallel_join) {
+        joined_documents = join_documents(
+            DocumentsJoin{.rank = rank, .ranks = ranks, .part = own_documents.get(),
+                          .first_file = static_cast<uint32_t>(range.begin), .documents_path = joined_documents_path,
+                          .error = joined.error, .at_join = join_hook("documents")},
+            messages);
+    }
+    const double documents_join_seconds = seconds_since(documents_start);
 
-    // 7. Rank 0 appends the documents (each source's own part holds them),
-    // adopts the runs and the dictionary (or joins the dictionary parts
-    // alone), writes the report and publishes; every rank learns the
-    // outcome, so all exit alike.
+    // 7. Rank 0 adopts the documents, the runs and the dictionary (or,
+    // serial, appends the documents from each source's own part and joins
+    // the dictionary parts alone), writes the report and publishes; every
+    // rank learns the outcome, so all exit alike.
     json report;
     const ClusterOutcome outcome = finish_cluster_build(messages, ranks, [&] {
         json end_seconds = json::object();
         if (parallel_join) {
             end_seconds["dictionary_join_all_ranks"] = parallel_join_seconds;
+            end_seconds["documents_join_all_ranks"] = documents_join_seconds;
             for (const auto& f : joined.figures) per_rank[static_cast<size_t>(f.at("rank").get<int>())]["join"] = f;
-            if (!joined.error.empty()) throw Error(joined.error);
+            for (const auto& f : joined_documents.figures)
+                per_rank[static_cast<size_t>(f.at("rank").get<int>())]["documents_join"] = f;
+            // The documents join carried the dictionary join's failures on.
+            if (!joined_documents.error.empty()) throw Error(joined_documents.error);
         }
         if (!failures.empty()) throw Error(failures);
         auto step_start = std::chrono::steady_clock::now();
@@ -503,11 +536,16 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             step_start = std::chrono::steady_clock::now();
         };
         uint64_t documents = 0;
-        for (int s = 0; s < ranks; ++s) {
-            const FileRange& share = ranges[static_cast<size_t>(s)];
-            if (share.begin == share.end) continue;
-            append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
-            documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
+        if (parallel_join) {
+            writer->adopt_documents(joined_documents.written, joined_documents_path);
+            documents = joined_documents.written.documents;
+        } else {
+            for (int s = 0; s < ranks; ++s) {
+                const FileRange& share = ranges[static_cast<size_t>(s)];
+                if (share.begin == share.end) continue;
+                append_part_documents(*document_parts[static_cast<size_t>(s)], share.begin, *writer);
+                documents += per_rank[static_cast<size_t>(s)].at("documents").get<uint64_t>();
+            }
         }
         end_step("documents");
         uint64_t postings = 0;
@@ -545,6 +583,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         // The parts are not part of the index: gone before the report
         // (which times it) and the manifest.
         document_parts.clear();
+        own_documents.reset();
         fs::remove_all(parts_dir);
         end_step("remove_parts");
         // Rank 0's end, step by step (publishing, after report.json is
@@ -575,7 +614,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         if (rank == 0) writer.reset();
         if (outcome.interrupted && options.stop.stop_requested()) throw Interrupted();
         if (rank == 0) throw Error(outcome.error);
-        if (!joined.error.empty()) throw Error(joined.error);  // this rank's own failure
+        if (!joined_documents.error.empty()) throw Error(joined_documents.error);  // this rank's own failure
         throw Error(who + ": stopped because the build failed elsewhere: " + outcome.error);
     }
     if (rank == 0) return BuildReport{std::move(report)};

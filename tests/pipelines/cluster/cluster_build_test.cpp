@@ -239,8 +239,9 @@ TEST_CASE("a partition cluster build with one file much larger than the rest and
     CHECK(check_index(output, full).ok());
 }
 
-// dictionary.bin of a partition build joined `join`ly on `ranks` ranks,
-// with the manifest's size and CRC-32 of it; the index checked in full.
+// `file` (dictionary.bin, documents.bin) of a partition build joined
+// `join`ly on `ranks` ranks, with the manifest's size and CRC-32 of it; the
+// index checked in full.
 struct JoinedFile {
     std::string bytes;
     uint64_t size_bytes = 0;
@@ -248,7 +249,8 @@ struct JoinedFile {
     nlohmann::json per_rank;
 };
 
-JoinedFile dictionary_joined(TempDir& dir, const std::filesystem::path& input, unsigned ranks, const std::string& join) {
+JoinedFile file_joined(TempDir& dir, const std::filesystem::path& input, unsigned ranks, const std::string& join,
+                       const std::string& file) {
     nlohmann::json pipeline = cluster_pipeline({input.string()}, dir / "unused");
     pipeline["cluster"]["join"] = join;
     const auto output = dir / ("joined-" + join + "-" + std::to_string(ranks));
@@ -258,14 +260,18 @@ JoinedFile dictionary_joined(TempDir& dir, const std::filesystem::path& input, u
     CheckOptions full;
     full.full = true;
     CHECK(check_index(output, full).ok());
-    JoinedFile joined{.bytes = read_file(output / "dictionary.bin")};
+    JoinedFile joined{.bytes = read_file(output / file)};
     IndexReader index(output);
-    for (const auto& file : index.manifest().files)
-        if (file.path == "dictionary.bin") joined.size_bytes = file.size_bytes, joined.crc32 = file.crc32;
+    for (const auto& listed : index.manifest().files)
+        if (listed.path == file) joined.size_bytes = listed.size_bytes, joined.crc32 = listed.crc32;
     CHECK(index.report()->at("cluster").at("join") == join);
     joined.per_rank = index.report()->at("per_rank");
     std::filesystem::remove_all(output);
     return joined;
+}
+
+JoinedFile dictionary_joined(TempDir& dir, const std::filesystem::path& input, unsigned ranks, const std::string& join) {
+    return file_joined(dir, input, ranks, join, "dictionary.bin");
 }
 
 TEST_CASE("the parallel dictionary join writes the serial join's dictionary.bin byte for byte on 3 and 4 ranks") {
@@ -307,6 +313,70 @@ TEST_CASE("the parallel dictionary join with ranges that hold no terms") {
     }
     CHECK(terms == 2);
     CHECK(empty_ranges >= 2);
+}
+
+// The parallel documents join gives the serial join's documents.bin: every
+// rank's documents at their places, a rank without documents writing none.
+void check_documents_joins(TempDir& dir, const std::filesystem::path& input, unsigned ranks) {
+    const JoinedFile serial = file_joined(dir, input, ranks, "serial", "documents.bin");
+    const JoinedFile parallel = file_joined(dir, input, ranks, "parallel", "documents.bin");
+    CHECK(parallel.bytes.size() > 100);
+    CHECK(parallel.bytes == serial.bytes);
+    CHECK(parallel.size_bytes == serial.size_bytes);
+    CHECK(parallel.crc32 == serial.crc32);
+    uint64_t documents = 0;
+    for (const auto& rank : parallel.per_rank) {
+        const nlohmann::json& joined = rank.at("documents_join");
+        CHECK(joined.at("documents") == rank.at("documents"));
+        CHECK((joined.at("record_bytes").get<uint64_t>() > 0) == (rank.at("documents").get<uint64_t>() > 0));
+        documents += joined.at("documents").get<uint64_t>();
+    }
+    CHECK(documents == sum_of(parallel.per_rank, "documents"));
+    CHECK(parallel.per_rank[0].at("end_seconds").contains("documents_join_all_ranks"));
+    CHECK(!serial.per_rank[0].contains("documents_join"));
+}
+
+TEST_CASE("the parallel documents join writes the serial join's documents.bin byte for byte, ranks uneven or without documents") {
+    TempDir dir;
+    SUBCASE("uneven ranks of every format, 2 to 4 ranks") {
+        const auto input = mixed_collection(dir);
+        for (const unsigned ranks : {2u, 3u, 4u}) {
+            CAPTURE(ranks);
+            check_documents_joins(dir, input, ranks);
+        }
+    }
+    SUBCASE("rank 0, which writes the header and footer, and another rank without files") {
+        // Sorted: the big file first, to rank 1 of 4 by size, the two small
+        // ones to one rank after it: rank 0 and one more parse nothing.
+        const GeneratedWarc big = generate_warc(41, 400, 1);
+        const GeneratedWarc small = generate_warc(43, 10, 2);
+        dir.write("in/a-big.warc.gz", big.file_contents[0]);
+        dir.write("in/b-small.warc.gz", small.file_contents[0]);
+        dir.write("in/c-small.warc.gz", small.file_contents[1]);
+        const JoinedFile parallel = file_joined(dir, dir / "in", 4, "parallel", "documents.bin");
+        CHECK(parallel.per_rank[0].at("documents") == 0);
+        int without_documents = 0;
+        for (const auto& rank : parallel.per_rank) without_documents += rank.at("documents") == 0;
+        CHECK(without_documents == 2);
+        check_documents_joins(dir, dir / "in", 4);
+    }
+}
+
+TEST_CASE("a rank that fails while writing its documents stops every rank, nothing published") {
+    TempDir dir;
+    const auto input = mixed_collection(dir);
+    const auto pipeline = write_pipeline(dir, cluster_pipeline({input.string()}, dir / "unused"));
+    const auto output = dir / "idx";
+    const JobResult job =
+        run_job(dir, 3, pipeline, output, "INVIDX_TEST_FAIL_JOIN_RANK=1 INVIDX_TEST_FAIL_JOIN=documents");
+    INFO(job.err);
+    CHECK(job.exit_code != 0);
+    CHECK(job.exit_code != 124);  // not a hang
+    CHECK(job.err.find("rank 1 of 3: joining the documents failed: failing while joining") != std::string::npos);
+    CHECK(job.err.find("rank 2 of 3: stopped because the build failed elsewhere") != std::string::npos);
+    CHECK(!std::filesystem::exists(output));
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        CHECK(entry.path().filename().string().rfind("idx.tmp-", 0) != 0);
 }
 
 TEST_CASE("a rank that fails while joining the dictionary stops every rank, nothing published") {
