@@ -4,19 +4,9 @@
 
 #include "invidx/error.hpp"
 #include "store/index_layout.hpp"
+#include "store/little_endian_append.hpp"
 
 namespace invidx {
-namespace {
-
-void put_u32(std::string& out, uint32_t value) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-}
-void put_u64(std::string& out, uint64_t value) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-}
-
-}  // namespace
-
 uint64_t dictionary_record_bytes(const DictionaryTerm& term) {
     return 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
 }

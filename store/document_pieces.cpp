@@ -2,19 +2,9 @@
 
 #include "invidx/error.hpp"
 #include "store/index_layout.hpp"
+#include "store/little_endian_append.hpp"
 
 namespace invidx {
-namespace {
-
-void put_u32(std::string& out, uint32_t value) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-}
-void put_u64(std::string& out, uint64_t value) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-}
-
-}  // namespace
-
 void encode_document_record(std::string& out, const ParsedDoc& doc) {
     ensure(doc.name.size() <= UINT32_MAX, "a document name of " + std::to_string(doc.name.size()) + " bytes is too long");
     put_u32(out, static_cast<uint32_t>(doc.name.size()));

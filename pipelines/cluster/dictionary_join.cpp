@@ -10,6 +10,7 @@
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
+#include "pipelines/cluster/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
 #include "store/concatenate.hpp"
 #include "store/dictionary_pieces.hpp"
@@ -45,7 +46,6 @@ std::vector<std::string> take_strings(std::string_view& in) {
     return strings;
 }
 
-std::string dump_any(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 fs::path slice_path(const fs::path& parts_dir, int from, int to) {
     return parts_dir / ("rank-" + std::to_string(from)) / ("dictionary-to-" + std::to_string(to) + ".part");
@@ -222,39 +222,20 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
 
     // 5. Rank 0 gathers the spans and failures, writes the trailing CRC-32
     // and puts the checksums together.
-    json report = {{"error", error}, {"figures", figures}, {"postings", join.owned_postings}, {"spans", json::array()}};
-    for (const auto& span : spans) report["spans"].push_back({span.offset, span.length, span.crc});
-    const std::vector<std::string> reports = messages.gather(dump_any(report));
+    JoinReports reports = gather_join_reports(messages, error, figures, join.owned_postings, spans);
     if (rank != 0) {
         result.error = error;
         return result;
     }
-    std::string failures;
-    std::vector<ChecksumSpan> all_spans;
-    uint64_t postings = 0;
-    for (const auto& text : reports) {
-        const json r = json::parse(text);
-        result.figures.push_back(r.at("figures"));
-        postings += r.at("postings").get<uint64_t>();
-        const std::string e = r.at("error").get<std::string>();
-        if (!e.empty() && failures.find(e) == std::string::npos) failures += (failures.empty() ? "" : "; ") + e;
-        for (const auto& s : r.at("spans"))
-            all_spans.push_back({s[0].get<uint64_t>(), s[1].get<uint64_t>(), s[2].get<uint32_t>()});
-    }
+    result.figures = std::move(reports.figures);
+    std::string failures = std::move(reports.failures);
     if (failures.empty() && !all_ok) failures = who + ": joining the dictionary failed on a rank that did not say why";
     if (failures.empty()) {
         try {
-            const FileChecksums content = assemble_checksums(all_spans, size_bytes - 4);
-            std::string trailer(4, '\0');
-            for (int i = 0; i < 4; ++i) trailer[static_cast<size_t>(i)] = static_cast<char>(content.crc32 >> (8 * i));
-            PositionedFile file(join.dictionary_path, O_WRONLY);
-            file.write_at(size_bytes - 4, trailer);
-            file.sync_and_close();
-            const auto cut = checksum_spans(size_bytes - 4, trailer);
-            all_spans.insert(all_spans.end(), cut.begin(), cut.end());
-            const FileChecksums whole = assemble_checksums(std::move(all_spans), size_bytes);
+            const FileChecksums whole = seal_with_crc32_trailer(join.dictionary_path, size_bytes, std::move(reports.spans));
             result.written = WrittenDictionary{.size_bytes = size_bytes, .crc32 = whole.crc32,
-                                               .block_crcs = whole.block_crcs, .terms = terms, .postings = postings};
+                                               .block_crcs = whole.block_crcs, .terms = terms,
+                                               .postings = reports.count};
         } catch (const std::exception& e) {
             failures = who + ": joining the dictionary failed: " + e.what();
         }

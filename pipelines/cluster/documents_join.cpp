@@ -7,6 +7,7 @@
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
+#include "pipelines/cluster/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
 #include "store/checksum_spans.hpp"
 #include "store/document_pieces.hpp"
@@ -21,7 +22,6 @@ using nlohmann::json;
 // Written a MiB at a time: a rank's document names need not fit in memory.
 constexpr size_t kWriteBytes = size_t{1} << 20;
 
-std::string dump_any(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
 
@@ -109,39 +109,20 @@ JoinedDocuments join_documents(DocumentsJoin join, Messages& messages) {
 
     // 3. Rank 0 gathers the spans and failures, writes the trailing CRC-32
     // and puts the checksums together.
-    json report = {{"error", error}, {"figures", figures}, {"total_length", total_length}, {"spans", json::array()}};
-    for (const auto& span : spans) report["spans"].push_back({span.offset, span.length, span.crc});
-    const std::vector<std::string> reports = messages.gather(dump_any(report));
+    JoinReports reports = gather_join_reports(messages, error, figures, total_length, spans);
     if (rank != 0) {
         result.error = error;
         return result;
     }
-    std::string failures;
-    std::vector<ChecksumSpan> all_spans;
-    uint64_t all_length = 0;
-    for (const auto& text : reports) {
-        const json r = json::parse(text);
-        result.figures.push_back(r.at("figures"));
-        all_length += r.at("total_length").get<uint64_t>();
-        const std::string e = r.at("error").get<std::string>();
-        if (!e.empty() && failures.find(e) == std::string::npos) failures += (failures.empty() ? "" : "; ") + e;
-        for (const auto& s : r.at("spans"))
-            all_spans.push_back({s[0].get<uint64_t>(), s[1].get<uint64_t>(), s[2].get<uint32_t>()});
-    }
+    result.figures = std::move(reports.figures);
+    std::string failures = std::move(reports.failures);
     if (failures.empty() && !all_ok) failures = who + ": joining the documents failed on a rank that did not say why";
     if (failures.empty()) {
         try {
-            const FileChecksums content = assemble_checksums(all_spans, size_bytes - 4);
-            std::string trailer(4, '\0');
-            for (int i = 0; i < 4; ++i) trailer[static_cast<size_t>(i)] = static_cast<char>(content.crc32 >> (8 * i));
-            PositionedFile file(join.documents_path, O_WRONLY);
-            file.write_at(size_bytes - 4, trailer);
-            file.sync_and_close();
-            add_checksum_spans(all_spans, size_bytes - 4, trailer);
-            const FileChecksums whole = assemble_checksums(std::move(all_spans), size_bytes);
+            const FileChecksums whole = seal_with_crc32_trailer(join.documents_path, size_bytes, std::move(reports.spans));
             result.written = WrittenDocuments{.size_bytes = size_bytes, .crc32 = whole.crc32,
                                               .block_crcs = whole.block_crcs, .documents = all_documents,
-                                              .total_length = all_length};
+                                              .total_length = reports.count};
         } catch (const std::exception& e) {
             failures = who + ": joining the documents failed: " + e.what();
         }
