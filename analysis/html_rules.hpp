@@ -86,40 +86,109 @@ INVIDX_HOST_DEVICE Size find_comment_close(const unsigned char* text, Size lengt
     return length;
 }
 
+// The three searches the construct rules make, one after another in one
+// thread: what the host and a GPU thread use. (A GPU warp searching
+// together passes its own, with the same answers: gpu_analysis.cu.)
+struct ScalarSearch {
+    template <class Size>
+    INVIDX_HOST_DEVICE Size byte(const unsigned char* text, Size length, Size from, unsigned char value) const {
+        return find_byte(text, length, from, value);
+    }
+    template <class Size>
+    INVIDX_HOST_DEVICE Size comment_close(const unsigned char* text, Size length, Size from) const {
+        return find_comment_close(text, length, from);
+    }
+    template <class Size>
+    INVIDX_HOST_DEVICE Size word(const unsigned char* text, Size length, Size from, const char* word,
+                                 uint32_t word_length) const {
+        return find_ignoring_case(text, length, from, word, word_length);
+    }
+};
+
+// The same three searches as "the first position at or after `from` where
+// a predicate holds" (or `length`), for searches that test many positions
+// at once: a GPU warp tests 32 a step (gpu_analysis.cu). `First` is
+// first(from, length, predicate) -> position; a predicate is
+// predicate(length, p) -> bool. Each predicate holds at p exactly where
+// the scalar search would stop.
+struct ByteAt {
+    const unsigned char* text;
+    unsigned char value;
+    template <class Size>
+    INVIDX_HOST_DEVICE bool operator()(Size, Size p) const { return text[p] == value; }
+};
+
+struct CommentCloseAt {
+    const unsigned char* text;
+    template <class Size>
+    INVIDX_HOST_DEVICE bool operator()(Size length, Size p) const {
+        return length - p >= 3 && text[p] == '-' && text[p + 1] == '-' && text[p + 2] == '>';
+    }
+};
+
+struct WordAt {
+    const unsigned char* text;
+    const char* word;
+    uint32_t word_length;
+    template <class Size>
+    INVIDX_HOST_DEVICE bool operator()(Size length, Size p) const {
+        return matches_ignoring_case(text, length, p, word, word_length);
+    }
+};
+
+template <class First>
+struct PredicateSearch {
+    First first;
+    template <class Size>
+    INVIDX_HOST_DEVICE Size byte(const unsigned char* text, Size length, Size from, unsigned char value) const {
+        return first(from, length, ByteAt{text, value});
+    }
+    template <class Size>
+    INVIDX_HOST_DEVICE Size comment_close(const unsigned char* text, Size length, Size from) const {
+        return first(from, length, CommentCloseAt{text});
+    }
+    template <class Size>
+    INVIDX_HOST_DEVICE Size word(const unsigned char* text, Size length, Size from, const char* word,
+                                 uint32_t word_length) const {
+        return first(from, length, WordAt{text, word, word_length});
+    }
+};
+
 // End (one past) of the raw-text element whose open tag name is `name`
 // ("script" or "style", with `closing` "</script" or "</style") starting at
 // the '<' at `at`, or 0 if `at` does not open one (SPEC §2.2).
-template <class Size>
+template <class Size, class Search = ScalarSearch>
 INVIDX_HOST_DEVICE Size raw_text_element_end(const unsigned char* text, Size length, Size at, const char* name,
-                                             const char* closing, uint32_t name_length) {
+                                             const char* closing, uint32_t name_length,
+                                             const Search& search = Search{}) {
     if (!matches_ignoring_case(text, length, at + 1, name, name_length)) return 0;
     const Size after_name = at + 1 + name_length;
     if (after_name >= length) return 0;  // not followed by anything: the tag rule applies
     const unsigned char next = text[after_name];
     if (!is_html_space(next) && next != '>' && next != '/') return 0;
-    const Size close = find_ignoring_case(text, length, after_name, closing, name_length + 2);
+    const Size close = search.word(text, length, after_name, closing, name_length + 2);
     if (close >= length) return length;
-    const Size gt = find_byte(text, length, close + name_length + 2, static_cast<unsigned char>('>'));
+    const Size gt = search.byte(text, length, static_cast<Size>(close + name_length + 2), static_cast<unsigned char>('>'));
     return gt >= length ? length : gt + 1;
 }
 
 // End (one past) of the markup construct starting with '<' at `at`, or 0 if
 // that '<' is ordinary text (SPEC §2.1-2.3). The rules are tried in order;
 // the byte after '<' rules most out at once.
-template <class Size>
-INVIDX_HOST_DEVICE Size markup_end(const unsigned char* text, Size length, Size at) {
+template <class Size, class Search = ScalarSearch>
+INVIDX_HOST_DEVICE Size markup_end(const unsigned char* text, Size length, Size at, const Search& search = Search{}) {
     if (length - at < 2) return 0;
     const unsigned char next = text[at + 1];
     if (next == '!' && length - at >= 4 && text[at + 2] == '-' && text[at + 3] == '-') {
-        const Size close = find_comment_close(text, length, at + 4);
+        const Size close = search.comment_close(text, length, static_cast<Size>(at + 4));
         return close >= length ? length : close + 3;
     }
     if (next == 's' || next == 'S') {
-        if (const Size end = raw_text_element_end(text, length, at, "script", "</script", 6)) return end;
-        if (const Size end = raw_text_element_end(text, length, at, "style", "</style", 5)) return end;
+        if (const Size end = raw_text_element_end(text, length, at, "script", "</script", 6, search)) return end;
+        if (const Size end = raw_text_element_end(text, length, at, "style", "</style", 5, search)) return end;
     }
     if (is_ascii_letter(next) || next == '/' || next == '!' || next == '?') {
-        const Size gt = find_byte(text, length, at + 2, static_cast<unsigned char>('>'));
+        const Size gt = search.byte(text, length, static_cast<Size>(at + 2), static_cast<unsigned char>('>'));
         return gt >= length ? length : gt + 1;
     }
     return 0;
@@ -143,9 +212,9 @@ INVIDX_HOST_DEVICE Size reference_end(const unsigned char* text, Size length, Si
 // 0 when the byte there is ordinary text: every byte but '<' and '&' is, and
 // so is a '<' or '&' that starts no construct. An unterminated construct
 // runs to `length`.
-template <class Size>
-INVIDX_HOST_DEVICE Size construct_end(const unsigned char* text, Size length, Size at) {
-    if (text[at] == '<') return markup_end(text, length, at);
+template <class Size, class Search = ScalarSearch>
+INVIDX_HOST_DEVICE Size construct_end(const unsigned char* text, Size length, Size at, const Search& search = Search{}) {
+    if (text[at] == '<') return markup_end(text, length, at, search);
     if (text[at] == '&') return reference_end(text, length, at);
     return 0;
 }

@@ -8,9 +8,11 @@
 // Why it is exact, step by step:
 //  1. Markup candidates are the '<' and '&' of HTML documents. Each one's
 //     construct end (html_rules::construct_end) depends only on the bytes
-//     after it, so all are computed at once, each searching at most `cap`
-//     bytes (kUnresolved past that: a '<' inside a long script need not
-//     search to its end).
+//     after it, so all are computed at once, each searching at most a few
+//     hundred bytes alone, then those still open at most kWarpSearchCap
+//     bytes with a warp searching 32 bytes a step (kUnresolved past that: a
+//     '<' inside a long script need not search to its end, and one thread
+//     scanning kilobytes byte by byte kept a whole batch waiting).
 //  2. A walk per document over its candidates in order keeps those the
 //     sequential scan would reach (the first candidate at or after the last
 //     construct's end), computing exactly the few unresolved ones it keeps.
@@ -46,10 +48,11 @@ namespace invidx::parallel_token_pass {
 inline constexpr uint32_t kStopWord = 0xFFFFFFFFu;
 // A candidate whose construct end lies beyond its search cap.
 inline constexpr uint32_t kUnresolved = 0xFFFFFFFFu;
-// Bytes a candidate searches in step 1. At least kMinSearchCap, so that a
-// character reference (at most 33 bytes) and the checks right after a '<'
-// never meet the cap.
-inline constexpr uint32_t kSearchCap = 4096;
+// Bytes a candidate searches in step 1: alone, then with a warp. At least
+// kMinSearchCap, so that a character reference (at most 33 bytes) and the
+// checks right after a '<' never meet the cap.
+inline constexpr uint32_t kThreadSearchCap = 256;
+inline constexpr uint32_t kWarpSearchCap = 16384;
 inline constexpr uint32_t kMinSearchCap = 64;
 
 // The batch as the steps see it: documents at increasing offsets of `text`,
@@ -96,15 +99,18 @@ INVIDX_HOST_DEVICE inline bool is_markup_candidate(const BatchView& batch, uint6
 
 // Step 1: the end, relative to its document, of the construct the
 // candidate at text byte `i` would start; 0 when it starts none,
-// kUnresolved when the answer lies past `cap` bytes.
-INVIDX_HOST_DEVICE inline uint32_t capped_construct_end(const BatchView& batch, uint64_t i, uint32_t cap) {
+// kUnresolved when the answer lies past `cap` bytes. `search` makes the
+// searches (html_rules::ScalarSearch, or a warp's).
+template <class Search = html_rules::ScalarSearch>
+INVIDX_HOST_DEVICE uint32_t capped_construct_end(const BatchView& batch, uint64_t i, uint32_t cap,
+                                                 const Search& search = Search{}) {
     if (cap < kMinSearchCap) cap = kMinSearchCap;
     const uint32_t d = document_of(batch, i);
     const unsigned char* document = batch.text + batch.offsets[d];
     const uint32_t length = batch.lengths[d];
     const auto at = static_cast<uint32_t>(i - batch.offsets[d]);
     const uint32_t limit = length - at > cap ? at + cap : length;
-    const uint32_t end = html_rules::construct_end<uint32_t>(document, limit, at);
+    const uint32_t end = html_rules::construct_end<uint32_t>(document, limit, at, search);
     // A search cut short ends at the limit: "runs to the end" then only means
     // "not found yet" (a construct ending right at the limit is recomputed too).
     if (limit < length && end == limit) return kUnresolved;
@@ -114,8 +120,9 @@ INVIDX_HOST_DEVICE inline uint32_t capped_construct_end(const BatchView& batch, 
 // Step 2 for document `d`: `ends` holds step 1's results for the batch's
 // `count` candidates (text positions, increasing); afterwards it holds each
 // kept construct's end and 0 for every other candidate of the document.
-INVIDX_HOST_DEVICE inline void keep_reached_constructs(const BatchView& batch, uint32_t d, const uint32_t* candidates,
-                                                       uint32_t count, uint32_t* ends) {
+template <class Search = html_rules::ScalarSearch>
+INVIDX_HOST_DEVICE void keep_reached_constructs(const BatchView& batch, uint32_t d, const uint32_t* candidates,
+                                                uint32_t count, uint32_t* ends, const Search& search = Search{}) {
     if (batch.html[d] == 0) return;
     const uint64_t offset = batch.offsets[d];
     const uint32_t length = batch.lengths[d];
@@ -129,7 +136,7 @@ INVIDX_HOST_DEVICE inline void keep_reached_constructs(const BatchView& batch, u
             continue;
         }
         uint32_t end = ends[k];
-        if (end == kUnresolved) end = html_rules::construct_end<uint32_t>(document, length, at);
+        if (end == kUnresolved) end = html_rules::construct_end<uint32_t>(document, length, at, search);
         ends[k] = end;
         if (end != 0) covered_to = end;
     }

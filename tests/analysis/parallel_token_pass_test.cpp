@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/document_passes.hpp"
+#include "analysis/html_rules.hpp"
 #include "analysis/stopwords.hpp"
 #include "support/analysis_inputs.hpp"
 #include "support/batch_analysis.hpp"
@@ -64,10 +66,25 @@ std::vector<DocumentPass> per_document(const GpuAnalysisInput& input, const Stop
     return out;
 }
 
+// A warp's search as the GPU makes it: 32 positions tested a step, the
+// first that holds wins.
+struct ChunkedFirst {
+    template <class Size, class Predicate>
+    Size operator()(Size from, Size length, const Predicate& holds) const {
+        for (Size base = from; base < length; base += 32) {
+            for (Size lane = 0; lane < 32 && base + lane < length; ++lane) {
+                if (holds(length, static_cast<Size>(base + lane))) return base + lane;
+            }
+        }
+        return length;
+    }
+};
+using WarpLikeSearch = html_rules::PredicateSearch<ChunkedFirst>;
+
 // The kernels' schedule in loops: each loop is one launch, each iteration
 // one thread, and the compactions and the scan are what CUB does there.
 std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const StopwordTable& stopwords, bool stem,
-                                            uint32_t cap) {
+                                            uint32_t thread_cap, uint32_t warp_cap) {
     using namespace parallel_token_pass;
     const size_t bytes = input.text.size();
     const auto documents = static_cast<uint32_t>(input.documents());
@@ -79,8 +96,12 @@ std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const
     }
     const auto count = static_cast<uint32_t>(candidates.size());
     std::vector<uint32_t> ends(count);
-    for (uint32_t k = 0; k < count; ++k) ends[k] = capped_construct_end(batch, candidates[k], cap);
-    for (uint32_t d = 0; d < documents; ++d) keep_reached_constructs(batch, d, candidates.data(), count, ends.data());
+    for (uint32_t k = 0; k < count; ++k) ends[k] = capped_construct_end(batch, candidates[k], thread_cap);
+    for (uint32_t k = 0; k < count; ++k) {
+        if (ends[k] == kUnresolved) ends[k] = capped_construct_end(batch, candidates[k], warp_cap, WarpLikeSearch{});
+    }
+    for (uint32_t d = 0; d < documents; ++d)
+        keep_reached_constructs(batch, d, candidates.data(), count, ends.data(), WarpLikeSearch{});
     std::vector<uint8_t> covered(bytes, 0);
     for (uint32_t k = 0; k < count; ++k) {
         if (ends[k] == 0) continue;
@@ -128,14 +149,20 @@ void check_same(const std::vector<testing::AnalysisDocument>& docs, size_t gap) 
         const StopwordSet stopwords(input.stopwords);
         const bool stem = input.stemmer == GpuStemmer::porter;
         const auto expected = per_document(input, stopwords.table(), stem);
-        for (uint32_t cap : {parallel_token_pass::kSearchCap, 100u, parallel_token_pass::kMinSearchCap, 1u}) {
-            const auto got = in_parallel_steps(input, stopwords.table(), stem, cap);
+        using parallel_token_pass::kMinSearchCap;
+        using parallel_token_pass::kThreadSearchCap;
+        using parallel_token_pass::kWarpSearchCap;
+        const std::pair<uint32_t, uint32_t> caps[] = {
+            {kThreadSearchCap, kWarpSearchCap}, {kMinSearchCap, 100u}, {kMinSearchCap, kMinSearchCap}, {1u, 1u}};
+        for (const auto& [thread_cap, warp_cap] : caps) {
+            const uint32_t cap = thread_cap;
+            const auto got = in_parallel_steps(input, stopwords.table(), stem, thread_cap, warp_cap);
             REQUIRE(got.size() == expected.size());
             size_t differing = 0;
             for (size_t d = 0; d < got.size(); ++d) {
                 if (!same_pass(got[d], expected[d])) {
                     if (differing++ == 0) {
-                        MESSAGE("document " << d << " differs (cap " << cap << ", gap " << gap << "): "
+                        MESSAGE("document " << d << " differs (caps " << cap << ", " << warp_cap << ", gap " << gap << "): "
                                             << got[d].counts.tokens << " tokens, " << got[d].counts.indexed
                                             << " indexed; expected " << expected[d].counts.tokens << " and "
                                             << expected[d].counts.indexed);

@@ -75,12 +75,44 @@ struct StartsKeptToken {
     __device__ bool operator()(uint32_t i) const { return steps::starts_kept_token(batch, covered, i); }
 };
 
-// Step 1: every candidate's construct end, searching at most kSearchCap bytes.
+// The searches of the construct rules made by a whole warp: 32 positions
+// tested a step, the first that holds found with a ballot. Every lane of
+// the warp must call it with the same arguments, and every lane gets the
+// answer: the scalar search's (html_rules::PredicateSearch).
+struct WarpFirst {
+    unsigned lane;
+    template <class Size, class Predicate>
+    __device__ Size operator()(Size from, Size length, const Predicate& holds) const {
+        for (Size base = from; base < length; base += 32) {
+            const Size p = static_cast<Size>(base + lane);
+            const unsigned hits = __ballot_sync(0xFFFFFFFFu, p < length && holds(length, p));
+            if (hits != 0) return static_cast<Size>(base + __ffs(hits) - 1);
+        }
+        return length;
+    }
+};
+using WarpSearch = html_rules::PredicateSearch<WarpFirst>;
+
+// Step 1: every candidate's construct end, each thread searching at most
+// kThreadSearchCap bytes alone.
 __global__ void candidate_ends(steps::BatchView batch, const uint32_t* candidates, const uint32_t* count,
                                uint32_t* ends) {
     const uint32_t n = *count;
     for (uint64_t k = thread_index(); k < n; k += grid_threads())
-        ends[k] = steps::capped_construct_end(batch, candidates[k], steps::kSearchCap);
+        ends[k] = steps::capped_construct_end(batch, candidates[k], steps::kThreadSearchCap);
+}
+
+// Step 1, second part: a warp per candidate still open searches on, to
+// kWarpSearchCap bytes.
+__global__ void candidate_ends_further(steps::BatchView batch, const uint32_t* candidates, const uint32_t* count,
+                                       uint32_t* ends) {
+    const uint32_t n = *count;
+    const WarpSearch search{WarpFirst{threadIdx.x % 32}};
+    for (uint64_t k = thread_index() / 32; k < n; k += grid_threads() / 32) {
+        if (ends[k] != steps::kUnresolved) continue;  // the whole warp alike
+        const uint32_t end = steps::capped_construct_end(batch, candidates[k], steps::kWarpSearchCap, search);
+        if (threadIdx.x % 32 == 0) ends[k] = end;
+    }
 }
 
 // One document's walk for keep_constructs, by the calling warp.
@@ -117,7 +149,8 @@ __device__ void keep_document_constructs(const steps::BatchView& batch, uint32_t
             if (at_l < covered_to) {
                 end_l = 0;
             } else {
-                if (end_l == steps::kUnresolved) end_l = html_rules::construct_end<uint32_t>(document, length, at_l);
+                if (end_l == steps::kUnresolved)
+                    end_l = html_rules::construct_end<uint32_t>(document, length, at_l, WarpSearch{WarpFirst{lane}});
                 if (end_l != 0) covered_to = end_l;
             }
             if (lane == l) kept = end_l;
@@ -361,6 +394,9 @@ private:
         candidate_ends<<<step_blocks(bytes), kStepThreads, 0, s>>>(batch, candidates_.data(), selected_.data(),
                                                                      ends_.data());
         check_launch("candidate_ends");
+        candidate_ends_further<<<step_blocks(uint64_t{bytes} * 32), kStepThreads, 0, s>>>(
+            batch, candidates_.data(), selected_.data(), ends_.data());
+        check_launch("candidate_ends_further");
         marks_[10].record(s);
         keep_constructs<<<step_blocks(uint64_t{documents} * 32), kStepThreads, 0, s>>>(
             batch, candidates_.data(), selected_.data(), ends_.data());
