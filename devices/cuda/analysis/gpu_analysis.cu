@@ -124,11 +124,20 @@ __device__ void keep_document_constructs(const steps::BatchView& batch, uint32_t
     const uint32_t first = steps::lower_bound(candidates, n, offset);
     const uint32_t last = steps::lower_bound(candidates, n, offset + length);
     uint32_t covered_to = 0;
+    // The next round's candidates are loaded while this round is decided:
+    // a round of real HTML takes far less than a load from memory, so the
+    // walk would otherwise wait on every one.
+    uint32_t next_round_at = first + lane < last ? static_cast<uint32_t>(candidates[first + lane] - offset) : 0;
+    uint32_t next_round_end = first + lane < last ? ends[first + lane] : 0;
     for (uint32_t base = first; base < last; base += 32) {
         const uint32_t k = base + lane;
         const bool mine = k < last;
-        const uint32_t at = mine ? static_cast<uint32_t>(candidates[k] - offset) : 0;
-        const uint32_t end = mine ? ends[k] : 0;
+        const uint32_t at = next_round_at;
+        const uint32_t end = next_round_end;
+        if (k + 32 < last) {  // rounds write only their own candidates' ends
+            next_round_at = static_cast<uint32_t>(candidates[k + 32] - offset);
+            next_round_end = ends[k + 32];
+        }
         uint32_t kept = 0;
         const uint32_t in_round = last - base < 32 ? last - base : 32;
         // Most rounds of real HTML are simple: each construct ends before the
