@@ -22,7 +22,8 @@
 // hits, or the program fails.
 //
 // With --gpu, a GPU row per mode and k (one query at a time, lists cached on
-// the device), then a throughput table: the whole query set through
+// the device; and with impacts a GPU impact row, which must equal the CPU's
+// impact row), then a throughput table: the whole query set through
 // Searcher::search_gpu_batch in batches of B queries (--batch, default 1, 8,
 // 32 and 128), against the CPU's queries per second on one thread.
 //
@@ -131,7 +132,9 @@ double mean_overlap(const std::vector<std::vector<ScoredDocument>>& got, const s
 
 // The table's name for what the options measure.
 std::string path_label(const SearchOptions& options) {
-    if (options.device == QueryDevice::kGpu) return "GPU, one query at a time";
+    if (options.device == QueryDevice::kGpu) {
+        return options.scoring == QueryScoring::kImpact ? "GPU, one query at a time, impact" : "GPU, one query at a time";
+    }
     if (options.scoring == QueryScoring::kImpact) return "query layout, impact";
     switch (options.algorithm) {
         case Algorithm::kMaxscore: return "run files";
@@ -333,8 +336,8 @@ int main(int argc, char** argv) {
                     rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .algorithm = Algorithm::kBlockMaxWand}, repeat, by_layout));
                     if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
                 }
+                std::vector<std::vector<ScoredDocument>> by_impacts;
                 if (searcher.query_postings()->has_impacts()) {
-                    std::vector<std::vector<ScoredDocument>> by_impacts;
                     rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .scoring = QueryScoring::kImpact}, repeat, by_impacts));
                     rows.back().bm25_overlap = mean_overlap(by_impacts, by_layout);
                 }
@@ -352,6 +355,14 @@ int main(int argc, char** argv) {
                         throughput.push_back(measure_batches(searcher, queries, on_gpu, batch, repeat, by_layout));
                     }
                     cpu_qps.push_back(1000.0 / best_cpu.mean_ms);
+                    if (searcher.query_postings()->has_impacts()) {
+                        SearchOptions impacts_on_gpu = on_gpu;
+                        impacts_on_gpu.scoring = QueryScoring::kImpact;
+                        std::vector<std::vector<ScoredDocument>> by_gpu_impacts;
+                        rows.push_back(measure(searcher, queries, impacts_on_gpu, repeat, by_gpu_impacts));
+                        rows.back().bm25_overlap = mean_overlap(by_gpu_impacts, by_layout);
+                        if (by_gpu_impacts != by_impacts) throw Error("the GPU's impact scoring returned different results");
+                    }
                 }
             }
         }

@@ -83,11 +83,14 @@ public:
     // Every query of the batch, answered with few launches and one
     // synchronization per group of queries that fits the accumulators
     // (`max_batch`); results in the queries' order. conjunctive: only
-    // documents in every list of their query.
-    virtual std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive,
-                                                    size_t k) = 0;
-    GpuQueryResult top_k(const GpuQuery& query, bool conjunctive, size_t k) {
-        return std::move(top_k_batch({query}, conjunctive, k).front());
+    // documents in every list of their query. impacts: the lists hold
+    // quantized impacts where tfs would be (GpuList, GpuQueryTerm) and a
+    // document's score is their sum (exact in a double), as the CPU's
+    // `--scoring impact`; otherwise BM25 from the tfs.
+    virtual std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive, size_t k,
+                                                    bool impacts) = 0;
+    GpuQueryResult top_k(const GpuQuery& query, bool conjunctive, size_t k, bool impacts = false) {
+        return std::move(top_k_batch({query}, conjunctive, k, impacts).front());
     }
     // Queries answered together at most (by the per-document accumulators' memory).
     virtual size_t max_batch() const = 0;

@@ -1,6 +1,8 @@
 #include "query/gpu_search.hpp"
 
 #include <exception>
+#include <span>
+#include <vector>
 #include <utility>
 
 #include <oneapi/tbb/blocked_range.h>
@@ -8,6 +10,7 @@
 
 #include "query/phrase_query.hpp"
 #include "query/query_error.hpp"
+#include "store/index_layout.hpp"
 
 namespace invidx {
 
@@ -15,19 +18,42 @@ namespace {
 
 // A query.post list as bp128 blocks for the device, which decodes them per
 // query. Checked here once, on the host (the device trusts its bytes).
-GpuList bp128_blocks(const QueryList& list) {
+// impacts: each block's impact group where its tf group would be (both
+// stored as value − 1, so the device reads either the same way).
+GpuList bp128_blocks(const QueryList& list, bool impacts) {
     (void)list.decode();  // every block's bytes, gaps, last docids, df and cf: FormatError if damaged
     GpuList out;
     out.bp128 = true;
     out.postings = list.df();
-    for (const QueryBlock& block : list.blocks()) {
+    std::vector<uint32_t> checked(layout::kQueryBlockPostings);
+    for (size_t k = 0; k < list.blocks().size(); ++k) {
+        const QueryBlock& block = list.blocks()[k];
+        if (impacts) list.decode_impacts(k, std::span(checked).first(block.postings));  // each in [1, the block's maximum]
         out.docid_starts.push_back(static_cast<uint32_t>(out.bytes.size()));
         out.bytes.append(block.docid_bytes);
         out.tf_starts.push_back(static_cast<uint32_t>(out.bytes.size()));
-        out.bytes.append(block.tf_bytes);
+        out.bytes.append(impacts ? block.impact_bytes : block.tf_bytes);
         out.last_docids.push_back(block.last_docid);
     }
     if (out.bytes.size() >= (size_t{1} << 32)) throw Error("a list too large for the GPU query path");
+    return out;
+}
+
+// The device cache's key of a term's impact list (its tf list's key is the term number).
+constexpr uint64_t kImpactListKey = uint64_t{1} << 63;
+
+// A list of another codec, decoded here with its impacts where tfs would be.
+GpuList decoded_impacts(const QueryList& list) {
+    GpuList out;
+    out.docids.resize(list.df());
+    out.tfs.resize(list.df());
+    uint64_t at = 0;
+    for (size_t k = 0; k < list.blocks().size(); ++k) {
+        const uint32_t n = list.blocks()[k].postings;
+        list.decode_docids(k, std::span(out.docids).subspan(at, n));
+        list.decode_impacts(k, std::span(out.tfs).subspan(at, n));
+        at += n;
+    }
     return out;
 }
 
@@ -66,7 +92,9 @@ GpuSearch::GpuSearch(const Searcher& searcher, const std::vector<double>& length
 GpuSearch::~GpuSearch() = default;
 
 GpuQuery GpuSearch::gpu_query(const SearchResult& result, const SearchOptions& options) const {
-    const QueryPostings* layout = searcher_.query_layout(options);
+    const bool impacts = options.scoring == QueryScoring::kImpact;
+    // Impacts live in the query layout only (Searcher::search has checked it holds them).
+    const QueryPostings* layout = impacts ? searcher_.query_postings() : searcher_.query_layout(options);
     // bp128 lists stay compressed on the device; other codecs and run files are decoded here.
     const bool compressed = layout && layout->codec().name == "bp128";
     const IndexReader& index = searcher_.index();
@@ -74,10 +102,16 @@ GpuQuery GpuSearch::gpu_query(const SearchResult& result, const SearchOptions& o
     for (const auto& term : result.terms.terms) {
         if (!term.index) continue;  // OR: contributes nothing
         const uint64_t term_index = *term.index;
-        terms.push_back(GpuQueryTerm{term_index, searcher_.bm25().idf(term.df), term.df,
-                                     [&index, layout, compressed, term_index](GpuList& list) {
+        // A term's impacts and its tfs are different lists in the device's cache.
+        const uint64_t key = impacts ? term_index | kImpactListKey : term_index;
+        terms.push_back(GpuQueryTerm{key, searcher_.bm25().idf(term.df), term.df,
+                                     [&index, layout, compressed, impacts, term_index](GpuList& list) {
                                          if (compressed) {
-                                             list = bp128_blocks(layout->list(term_index));
+                                             list = bp128_blocks(layout->list(term_index), impacts);
+                                             return;
+                                         }
+                                         if (impacts) {
+                                             list = decoded_impacts(layout->list(term_index));
                                              return;
                                          }
                                          run_list::DecodedList decoded =
@@ -102,7 +136,9 @@ void GpuSearch::search(const SearchOptions& options, SearchResult& result) const
     GpuQueryResult top;
     {
         std::lock_guard lock(mutex_);
-        top = as_query_error([&] { return processor(options).top_k(query, options.mode == QueryMode::kAnd, options.k); });
+        top = as_query_error([&] {
+            return processor(options).top_k(query, options.mode == QueryMode::kAnd, options.k, options.scoring == QueryScoring::kImpact);
+        });
     }
     take_gpu_result(std::move(top), result);
 }
@@ -180,7 +216,9 @@ std::vector<SearchResult> GpuSearch::search_batch(std::span<const std::string> t
     std::vector<GpuQueryResult> answers;
     {
         std::lock_guard lock(mutex_);
-        answers = as_query_error([&] { return processor(options).top_k_batch(queries, conjunctive, options.k); });
+        answers = as_query_error([&] {
+            return processor(options).top_k_batch(queries, conjunctive, options.k, options.scoring == QueryScoring::kImpact);
+        });
     }
     for (size_t j = 0; j < asked.size(); ++j) take_gpu_result(std::move(answers[j]), results[asked[j]]);
     return results;

@@ -33,8 +33,15 @@ Searcher::Searcher(const IndexReader& index, Bm25Parameters parameters)
 
 Searcher::~Searcher() = default;
 
+void Searcher::check_impacts() const {
+    if (!query_postings_ || !query_postings_->has_impacts()) {
+        throw QueryError("index " + index_.directory().string() + " has no impacts for --scoring impact; compute them first: invidx weight " +
+                         index_.directory().string() + (query_postings_ ? "" : " (after invidx merge --layout query)"));
+    }
+}
+
 std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string> texts, const SearchOptions& options) const {
-    if (options.scoring == QueryScoring::kImpact) throw QueryError("--scoring impact runs on the CPU only: use --device cpu");
+    if (options.scoring == QueryScoring::kImpact) check_impacts();
     return gpu_->search_batch(texts, options);
 }
 
@@ -71,19 +78,13 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
     }
     const bool impacts = options.scoring == QueryScoring::kImpact;
     if (impacts) {
-        // Refused before anything is evaluated, whatever the query's terms.
-        if (!query_postings_ || !query_postings_->has_impacts()) {
-            throw QueryError("index " + index_.directory().string() +
-                             " has no impacts for --scoring impact; compute them first: invidx weight " +
-                             index_.directory().string() + (query_postings_ ? "" : " (after invidx merge --layout query)"));
-        }
+        check_impacts();  // refused before anything is evaluated, whatever the query's terms
         if (!phrases.empty()) throw QueryError("phrase queries score by BM25 only: use --scoring bm25");
-        if (options.device == QueryDevice::kGpu) throw QueryError("--scoring impact runs on the CPU only: use --device cpu");
     }
     const bool conjunctive = options.mode == QueryMode::kAnd;
     // No term left (stop words only), or AND with a term no document has.
     if (result.terms.count_in_index() == 0 || (conjunctive && !result.terms.all_in_index())) return result;
-    if (impacts) {
+    if (impacts && options.device != QueryDevice::kGpu) {
         search_impacts(*query_postings_, options, result);
         return result;
     }

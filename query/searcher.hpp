@@ -52,8 +52,9 @@ struct SearchOptions {
     // integers, whatever the algorithm: OR by accumulator windows when the
     // lists cover much of the collection (impact_taat_or), else by integer
     // block-max MaxScore (impact_maxscore_or); AND by daat_and over
-    // ImpactBlockCursors. CPU only; an index without impacts, a phrase or
-    // the GPU is a QueryError.
+    // ImpactBlockCursors. On the GPU (kGpu) the device's OR and AND over the
+    // impact lists, the same hits and scores. An index without impacts or a
+    // phrase is a QueryError.
     QueryScoring scoring = QueryScoring::kBm25;
 };
 
@@ -107,6 +108,8 @@ private:
     void search_blocks(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
     // The same over the layout's impacts: impact_taat_or or impact_maxscore_or (OR), daat_and (AND).
     void search_impacts(const QueryPostings& layout, const SearchOptions& options, SearchResult& result) const;
+    // A QueryError unless the index's query layout holds impacts.
+    void check_impacts() const;
 
     const IndexReader& index_;
     Bm25 bm25_;

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "long_lists.hpp"
 #include "query/searcher.hpp"
 #include "store/codecs/registry.hpp"
+#include "store/merge.hpp"
 #include "support/collections.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
@@ -114,6 +116,58 @@ TEST_CASE("gpu search: the CPU's hits and scores on the run files and every code
             check_against_cpu(cpu, gpu, queries, size_t{1} << 30, codec.name == "bp128");
             const Searcher tiny(index);
             check_against_cpu(cpu, tiny, queries, 4096, false);
+        }
+    }
+}
+
+TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kept compressed and vbyte decoded") {
+    if (no_gpu()) return;
+    TempDir dir;
+    std::mt19937 random(79);
+    const auto words = test_vocabulary(random, 250);
+    std::vector<std::string> documents;
+    for (int d = 0; d < 2500; ++d) {
+        std::string text;
+        const int length = 5 + static_cast<int>(random() % 50);
+        for (int t = 0; t < length; ++t) {
+            const double u = std::uniform_real_distribution<double>(0, 1)(random);
+            text += words[static_cast<size_t>(u * u * static_cast<double>(words.size()))] + " ";
+        }
+        documents.push_back(text);
+    }
+    const auto standard = build_text_index(dir, documents);
+    std::vector<std::string> queries;
+    for (int q = 0; q < 140; ++q) {  // more than one batch of 128
+        std::string query;
+        for (int t = 0; t < 1 + q % 5; ++t) query += words[random() % (t == 0 ? 15 : words.size())] + " ";
+        queries.push_back(query);
+    }
+    for (const std::string codec : {"bp128", "vbyte"}) {
+        CAPTURE(codec);
+        const auto path = dir / ("impacts-" + codec);
+        std::filesystem::copy(standard, path, std::filesystem::copy_options::recursive);
+        merge_runs(path, {.query_codec = codec, .impact_bits = 8});
+        const IndexReader index(path);
+        const Searcher cpu(index), gpu(index);
+        for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+            for (const size_t k : {size_t{10}, size_t{1000}}) {
+                CAPTURE(k);
+                CAPTURE(mode == QueryMode::kAnd ? "AND" : "OR");
+                const SearchOptions on_cpu{.k = k, .mode = mode, .scoring = QueryScoring::kImpact};
+                SearchOptions on_gpu = on_cpu;
+                on_gpu.device = QueryDevice::kGpu;
+                const auto batch = gpu.search_gpu_batch(queries, on_gpu);
+                for (size_t q = 0; q < queries.size(); ++q) {
+                    CAPTURE(queries[q]);
+                    const auto expected = cpu.search(queries[q], on_cpu).hits;
+                    require_same(batch[q].hits, expected);
+                    require_same(gpu.search(queries[q], on_gpu).hits, expected);
+                }
+                // BM25 on the same searcher afterwards: a term's tf list is not its impact list in the cache.
+                SearchOptions bm25 = on_gpu;
+                bm25.scoring = QueryScoring::kBm25;
+                require_same(gpu.search(queries[0], bm25).hits, cpu_hits(cpu, queries[0], mode, k));
+            }
         }
     }
 }

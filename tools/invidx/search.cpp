@@ -67,9 +67,6 @@ SearchFlags search_flags(const Invocation& invocation) {
         if (*scoring != "bm25" && *scoring != "impact") throw UsageError("--scoring must be bm25 or impact, not '" + *scoring + "'");
         flags.scoring = *scoring == "impact" ? QueryScoring::kImpact : QueryScoring::kBm25;
     }
-    if (flags.scoring == QueryScoring::kImpact && flags.device == "gpu") {
-        throw UsageError("--scoring impact runs on the CPU only: use --device cpu");
-    }
     return flags;
 }
 
@@ -113,7 +110,7 @@ int run_search(const Invocation& invocation) {
     for (const auto& query : queries) texts.push_back(query.text);
     SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
     std::vector<SearchResult> results;
-    // Impacts are scored on the CPU only: there auto has one choice.
+    // auto schedules BM25 queries between the devices; impact queries run where --device says (auto: the CPU).
     if (flags.device == "auto" && flags.scoring == QueryScoring::kBm25) {
         results = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
     } else {
@@ -186,7 +183,7 @@ std::vector<tools::FlagSpec> search_flag_specs() {
         flag("--run-tag", "TAG", "last column of --format trec (default invidx)"),
         flag("--scoring", "bm25|impact",
              "bm25: BM25 per posting (default); impact: sums of the\n"
-             "quantized impacts that invidx weight stored (CPU only)"),
+             "quantized impacts that invidx weight stored (CPU or GPU)"),
         flag("--device", "cpu|gpu|auto",
              "where queries run (default cpu; gpu: GPU 0, same results,\n"
              "phrases excepted; auto: each query where it is estimated\n"

@@ -13,4 +13,13 @@ __device__ inline double bm25_contribution(double idf, uint32_t tf, double k1_pl
     return __dmul_rn(idf, __ddiv_rn(__dmul_rn(f, k1_plus_1), __dadd_rn(f, norm)));
 }
 
+// A posting's contribution to its document's score: BM25 from its tf, or
+// with impact scoring its stored impact itself (an integer, exact in a
+// double, so sums equal the CPU's integer sums).
+template <class Scoring>
+__device__ inline double posting_contribution(const Scoring& scoring, uint32_t slot, uint32_t term, uint32_t value, double norm) {
+    if (scoring.impacts) return static_cast<double>(value);
+    return bm25_contribution(scoring.idfs[slot * scoring.max_terms + term], value, scoring.k1_plus_1, norm);
+}
+
 }  // namespace invidx::cuda

@@ -111,12 +111,11 @@ __global__ void and_keys(Candidates candidates, Scoring scoring, uint32_t docid_
     }
     const uint32_t slot = candidates.slots[c];
     const uint32_t docid = candidates.docids[c];
-    const double norm = scoring.norms[docid];
+    const double norm = scoring.impacts ? 0.0 : scoring.norms[docid];
     double score = 0.0;  // query order, as the CPU adds
     for (uint32_t t = 0; t < scoring.slot_terms[slot]; ++t) {
-        score = __dadd_rn(score, bm25_contribution(scoring.idfs[slot * scoring.max_terms + t],
-                                                   candidates.tfs[static_cast<size_t>(c) * scoring.max_terms + t],
-                                                   scoring.k1_plus_1, norm));
+        score = __dadd_rn(score, posting_contribution(scoring, slot, t, candidates.tfs[static_cast<size_t>(c) * scoring.max_terms + t],
+                                                      norm));
     }
     keys[c] = make_sort_key(slot, score, docid, docid_bits);
     atomicAdd(&counters.matches[slot], 1u);

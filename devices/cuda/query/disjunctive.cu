@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(kBlockPostings)
     if (valid) {
         // A term's docids are distinct: no two threads of a round share an entry.
         const size_t entry = static_cast<size_t>(task.slot) * accumulators.documents + docid;
-        const double contribution = bm25_contribution(scoring.idfs[task.slot * scoring.max_terms + task.term], tf,
-                                                      scoring.k1_plus_1, scoring.norms[docid]);
+        const double contribution = posting_contribution(scoring, task.slot, task.term, tf,
+                                                         scoring.impacts ? 0.0 : scoring.norms[docid]);
         fresh = accumulators.stamps[entry] != accumulators.stamp;
         if (fresh) {
             accumulators.stamps[entry] = accumulators.stamp;

@@ -103,14 +103,14 @@ public:
         if (stream_) cudaStreamDestroy(stream_);
     }
 
-    std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive,
-                                            size_t k) override {
+    std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive, size_t k,
+                                            bool impacts) override {
         check(cudaSetDevice(device_), "cudaSetDevice");
         std::vector<GpuQueryResult> results(queries.size());
         if (k == 0 || documents_ == 0) return results;
         for (size_t first = 0; first < queries.size(); first += slots_) {
             const size_t count = std::min(slots_, queries.size() - first);
-            run_batch(queries.data() + first, count, conjunctive, k, results.data() + first);
+            run_batch(queries.data() + first, count, conjunctive, k, impacts, results.data() + first);
         }
         return results;
     }
@@ -135,7 +135,7 @@ private:
         uint32_t out_capacity = 0;  // min(k, what the query can match)
     };
 
-    void run_batch(const GpuQuery* queries, size_t count, bool conjunctive, size_t k, GpuQueryResult* out) {
+    void run_batch(const GpuQuery* queries, size_t count, bool conjunctive, size_t k, bool impacts, GpuQueryResult* out) {
         BatchLists lists;
         std::vector<std::vector<uint32_t>> list_of(count);  // per query, per term (query order)
         uint32_t max_terms = 1;
@@ -255,7 +255,7 @@ private:
         const auto* device_lists = staging_->on_device<const DeviceList>(lists_at);
         const auto* device_tasks = staging_->on_device<const BlockTask>(tasks_at);
         const Scoring scoring{norms_.data(), k1_plus_1_, staging_->on_device<const double>(idfs_at),
-                              staging_->on_device<const uint32_t>(slot_terms_at), max_terms};
+                              staging_->on_device<const uint32_t>(slot_terms_at), max_terms, impacts};
         const Regions regions{staging_->on_device<const uint32_t>(region_base_at),
                               staging_->on_device<const uint32_t>(region_size_at), largest_region};
         const auto task_count = [&](size_t range) {
