@@ -11,7 +11,8 @@
 # SIZE_MB (default 1000) sizes the collection; SANITIZE=0 skips compute-sanitizer,
 # PIPELINE=0 the 16-core pipeline runs, PROFILE=0 nsys; CORE_COUNTS ("4 8 16", "none" skips);
 # EXTRA=1 adds BM25 weighting and dictionary benches on an index of the
-# collection, and per-kernel times of the GPU parser with ncu.
+# collection, and per-kernel times of the GPU parser with ncu (NCU=0 skips
+# ncu, DICTIONARY=0 the dictionary bench).
 set -uo pipefail
 out=${OUT:-/tmp/out}
 bin=${BIN:-.carry/bin}
@@ -77,7 +78,7 @@ python3 bench/run_pipeline_bench.py --invidx-run build-dev/invidx-run --collecti
 if [ "${EXTRA:-0}" = 1 ]; then
   echo "== per-kernel times (ncu), then an index of the collection: BM25 weighting and the term dictionaries on the GPU"
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
-  if [ -n "$ncu" ]; then
+  if [ -n "$ncu" ] && [ "${NCU:-1}" = 1 ]; then
     echo "== per-kernel device time of the GPU parser (ncu, 40 MB, kernels 200-499)"
     python3 bench/gen_collection.py --kind realistic --size-mb 40 --files 2 --out /tmp/small > /dev/null 2>&1
     timeout 150 "$ncu" --metrics gpu__time_duration.sum --csv --launch-skip 200 --launch-count 300 \

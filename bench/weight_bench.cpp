@@ -7,6 +7,10 @@
 // timed apart); each path then weights the same arrays, --repeat times, and
 // its time is the median. Every path must give the same impacts (and the
 // GPU weights within 1e-6 relative of the CPU's), or the program fails.
+// Then the same from the query layout's compressed lists (query/layout_weights.hpp),
+// where both sides decode: the CPU on every thread against the GPU given the
+// lists' bp128 bytes (the host gathering them, transfers both ways and the
+// device's decoding included).
 // With --wired also the path `invidx weight --device gpu` takes
 // (query/device_weights.hpp): the postings gathered from the index in
 // chunks of terms under --device-memory, weighted on GPU 0, two passes when
@@ -33,6 +37,7 @@
 #include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
 #include "query/device_weights.hpp"
+#include "query/layout_weights.hpp"
 #include "store/bm25.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
@@ -205,11 +210,62 @@ int main(int argc, char** argv) {
                                 " chunk(s) of <= " + std::to_string(device.memory_budget) + " bytes, gathering included",
                             median_seconds(repeat, [&] { (void)device_posting_impacts(index, options); })});
         }
-        const double all_threads = rows[1].seconds;
-        std::printf("| path | seconds | M postings/s | against CPU all threads |\n|---|---:|---:|---:|\n");
-        for (const Row& row : rows) {
-            std::printf("| %s | %.4f | %.1f | %.2fx |\n", row.path.c_str(), row.seconds, postings / row.seconds / 1e6,
-                        all_threads / row.seconds);
+        auto print_rows = [&](const std::vector<Row>& table) {
+            const double all_threads = table[1].seconds;
+            std::printf("| path | seconds | M postings/s | against CPU all threads |\n|---|---:|---:|---:|\n");
+            for (const Row& row : table) {
+                std::printf("| %s | %.4f | %.1f | %.2fx |\n", row.path.c_str(), row.seconds, postings / row.seconds / 1e6,
+                            all_threads / row.seconds);
+            }
+        };
+        std::printf("postings gathered in memory (decoded from the run files beforehand):\n");
+        print_rows(rows);
+
+        if (layout.codec().name == "bp128" && bits <= 8) {
+            // 8-bit impacts, one byte a posting, as stored queries read them.
+            std::vector<Row> layout_rows;
+            std::vector<uint8_t> impacts(input.docids.size());
+            auto same_as_reference = [&](const char* path) {
+                for (size_t p = 0; p < impacts.size(); ++p) {
+                    if (impacts[p] != reference.impacts[p]) throw Error(std::string(path) + ": impact of posting " + std::to_string(p) + " differs");
+                }
+            };
+            (void)layout_impacts_on_cpu(index, layout, bits, std::span(impacts));  // untimed: checks every block's CRC once
+            same_as_reference("query.post on the CPU");
+            {
+                oneapi::tbb::global_control one(oneapi::tbb::global_control::max_allowed_parallelism, 1);
+                layout_rows.push_back({"CPU, 1 thread", median_seconds(repeat, [&] { (void)layout_impacts_on_cpu(index, layout, bits, std::span(impacts)); })});
+            }
+            layout_rows.push_back({"CPU, " + std::to_string(threads) + " threads",
+                                   median_seconds(repeat, [&] { (void)layout_impacts_on_cpu(index, layout, bits, std::span(impacts)); })});
+            if (gpu) {
+                std::fill(impacts.begin(), impacts.end(), 0);
+                // One call with its own weigher: device arrays and pinned staging allocated in it.
+                const auto first_start = Clock::now();
+                GpuLayoutWeightInput layout_input = layout_weight_input(index, layout, bits);
+                GpuLayoutImpacts last = gpu_layout_impacts(layout_input, impacts.data(), impacts.size(), 0);
+                const double first_call = seconds_since(first_start);
+                same_as_reference("query.post on the GPU");
+                GpuLayoutWeigher weigher(0);
+                (void)weigher.impacts(layout_input, impacts.data(), impacts.size());  // untimed: allocates
+                const double host = median_seconds(repeat, [&] { layout_input = layout_weight_input(index, layout, bits); });
+                const double device = median_seconds(repeat, [&] { last = weigher.impacts(layout_input, impacts.data(), impacts.size()); });
+                same_as_reference("query.post on the GPU (weigher)");
+                layout_rows.push_back({last.device + ", transfers included, buffers kept between calls", median_seconds(repeat, [&] {
+                                           const GpuLayoutWeightInput fresh = layout_weight_input(index, layout, bits);
+                                           last = weigher.impacts(fresh, impacts.data(), impacts.size());
+                                       })});
+                layout_rows.push_back({last.device + ", one call allocating its buffers (first call, not a median)", first_call});
+                std::printf("\nGPU from query.post: %.1f MB of the file in (%.2f bytes a posting), %.1f MB of lengths and dfs, "
+                            "%.1f MB of impacts out; %llu blocks; %.1f MB of device memory. Host input (dfs, lengths) %.4f s, "
+                            "device call %.4f s; CUDA events: copies in %.4f, block table %.4f, weights %.4f, copies out %.4f\n",
+                            layout_input.file_bytes / 1e6, layout_input.file_bytes / postings,
+                            (layout_input.document_lengths.size() * 4.0 + layout_input.term_dfs.size() * 8.0) / 1e6, postings / 1e6,
+                            static_cast<unsigned long long>(last.blocks), weigher.device_bytes() / 1e6, host, device,
+                            last.times.copies_in, last.times.blocks, last.times.weights, last.times.copies_out);
+            }
+            std::printf("\nfrom query.post's bp128 lists, 8-bit impacts (decoding included on both sides):\n");
+            print_rows(layout_rows);
         }
         return 0;
     } catch (const std::exception& error) {

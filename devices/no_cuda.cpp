@@ -4,6 +4,7 @@
 #include "devices/gpu_analysis.hpp"
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_layout_weights.hpp"
 #include "devices/gpu_query.hpp"
 #include "devices/gpu_stemmer.hpp"
 #include "devices/gpu_term_indexer.hpp"
@@ -64,6 +65,24 @@ std::unique_ptr<GpuTermIndexer> create_gpu_term_indexer(const GpuTermIndexerOpti
 
 GpuWeights gpu_posting_weights(const GpuWeightInput& input, int, bool) {
     check_weight_input(input);  // a malformed input is refused as in a CUDA build
+    throw Error("invidx was built without CUDA: no GPU weighting");
+}
+
+struct GpuLayoutWeigher::State {};
+
+GpuLayoutWeigher::GpuLayoutWeigher(int) { throw Error("invidx was built without CUDA: no GPU weighting"); }
+GpuLayoutWeigher::~GpuLayoutWeigher() = default;
+GpuLayoutImpacts GpuLayoutWeigher::impacts(const GpuLayoutWeightInput&, uint16_t*, uint64_t) { return {}; }
+GpuLayoutImpacts GpuLayoutWeigher::impacts(const GpuLayoutWeightInput&, uint8_t*, uint64_t) { return {}; }
+uint64_t GpuLayoutWeigher::device_bytes() const { return 0; }
+
+GpuLayoutImpacts gpu_layout_impacts(const GpuLayoutWeightInput& input, uint16_t*, uint64_t count, int) {
+    check_layout_weight_input(input, count, false);
+    throw Error("invidx was built without CUDA: no GPU weighting");
+}
+
+GpuLayoutImpacts gpu_layout_impacts(const GpuLayoutWeightInput& input, uint8_t*, uint64_t count, int) {
+    check_layout_weight_input(input, count, true);
     throw Error("invidx was built without CUDA: no GPU weighting");
 }
 

@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "invidx/error.hpp"
+#include "query/layout_weights.hpp"
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
 
@@ -47,7 +48,10 @@ std::shared_ptr<const DeviceWeightBackend> device_weight_backend() {
 
 DeviceWeightBackend cuda_device_weight_backend() {
     return DeviceWeightBackend{"cuda", list_gpus,
-                               [](const GpuWeightInput& input, int ordinal) { return gpu_posting_weights(input, ordinal); }};
+                               [](const GpuWeightInput& input, int ordinal) { return gpu_posting_weights(input, ordinal); },
+                               [](const GpuLayoutWeightInput& input, std::vector<uint16_t>& impacts, int ordinal) {
+                                   return gpu_layout_impacts(input, impacts.data(), impacts.size(), ordinal);
+                               }};
 }
 
 DeviceWeightBackend host_reference_device_weight_backend(int gpus, uint64_t memory_bytes) {
@@ -62,7 +66,13 @@ DeviceWeightBackend host_reference_device_weight_backend(int gpus, uint64_t memo
             if (gpus == 0) inventory.note = "no CUDA device present (host reference backend with no GPUs)";
             return inventory;
         },
-        [](const GpuWeightInput& input, int) { return posting_weights_on_host(input); }};
+        [](const GpuWeightInput& input, int) { return posting_weights_on_host(input); },
+        [](const GpuLayoutWeightInput& input, std::vector<uint16_t>& impacts, int) {
+            GpuLayoutImpacts out;
+            out.max_weight = layout_impacts_on_host(input, impacts);
+            out.device = "host reference";
+            return out;
+        }};
 }
 
 ScopedDeviceWeightBackend::ScopedDeviceWeightBackend(DeviceWeightBackend backend) {
@@ -116,7 +126,7 @@ std::vector<TermChunk> weight_chunks(const IndexReader& index, uint64_t budget_b
     return chunks;
 }
 
-DeviceImpacts device_posting_impacts(const IndexReader& index, const DeviceWeightOptions& options) {
+DeviceImpacts device_posting_impacts(const IndexReader& index, const DeviceWeightOptions& options, const QueryPostings* layout) {
     const auto backend = device_weight_backend();
     const GpuDevice device = weight_device(options.device);
     DeviceImpacts out;
@@ -124,6 +134,27 @@ DeviceImpacts device_posting_impacts(const IndexReader& index, const DeviceWeigh
                             ? *options.memory_budget
                             : static_cast<uint64_t>(static_cast<double>(device.memory_bytes) * kDeviceWeightMemoryShare);
     out.device = "gpu:" + std::to_string(options.device) + " (" + device.name + ")";
+
+    if (layout && layout->codec().name == "bp128" &&
+        gpu_layout_device_bytes(layout->raw().bytes.size(), index.term_count(), index.num_documents(), index.num_postings()) <=
+            out.memory_budget) {
+        GpuLayoutWeightInput input = layout_weight_input(index, *layout, options.bits);
+        input.k1 = options.parameters.k1;
+        input.b = options.parameters.b;
+        PostingImpacts& impacts = out.impacts;
+        impacts.bits = options.bits;
+        impacts.impacts.resize(index.num_postings());
+        const GpuLayoutImpacts result = backend->weigh_layout(input, impacts.impacts, options.device);
+        if (!result.device.empty()) out.device = result.device;
+        impacts.term_offsets.resize(input.term_dfs.size() + 1, 0);
+        for (size_t t = 0; t < input.term_dfs.size(); ++t) impacts.term_offsets[t + 1] = impacts.term_offsets[t] + input.term_dfs[t];
+        // An index without postings has no weight to scale by: any positive maximum will do, as on the CPU.
+        impacts.max_weight = result.max_weight > 0.0 ? result.max_weight : 1.0;
+        out.chunks = 1;
+        out.source = "query.post";
+        return out;
+    }
+    out.source = "run files";
     const std::vector<TermChunk> chunks = weight_chunks(index, out.memory_budget);
     out.chunks = chunks.size();
 
@@ -179,7 +210,7 @@ DeviceImpacts weight_index_on_device(const std::filesystem::path& index_dir, Dev
         merge.query_codec = std::string(layout.codec().name);
         options.parameters = layout.parameters();
         merge.query_parameters = options.parameters;
-        result = device_posting_impacts(index, options);
+        result = device_posting_impacts(index, options, &layout);
     }
     merge.impacts = &result.impacts;
     merge_runs(index_dir, merge);

@@ -25,10 +25,12 @@
 #include <vector>
 
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_layout_weights.hpp"
 #include "devices/gpu_weights.hpp"
 #include "store/bm25.hpp"
 #include "store/impacts.hpp"
 #include "store/index_reader.hpp"
+#include "store/query_postings.hpp"
 
 namespace invidx {
 
@@ -36,6 +38,8 @@ struct DeviceWeightBackend {
     std::string name;                                                  // "cuda", "host reference (tests)"
     std::function<GpuInventory()> inventory;                           // the GPUs --device gpu:N may name
     std::function<GpuWeights(const GpuWeightInput&, int ordinal)> weigh;
+    // From query.post's own bytes (devices/gpu_layout_weights.hpp), into impacts (sized by the caller).
+    std::function<GpuLayoutImpacts(const GpuLayoutWeightInput&, std::vector<uint16_t>& impacts, int ordinal)> weigh_layout;
 };
 
 // The backend in use: CUDA's, unless a test has put another in place.
@@ -89,10 +93,15 @@ struct DeviceImpacts {
     std::string device;  // as the backend names it: "gpu:0 (NVIDIA H100 ...)"
     size_t chunks = 0;
     uint64_t memory_budget = 0;
+    std::string source;  // "query.post" (its bp128 bytes, one call) or "run files" (gathered, in chunks)
 };
 
-// Every posting's impact, computed on the device in chunks.
-DeviceImpacts device_posting_impacts(const IndexReader& index, const DeviceWeightOptions& options);
+// Every posting's impact, computed on the device: from `layout`'s own bytes
+// in one call when it is given, is bp128 and fits the budget (the fast
+// path: about 1.6 bytes a posting cross PCIe); otherwise from postings
+// gathered from the run files, in chunks of terms under the budget.
+DeviceImpacts device_posting_impacts(const IndexReader& index, const DeviceWeightOptions& options,
+                                     const QueryPostings* layout = nullptr);
 
 // The whole of `invidx weight IDX --device gpu:N`: the impacts on the
 // device with the k1, b and codec of the index's query layout, stored by

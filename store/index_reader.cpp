@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
 #include "store/block_checksums.hpp"
@@ -179,8 +182,10 @@ void IndexReader::check_dictionary_order() const {
 IndexReader::TermRecord IndexReader::read_term(uint64_t i) const {
     const auto bytes = dictionary_->unchecked_bytes();
     BinaryReader in(dictionary_name_, bytes.substr(0, bytes.size() - 4), 24 + 8 * i, dictionary_);
-    const uint64_t offset = in.u64("term_offsets[" + std::to_string(i) + "]");
-    in.seek(offset, "term_offsets[" + std::to_string(i) + "]");
+    // Field names without the term's number: built per call they cost more
+    // than the read (weighting reads every term's df).
+    const uint64_t offset = in.u64("term_offsets");
+    in.seek(offset, "term_offsets");
     TermRecord record;
     record.info.term = in.string("term");
     record.info.collection = in.u32("collection");
@@ -290,13 +295,41 @@ void IndexReader::open_run(uint32_t run, uint64_t docid_base) {
     runs_.push_back(std::move(file));
 }
 
+void IndexReader::check_term_number(uint64_t i) const {
+    if (i >= term_count_) throw Error("term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+}
+
 TermInfo IndexReader::term(uint64_t i) const {
-    ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+    check_term_number(i);
     return read_term(i).info;
 }
 
+std::vector<uint64_t> IndexReader::term_dfs() const {
+    std::vector<uint64_t> dfs(term_count_);
+    const auto bytes = dictionary_->unchecked_bytes();
+    const std::string_view data = bytes.substr(0, bytes.size() - 4);
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<uint64_t>(0, term_count_), [&](const auto& range) {
+        for (uint64_t i = range.begin(); i != range.end(); ++i) {
+            BinaryReader in(dictionary_name_, data, 24 + 8 * i, dictionary_);
+            in.seek(in.u64("term_offsets"), "term_offsets");
+            (void)in.string("term");
+            (void)in.u32("collection");
+            dfs[i] = in.u64("df");
+        }
+    });
+    return dfs;
+}
+
+std::vector<uint32_t> IndexReader::document_lengths() const {
+    std::vector<uint32_t> lengths(num_documents());
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<uint64_t>(0, lengths.size()), [&](const auto& range) {
+        for (uint64_t d = range.begin(); d != range.end(); ++d) lengths[d] = document_length(static_cast<uint32_t>(d));
+    });
+    return lengths;
+}
+
 std::vector<PartialListRef> IndexReader::partial_lists(uint64_t i) const {
-    ensure(i < term_count_, "term number " + std::to_string(i) + " out of range (" + std::to_string(term_count_) + " terms)");
+    check_term_number(i);
     return read_term(i).lists;
 }
 
@@ -440,7 +473,9 @@ DocumentInfo IndexReader::document(uint32_t docid) const {
 }
 
 uint32_t IndexReader::document_length(uint32_t docid) const {
-    ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
+    if (docid >= num_documents()) {
+        throw Error("docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
+    }
     const auto bytes = documents_->unchecked_bytes();
     BinaryReader table(documents_name_, bytes, documents_table_offset_ + 8 * uint64_t{docid}, documents_);
     const uint64_t offset = table.u64("document_offsets");

@@ -67,6 +67,8 @@ public:
     // Terms in byte-wise order, 0 <= i < term_count().
     uint64_t term_count() const { return term_count_; }
     TermInfo term(uint64_t i) const;
+    // Every term's df, in term order (read in parallel; no term copied).
+    std::vector<uint64_t> term_dfs() const;
     std::optional<uint64_t> find_term(std::string_view term) const;  // binary search
     // The whole dictionary's consistency, which open no longer reads: terms
     // in strictly increasing byte-wise order, dfs adding up to the manifest's
@@ -85,6 +87,8 @@ public:
     DocumentInfo document(uint32_t docid) const;
     // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
     uint32_t document_length(uint32_t docid) const;
+    // Every document's length, by docid (read in parallel).
+    std::vector<uint32_t> document_lengths() const;
     std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
     // Bytes of all document records in documents.bin (after its header,
     // before its offsets table): where another index's documents.bin puts
@@ -132,6 +136,7 @@ private:
     void open_run(uint32_t run, uint64_t docid_base);
     const RunFile& run_file(uint32_t run, const std::string& where) const;
     TermRecord read_term(uint64_t i) const;
+    void check_term_number(uint64_t i) const;  // an Error past the last term
     std::string_view term_bytes(uint64_t i) const;  // just the term, for binary search
     std::optional<uint64_t> search_term(std::string_view term) const;
     void decode_partial(const std::string& term, const PartialListRef& ref, run_list::DecodedList& out) const;

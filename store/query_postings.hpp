@@ -85,6 +85,18 @@ public:
 
     QueryList list(uint64_t term) const;
 
+    // The file as it lies (without its CRC-32), for readers that parse the
+    // lists themselves (GPU weighting: query/layout_weights.hpp): lists from
+    // lists_start to table_offset, then (term_count + 1) u64 list offsets;
+    // block entries of entry_bytes (20, or 28 with impacts).
+    struct Raw {
+        std::string_view bytes;
+        uint64_t lists_start = 0;
+        uint64_t table_offset = 0;
+        uint64_t entry_bytes = 0;
+    };
+    Raw raw() const { return {bytes_, lists_start_, table_offset_, entry_bytes_}; }
+
 private:
     const IndexReader& index_;
     std::string name_;       // "<dir>/query.post", for errors

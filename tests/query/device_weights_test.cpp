@@ -64,6 +64,7 @@ TEST_CASE("weighting on the host stand-in for a GPU writes the CPU's query.post 
         const auto gpu = copy_of(index, dir / ("gpu" + std::to_string(bits)));
         const DeviceImpacts result = weight_index_on_device(gpu, {.device = 0, .bits = bits});
         CHECK(result.chunks == 1);
+        CHECK(result.source == "query.post");  // bp128 and plenty of memory: the layout's own bytes
         CHECK(result.device == "host reference");
         CHECK(result.memory_budget == static_cast<uint64_t>(kPlenty * kDeviceWeightMemoryShare));
         const std::string written = query_post(gpu);
@@ -110,6 +111,7 @@ TEST_CASE("chunks of terms under small device budgets give the same query.post a
         const auto gpu = copy_of(index, dir / ("gpu" + std::to_string(budget)));
         const DeviceImpacts result = weight_index_on_device(gpu, {.device = 1, .bits = 8, .memory_budget = budget});
         CHECK(result.chunks > 1);
+        CHECK(result.source == "run files");  // query.post's bytes do not fit these budgets
         CHECK(result.memory_budget == budget);
         CHECK(query_post(gpu) == cpu);
     }
@@ -145,4 +147,18 @@ TEST_CASE("weighting on a GPU without a usable one names the device and leaves t
     CHECK_THROWS_AS(weight_index_on_device(index, {}), Error);
     CHECK(query_post(index) == before);
 #endif
+}
+
+TEST_CASE("a query layout in another codec is weighted from the run files, with the CPU's result") {
+    TempDir dir;
+    std::mt19937 random(53);
+    const auto words = random_words(random, 300);
+    const auto index = build_text_index(dir, skewed_documents(random, words, 600, 2.5));
+    merge_runs(index, {.query_codec = "vbyte", .query_parameters = kParameters});
+    const auto cpu = copy_of(index, dir / "cpu");
+    merge_runs(cpu, {.query_codec = "vbyte", .query_parameters = kParameters, .impact_bits = 8});
+    const ScopedDeviceWeightBackend pretend(host_reference_device_weight_backend(1, kPlenty));
+    const DeviceImpacts result = weight_index_on_device(index, {.device = 0, .bits = 8});
+    CHECK(result.source == "run files");
+    CHECK(query_post(index) == query_post(cpu));
 }

@@ -179,6 +179,7 @@ void print_weighted(const Invocation& invocation, const std::string& dir, double
                         {"seconds", seconds}};
         if (device) {
             summary["chunks"] = device->chunks;
+            summary["source"] = device->source;
             summary["device_memory"] = device->memory_budget;
         }
         print_json(summary);
@@ -186,7 +187,10 @@ void print_weighted(const Invocation& invocation, const std::string& dir, double
         std::cout << "weighted " << index.num_postings() << " postings of " << dir << ": " << layout.impact_bits()
                   << "-bit impacts, largest BM25 weight " << layout.max_weight() << " (k1 " << layout.parameters().k1
                   << ", b " << layout.parameters().b << "), codec " << layout.codec().name;
-        if (device) std::cout << ", on " << where << " in " << device->chunks << " chunk" << (device->chunks == 1 ? "" : "s");
+        if (device) {
+            std::cout << ", on " << where << " from " << device->source << " in " << device->chunks << " chunk"
+                      << (device->chunks == 1 ? "" : "s");
+        }
         std::cout << ", " << seconds << " s\n";
     }
 }
@@ -254,11 +258,13 @@ Command weight_command() {
                            "the tfs (query.post version 2; docs/FORMAT.md). search --scoring impact then\n"
                            "ranks by their sums. Needs the query layout (merge --layout query); the index\n"
                            "is rewritten and replaced atomically. Terms are weighted on all cores, or\n"
-                           "with --device gpu[:N] on that GPU (CUB primitives; the postings go over in\n"
-                           "chunks of terms that fit --device-memory, by default half the GPU's memory,\n"
-                           "all quantized by the largest weight of all chunks): the same writer stores\n"
-                           "the impacts, so query.post is the CPU's wherever the impacts are. No usable\n"
-                           "GPU is a usage error (exit 2), never a CPU run. Not yet verified on a GPU.\n"
+                           "with --device gpu[:N] on that GPU: a bp128 query layout that fits\n"
+                           "--device-memory (by default half the GPU's) goes over as its own bytes and\n"
+                           "the device decodes and weighs it; otherwise the postings go over decoded, in\n"
+                           "chunks of terms that fit, all quantized by the largest weight of all chunks\n"
+                           "(CUB primitives). The same writer stores the impacts, so query.post is the\n"
+                           "CPU's wherever the impacts are. No usable GPU is a usage error (exit 2),\n"
+                           "never a CPU run.\n"
                            "\n"
                            "With --documents, weights documents that are not in the index instead: each\n"
                            "JSONL line {\"id\", \"contents\"} (as invidx-run reads them) is analyzed with the\n"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# BM25 weighting on the GPU machine with carried binaries (as
+# bench/gpu_machine_carried.sh: built elsewhere with nvcc for sm_90, in $BIN,
+# the Debian packages in .deps/): the weighting tests on the device, an index
+# of a generated realistic collection with the query layout, then
+# invidx_weight_bench --gpu (CPU on every core against the GPU, from gathered
+# postings and from query.post's bp128 lists), and compute-sanitizer memcheck
+# on the layout weighting tests. Logs under $OUT, the bench's tables last.
+#   BIN=.carry/bin OUT=/tmp/out SIZE_MB=2000 REPEAT=5 bash bench/gpu_weight_carried.sh
+set -uo pipefail
+out=${OUT:-/tmp/out}
+bin=${BIN:-.carry/bin}
+mkdir -p "$out"
+rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
+nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+built_at=${BUILT_AT:-/work/main}
+if [ "$(cd "$built_at" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
+  mkdir -p "$(dirname "$built_at")" && ln -sfn "$(pwd -P)" "$built_at" || echo "cannot link $built_at here"
+fi
+mkdir -p build-dev && cp -f "$bin"/* build-dev/ 2>/dev/null
+cases='*weight*,*Weight*,impacts from the query layout*,gpu_layout*'
+timeout 200 build-dev/invidx_tests -tc="$cases" > "$out/weight-tests.log" 2>&1
+echo "weighting tests rc=$?"; grep -E "ERROR|FATAL|test cases:" "$out/weight-tests.log" | head -20
+python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-2000}" --files 16 --jobs 16 --out /tmp/coll > /tmp/gen.log 2>&1 || tail /tmp/gen.log
+build-dev/invidx-run configs/default.json --input /tmp/coll --output /tmp/idx --progress off --quiet > "$out/index.log" 2>&1 || tail -5 "$out/index.log"
+build-dev/invidx merge /tmp/idx --layout query >> "$out/index.log" 2>&1 || tail -5 "$out/index.log"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+timeout 150 "$sanitizer" --tool memcheck --error-exitcode 9 build-dev/invidx_tests -tc='gpu_layout*,impacts from the query layout: malformed*' \
+  > "$out/sanitizer-memcheck.log" 2>&1
+echo "compute-sanitizer memcheck rc=$?"; grep -E "ERROR SUMMARY|test cases:" "$out/sanitizer-memcheck.log" | tail -2
+timeout ${WEIGHT_TIMEOUT:-240} build-dev/invidx_weight_bench /tmp/idx --gpu --repeat "${REPEAT:-5}" 2>&1 | tee "$out/weight-bench.txt"
