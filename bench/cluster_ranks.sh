@@ -10,6 +10,11 @@
 # total_seconds (report.json), as in docs/PERFORMANCE.md. --bind-to none:
 # mpirun otherwise binds each of up to 2 ranks to one core, so 1 rank would
 # get half of a 2-core machine that the single build gets whole.
+# LAUNCH (optional) prefixes every build, the single one included: with
+# bench/rank_slice.sh each rank (and the single build) gets its own slice of
+# a multi-GPU machine (cores and GPU). MPI_ARGS (default "--mca btl
+# tcp,self") replaces the transport arguments. REPORTS (optional) is a
+# directory that keeps every build's report.json (single.json, pN.json).
 set -euo pipefail
 collection=${1:?collection}
 shift
@@ -26,14 +31,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("cluster",None); json.dump(c,open(sys.argv[2],"w"))' \
   "$config" "$work/single.json"
-"$build/invidx-run" "$work/single.json" --input "$collection" --output "$work/single" --quiet --progress off "$@"
+${LAUNCH:-} "$build/invidx-run" "$work/single.json" --input "$collection" --output "$work/single" --quiet --progress off "$@"
 "$build/invidx" export-ciff "$work/single" "$work/single.ciff" > /dev/null
 # What the exchanged bytes compare with: the single build's postings on disk.
 run_bytes=$(cat "$work/single"/runs/*.post | wc -c)
 reports=("$work/single/report.json")
 labels=("single")
 for p in "${ranks[@]}"; do
-  mpirun --oversubscribe --bind-to none -np "$p" --mca btl tcp,self "$build/invidx-run" "$config" --input "$collection" \
+  mpirun --oversubscribe --bind-to none -np "$p" ${MPI_ARGS:---mca btl tcp,self} ${LAUNCH:-} "$build/invidx-run" "$config" --input "$collection" \
     --output "$work/p$p" --quiet --progress off "$@" 2> "$work/p$p.log" || { cat "$work/p$p.log"; exit 1; }
   "$build/invidx" export-ciff "$work/p$p" "$work/p$p.ciff" > /dev/null
   if cmp -s "$work/single.ciff" "$work/p$p.ciff"; then same=yes; else same=NO; fi
@@ -42,6 +47,10 @@ for p in "${ranks[@]}"; do
   labels+=("P=$p ciff=$same")
   rm -rf "$work/p$p"
 done
+if [ -n "${REPORTS:-}" ]; then
+  mkdir -p "$REPORTS" && cp "$work/single/report.json" "$REPORTS/single.json"
+  for p in "${ranks[@]}"; do cp "$work/p$p.report.json" "$REPORTS/p$p.json"; done
+fi
 python3 - "$run_bytes" "${#reports[@]}" "${reports[@]}" "${labels[@]}" <<'PY'
 import json, sys
 run_bytes = int(sys.argv[1])

@@ -12,9 +12,10 @@
 // lists' bp128 bytes (the host gathering them, transfers both ways and the
 // device's decoding included).
 // With --wired also the path `invidx weight --device gpu` takes
-// (query/device_weights.hpp): the postings gathered from the index in
-// chunks of terms under --device-memory, weighted on GPU 0, two passes when
-// chunked; decoding included, so not comparable to the rows above it alone.
+// (query/device_weights.hpp): query.post's bytes in one call when they fit
+// --device-memory, else the postings gathered from the run files in chunks
+// of terms, two passes when chunked; its input and a weigher of its own
+// included.
 //
 //   invidx_weight_bench IDX [--bits N] [--repeat R] [--gpu] [--wired [--device-memory BYTES]]
 
@@ -201,14 +202,14 @@ int main(int argc, char** argv) {
         }
         if (wired) {
             const DeviceWeightOptions options{.device = 0, .bits = bits, .parameters = layout.parameters(), .memory_budget = device_memory};
-            const DeviceImpacts device = device_posting_impacts(index, options);  // untimed: the device's start-up
+            const DeviceImpacts device = device_posting_impacts(index, options, &layout);  // untimed: the device's start-up
             if (!std::equal(device.impacts.impacts.begin(), device.impacts.impacts.end(), reference.impacts.begin(),
                             reference.impacts.end())) {
                 throw Error("the wired GPU path's impacts differ from the CPU's");
             }
-            rows.push_back({device.device + " via invidx weight --device gpu, " + std::to_string(device.chunks) +
-                                " chunk(s) of <= " + std::to_string(device.memory_budget) + " bytes, gathering included",
-                            median_seconds(repeat, [&] { (void)device_posting_impacts(index, options); })});
+            rows.push_back({device.device + " via invidx weight --device gpu, from " + device.source + " in " + std::to_string(device.chunks) +
+                                " chunk(s) of <= " + std::to_string(device.memory_budget) + " bytes, its input included",
+                            median_seconds(repeat, [&] { (void)device_posting_impacts(index, options, &layout); })});
         }
         auto print_rows = [&](const std::vector<Row>& table) {
             const double all_threads = table[1].seconds;

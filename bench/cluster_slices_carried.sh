@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Cluster builds on one multi-GPU machine (the two-GPU machine: 32 cores, 2
+# GPUs) with carried binaries: invidx-run and invidx built elsewhere with MPI
+# and CUDA for sm_90 in $BIN, OpenMPI and invidx's other Debian packages in
+# .deps/mpi-debs and .deps/debs (unpacked into a prefix; OpenMPI relocated by
+# OPAL_PREFIX and its component paths). Then bench/cluster_ranks.sh with
+# LAUNCH=bench/rank_slice.sh: one rank on one slice (SLICE_CORES cores + one
+# GPU) against P ranks on P slices, for each config of CONFIGS, on a
+# generated realistic collection of SIZE_MB. Logs under $OUT, tables last.
+#   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
+set -uo pipefail
+out=${OUT:-/tmp/out}
+bin=${BIN:-.carry/mpi}
+mkdir -p "$out"
+pfx=/tmp/pfx
+rm -rf "$pfx" && eval "$(bash .deps/prefix.sh .deps/debs "$pfx")" && eval "$(bash .deps/prefix.sh .deps/mpi-debs "$pfx")"
+mkdir -p /tmp/mpibin && ln -sfn "$pfx/usr/bin/orterun" /tmp/mpibin/mpirun
+export PATH=/tmp/mpibin:$PATH OPAL_PREFIX=$pfx/usr
+export OMPI_MCA_mca_base_component_path=$pfx/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+export PMIX_MCA_mca_base_component_path=$pfx/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+nproc; nvidia-smi -L || true
+mpirun --version 2>&1 | head -1
+mpirun --oversubscribe -np 2 --mca btl tcp,self hostname 2>&1 | head -4
+mkdir -p build-mpi && cp -f "$bin"/* build-mpi/
+ldd build-mpi/invidx-run | grep -E "not found|mpi" || true
+python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-4000}" --files 32 --jobs 32 --out /tmp/coll > /tmp/gen.log 2>&1 || tail /tmp/gen.log
+du -sh /tmp/coll
+for repeat in $(seq "${REPEATS:-1}"); do
+  for config in ${CONFIGS:-cluster-slice-12-4 cluster-slice-gpu-parse-4}; do
+    echo "== $config, run $repeat: ranks ${RANKS:-1 2}, slices of ${SLICE_CORES:-16} cores + 1 GPU"
+    LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD=build-mpi MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
+      REPORTS="$out/reports/$config-$repeat" timeout "${CONFIG_TIMEOUT:-240}" \
+      bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} 2>&1 | tee "$out/$config-$repeat.txt"
+  done
+done
+# MB/s per build and run, then the medians and P=2 against P=1 and the single build.
+python3 - "$out/reports" <<'PY'
+import glob, json, os, statistics, sys
+rates = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.json"))):
+    config = os.path.basename(os.path.dirname(path)).rsplit("-", 1)[0]
+    build = os.path.basename(path)[:-5]
+    r = json.load(open(path))
+    rates.setdefault(config, {}).setdefault(build, []).append(r["input_bytes_uncompressed"] / 1e6 / r["total_seconds"])
+print("| config | build | MB/s per run | median |")
+print("|---|---|---|---:|")
+for config, builds in rates.items():
+    for build, values in builds.items():
+        print("| %s | %s | %s | %.1f |" % (config, build, ", ".join("%.1f" % v for v in values), statistics.median(values)))
+for config, builds in rates.items():
+    med = {b: statistics.median(v) for b, v in builds.items()}
+    for p in sorted(b for b in med if b.startswith("p") and b != "p1"):
+        print("%s: %s / p1 = %.2fx, %s / single = %.2fx" % (config, p, med[p] / med["p1"], p, med[p] / med["single"]))
+PY
