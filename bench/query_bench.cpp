@@ -23,7 +23,8 @@
 //
 // With --gpu, a GPU row per mode and k (one query at a time, lists cached on
 // the device; and with impacts a GPU impact row, which must equal the CPU's
-// impact row), then a throughput table: the whole query set through
+// impact row), then a throughput table (and one for impact scoring, in
+// batches of the largest B): the whole query set through
 // Searcher::search_gpu_batch in batches of B queries (--batch, default 1, 8,
 // 32 and 128), against the CPU's queries per second on one thread.
 //
@@ -326,6 +327,8 @@ int main(int argc, char** argv) {
         std::vector<Row> rows;
         std::vector<ThroughputRow> throughput;
         std::vector<double> cpu_qps;  // per (mode, k): the query layout path, one thread
+        std::vector<ThroughputRow> impact_throughput;  // per (mode, k): GPU impact batches of the largest size
+        std::vector<double> impact_cpu_qps;            // per (mode, k): the CPU impact path, one thread
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             for (const size_t k : depths) {
                 std::vector<std::vector<ScoredDocument>> by_run_files, by_layout;
@@ -337,9 +340,11 @@ int main(int argc, char** argv) {
                     if (by_run_files != by_layout) throw Error("Block-Max WAND returned different results");
                 }
                 std::vector<std::vector<ScoredDocument>> by_impacts;
+                double impact_cpu_ms = 0.0;
                 if (searcher.query_postings()->has_impacts()) {
                     rows.push_back(measure(searcher, queries, {.k = k, .mode = mode, .scoring = QueryScoring::kImpact}, repeat, by_impacts));
                     rows.back().bm25_overlap = mean_overlap(by_impacts, by_layout);
+                    impact_cpu_ms = rows.back().mean_ms;
                 }
                 if (gpu) {
                     // The first pass (untimed in measure) fills the device's list cache.
@@ -362,6 +367,8 @@ int main(int argc, char** argv) {
                         rows.push_back(measure(searcher, queries, impacts_on_gpu, repeat, by_gpu_impacts));
                         rows.back().bm25_overlap = mean_overlap(by_gpu_impacts, by_layout);
                         if (by_gpu_impacts != by_impacts) throw Error("the GPU's impact scoring returned different results");
+                        impact_throughput.push_back(measure_batches(searcher, queries, impacts_on_gpu, batches.back(), repeat, by_impacts));
+                        impact_cpu_qps.push_back(1000.0 / impact_cpu_ms);
                     }
                 }
             }
@@ -417,6 +424,33 @@ int main(int argc, char** argv) {
                 std::printf("| %s | %zu | %zu | %.0f | %.3f | %.0f | %.1fx | %.0f | %.1fx |\n", row.mode.c_str(), row.k, row.batch,
                             row.queries_per_second, row.batch_ms, cpu, row.queries_per_second / cpu, cpu_all,
                             row.queries_per_second / cpu_all);
+            }
+        }
+        if (!impact_throughput.empty()) {
+            // Impact scoring: GPU batches against the CPU's impact path on one thread and on every thread.
+            std::vector<double> cpu_all_qps;
+            for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+                for (const size_t k : depths) {
+                    const SearchOptions options{.k = k, .mode = mode, .scoring = QueryScoring::kImpact};
+                    (void)searcher.search_all(queries, options);
+                    std::vector<double> seconds;
+                    for (unsigned r = 0; r < repeat; ++r) {
+                        const auto start = std::chrono::steady_clock::now();
+                        (void)searcher.search_all(queries, options);
+                        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                    }
+                    std::sort(seconds.begin(), seconds.end());
+                    cpu_all_qps.push_back(static_cast<double>(queries.size()) / seconds[seconds.size() / 2]);
+                }
+            }
+            std::printf("\nimpact scoring (--scoring impact), the same way:\n\n");
+            std::printf("| mode | k | batch | GPU queries/s | ms per batch | CPU queries/s, 1 thread | GPU / CPU 1 thread | CPU queries/s, all threads | GPU / CPU all threads |\n");
+            std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (size_t i = 0; i < impact_throughput.size(); ++i) {
+                const ThroughputRow& row = impact_throughput[i];
+                std::printf("| %s | %zu | %zu | %.0f | %.3f | %.0f | %.1fx | %.0f | %.1fx |\n", row.mode.c_str(), row.k, row.batch,
+                            row.queries_per_second, row.batch_ms, impact_cpu_qps[i], row.queries_per_second / impact_cpu_qps[i],
+                            cpu_all_qps[i], row.queries_per_second / cpu_all_qps[i]);
             }
         }
         return 0;
