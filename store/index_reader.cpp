@@ -454,14 +454,16 @@ run_list::DecodedList IndexReader::postings(uint64_t i) const {
 }
 
 DocumentInfo IndexReader::document(uint32_t docid) const {
-    ensure(docid < num_documents(), "docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
-    const std::string name = display(layout::kDocumentsFile);
+    // Messages only on failure: search results and joins call this per document.
+    if (docid >= num_documents()) {
+        throw Error("docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");
+    }
     const auto bytes = documents_->unchecked_bytes();
     const auto records = bytes.substr(0, documents_table_offset_);
-    BinaryReader table(name, bytes, documents_table_offset_ + 8 * uint64_t{docid}, documents_);
-    const uint64_t offset = table.u64("document_offsets[" + std::to_string(docid) + "]");
-    BinaryReader in(name, records, 0, documents_);
-    in.seek(offset, "document_offsets[" + std::to_string(docid) + "]");
+    BinaryReader table(documents_name_, bytes, documents_table_offset_ + 8 * uint64_t{docid}, documents_);
+    const uint64_t offset = table.u64("document_offsets");
+    BinaryReader in(documents_name_, records, 0, documents_);
+    in.seek(offset, "document_offsets");
     DocumentInfo info;
     info.docid = docid;
     info.name = std::string(in.string("name"));
