@@ -14,18 +14,7 @@
 # collection, and per-kernel times of the GPU parser with ncu (NCU=0 skips
 # ncu, DICTIONARY=0 the dictionary bench).
 set -uo pipefail
-out=${OUT:-/tmp/out}
-bin=${BIN:-.carry/bin}
-mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-# The tests find the sample collection and the command-line tools at the
-# paths of the tree they were built in (INVIDX_SOURCE_DIR, INVIDX_TOOLS_DIR).
-built_at=${BUILT_AT:-/work/main}
-if [ "$(cd "$built_at" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
-  mkdir -p "$(dirname "$built_at")" && ln -sfn "$(pwd -P)" "$built_at" || echo "cannot link $built_at here: tests reading the sample will fail"
-fi
-mkdir -p build-dev && cp -f "$bin"/* build-dev/ 2>/dev/null
+source bench/carried_setup.sh
 tests=build-dev/invidx_tests
 gpu_cases='*gpu*,*GPU*,*device*,scheduler*,configs/6-2-2*,--list-kinds*'
 timeout 300 "$tests" -tc="$gpu_cases" > "$out/gpu-tests.log" 2>&1

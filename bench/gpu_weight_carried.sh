@@ -11,16 +11,7 @@
 # and GPU). Logs under $OUT, the benches' tables last.
 #   BIN=.carry/bin OUT=/tmp/out SIZE_MB=2000 REPEAT=5 bash bench/gpu_weight_carried.sh
 set -uo pipefail
-out=${OUT:-/tmp/out}
-bin=${BIN:-.carry/bin}
-mkdir -p "$out"
-rm -rf /tmp/pfx && eval "$(bash .deps/prefix.sh .deps/debs /tmp/pfx)"
-nproc; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
-built_at=${BUILT_AT:-/work/main}
-if [ "$(cd "$built_at" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
-  mkdir -p "$(dirname "$built_at")" && ln -sfn "$(pwd -P)" "$built_at" || echo "cannot link $built_at here"
-fi
-mkdir -p build-dev && cp -f "$bin"/* build-dev/ 2>/dev/null
+source bench/carried_setup.sh
 cases='*weight*,*Weight*,impacts from the query layout*,gpu_layout*,*impact*,gpu search*'
 timeout 200 build-dev/invidx_tests -tc="$cases" > "$out/weight-tests.log" 2>&1
 echo "weighting tests rc=$?"; grep -E "ERROR|FATAL|test cases:" "$out/weight-tests.log" | head -20

@@ -202,6 +202,29 @@ struct ThroughputRow {
     double batch_ms = 0.0;  // mean time of one call
 };
 
+// The CPU's throughput on every core, per (mode, k) in the tables' order:
+// the whole query set through Searcher::search_all (oneTBB) on the query
+// layout, once untimed, then the median of `repeat` passes.
+std::vector<double> all_threads_qps(const Searcher& searcher, const std::vector<std::string>& queries,
+                                    const std::vector<size_t>& depths, QueryScoring scoring, unsigned repeat) {
+    std::vector<double> qps;
+    for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
+        for (const size_t k : depths) {
+            const SearchOptions options{.k = k, .mode = mode, .scoring = scoring};
+            (void)searcher.search_all(queries, options);
+            std::vector<double> seconds;
+            for (unsigned r = 0; r < repeat; ++r) {
+                const auto start = std::chrono::steady_clock::now();
+                (void)searcher.search_all(queries, options);
+                seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            }
+            std::sort(seconds.begin(), seconds.end());
+            qps.push_back(static_cast<double>(queries.size()) / seconds[seconds.size() / 2]);
+        }
+    }
+    return qps;
+}
+
 // The whole query set through Searcher::search_gpu_batch in batches of
 // `batch` queries (analysis included), once untimed and checked against
 // `expected`, then `repeat` times; the median pass gives the throughput.
@@ -391,21 +414,7 @@ int main(int argc, char** argv) {
         if (!throughput.empty()) {
             // The CPU's throughput on every core for comparison: search_all (oneTBB) on the query layout.
             one_thread.reset();
-            std::vector<double> cpu_all_qps;
-            for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
-                for (const size_t k : depths) {
-                    const SearchOptions options{.k = k, .mode = mode};
-                    (void)searcher.search_all(queries, options);
-                    std::vector<double> seconds;
-                    for (unsigned r = 0; r < repeat; ++r) {
-                        const auto start = std::chrono::steady_clock::now();
-                        (void)searcher.search_all(queries, options);
-                        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-                    }
-                    std::sort(seconds.begin(), seconds.end());
-                    cpu_all_qps.push_back(static_cast<double>(queries.size()) / seconds[seconds.size() / 2]);
-                }
-            }
+            const std::vector<double> cpu_all_qps = all_threads_qps(searcher, queries, depths, QueryScoring::kBm25, repeat);
             const GpuQueryStats stats = searcher.gpu_stats();
             std::printf("\nGPU %s: list cache %.1f MB in %llu lists (%llu misses, %llu hits), %zu queries per batch at most\n",
                         stats.device.c_str(), static_cast<double>(stats.cache_bytes) / 1e6,
@@ -428,21 +437,7 @@ int main(int argc, char** argv) {
         }
         if (!impact_throughput.empty()) {
             // Impact scoring: GPU batches against the CPU's impact path on one thread and on every thread.
-            std::vector<double> cpu_all_qps;
-            for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
-                for (const size_t k : depths) {
-                    const SearchOptions options{.k = k, .mode = mode, .scoring = QueryScoring::kImpact};
-                    (void)searcher.search_all(queries, options);
-                    std::vector<double> seconds;
-                    for (unsigned r = 0; r < repeat; ++r) {
-                        const auto start = std::chrono::steady_clock::now();
-                        (void)searcher.search_all(queries, options);
-                        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-                    }
-                    std::sort(seconds.begin(), seconds.end());
-                    cpu_all_qps.push_back(static_cast<double>(queries.size()) / seconds[seconds.size() / 2]);
-                }
-            }
+            const std::vector<double> cpu_all_qps = all_threads_qps(searcher, queries, depths, QueryScoring::kImpact, repeat);
             std::printf("\nimpact scoring (--scoring impact), the same way:\n\n");
             std::printf("| mode | k | batch | GPU queries/s | ms per batch | CPU queries/s, 1 thread | GPU / CPU 1 thread | CPU queries/s, all threads | GPU / CPU all threads |\n");
             std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
