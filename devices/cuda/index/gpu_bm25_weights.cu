@@ -2,8 +2,9 @@
 // every posting, composed from CUB primitives and element-wise maps as
 // Wakatsuki et al. compose their GPU term weighting.
 //
-// Every floating-point step is an explicitly rounded intrinsic (__dmul_rn,
-// __dadd_rn, __ddiv_rn, ...) in the order store/bm25.hpp evaluates it:
+// Every floating-point step (bm25_weight_math.cuh) is an explicitly rounded
+// intrinsic (__dmul_rn, __dadd_rn, __ddiv_rn, ...) in the order
+// store/bm25.hpp evaluates it:
 // nvcc would otherwise fuse multiply-adds, whose single rounding differs from
 // the CPU's two in the last bit and could move a weight across an impact
 // boundary. Only log differs (CUDA's is within 1 ulp of glibc's).
@@ -20,6 +21,7 @@
 #include "devices/cuda/common/cuda_check.hpp"
 #include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
+#include "devices/cuda/index/bm25_weight_math.cuh"
 #include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
 
@@ -50,9 +52,7 @@ __global__ void fill_ones(uint32_t* out, uint64_t n) {
 __global__ void idf_of_terms(const uint32_t* dfs, uint64_t terms, double documents, double* idfs) {
     const uint64_t t = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (t >= terms) return;
-    const double d = static_cast<double>(dfs[t]);
-    const double ratio = __ddiv_rn(__dadd_rn(__dsub_rn(documents, d), 0.5), __dadd_rn(d, 0.5));
-    idfs[t] = log(__dadd_rn(1.0, ratio));
+    idfs[t] = cuda::bm25_idf(documents, static_cast<double>(dfs[t]));
 }
 
 // Step 3: Bm25::length_norm, k1·((1 − b) + b·dl / avgdl).
@@ -60,8 +60,7 @@ __global__ void length_norms(const uint32_t* lengths, uint64_t documents, double
                              double* norms) {
     const uint64_t d = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (d >= documents) return;
-    const double scaled = __ddiv_rn(__dmul_rn(b, static_cast<double>(lengths[d])), average_length);
-    norms[d] = __dmul_rn(k1, __dadd_rn(__dsub_rn(1.0, b), scaled));
+    norms[d] = cuda::bm25_length_norm(lengths[d], k1, b, average_length);
 }
 
 // Step 4: Bm25::score, idf · (tf·(k1 + 1)) / (tf + norm).
@@ -69,9 +68,7 @@ __global__ void posting_weights(const uint32_t* terms, const uint32_t* docids, c
                                 const double* norms, uint64_t postings, double k1, double* weights) {
     const uint64_t p = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (p >= postings) return;
-    const double f = static_cast<double>(tfs[p]);
-    const double part = __ddiv_rn(__dmul_rn(f, __dadd_rn(k1, 1.0)), __dadd_rn(f, norms[docids[p]]));
-    weights[p] = __dmul_rn(idfs[terms[p]], part);
+    weights[p] = cuda::bm25_weight(idfs[terms[p]], tfs[p], k1, norms[docids[p]]);
 }
 
 // Step 6: ImpactQuantizer, ceil(w / max · range) clamped to [1, range].
@@ -79,8 +76,7 @@ __global__ void quantize(const double* weights, const double* max_weight, uint64
                          uint32_t* impacts) {
     const uint64_t p = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (p >= postings) return;
-    const double scaled = ceil(__dmul_rn(__ddiv_rn(weights[p], *max_weight), static_cast<double>(range)));
-    impacts[p] = !(scaled >= 1.0) ? 1u : scaled >= static_cast<double>(range) ? range : static_cast<uint32_t>(scaled);
+    impacts[p] = cuda::bm25_impact(weights[p], *max_weight, range);
 }
 
 template <class T>

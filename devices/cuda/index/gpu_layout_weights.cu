@@ -6,8 +6,9 @@
 // pass keeping only each block's largest weight, the second recomputing
 // every weight and quantizing it.
 //
-// The arithmetic is gpu_bm25_weights.cu's (explicitly rounded intrinsics in
-// store/bm25.hpp's order), so weights and impacts are the CPU's.
+// The arithmetic is bm25_weight_math.cuh's, as gpu_bm25_weights.cu's
+// (explicitly rounded intrinsics in store/bm25.hpp's order), so weights and
+// impacts are the CPU's.
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -23,6 +24,7 @@
 #include "devices/cuda/common/cuda_event.hpp"
 #include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
+#include "devices/cuda/index/bm25_weight_math.cuh"
 #include "devices/gpu_layout_weights.hpp"
 #include "devices/layout_block_walk.hpp"
 #include "devices/parallel_copy.hpp"
@@ -68,9 +70,7 @@ __global__ void walk_lists(layout_walk::LayoutFile file, const uint64_t* dfs, co
 __global__ void layout_idfs(const uint64_t* dfs, uint64_t terms, double documents, double* idfs) {
     const uint64_t t = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (t >= terms) return;
-    const double d = static_cast<double>(dfs[t]);
-    const double ratio = __ddiv_rn(__dadd_rn(__dsub_rn(documents, d), 0.5), __dadd_rn(d, 0.5));
-    idfs[t] = log(__dadd_rn(1.0, ratio));
+    idfs[t] = cuda::bm25_idf(documents, static_cast<double>(dfs[t]));
 }
 
 // Bm25::length_norm, k1·((1 − b) + b·dl / avgdl).
@@ -78,8 +78,7 @@ __global__ void layout_norms(const uint32_t* lengths, uint64_t documents, double
                              double* norms) {
     const uint64_t d = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
     if (d >= documents) return;
-    const double scaled = __ddiv_rn(__dmul_rn(b, static_cast<double>(lengths[d])), average_length);
-    norms[d] = __dmul_rn(k1, __dadd_rn(__dsub_rn(1.0, b), scaled));
+    norms[d] = cuda::bm25_length_norm(lengths[d], k1, b, average_length);
 }
 
 struct Larger {
@@ -108,9 +107,7 @@ __global__ void __launch_bounds__(kBlockThreads)
     if (i < count) {
         const uint32_t tf = cuda::bp128_group_value(file + table.tf_starts[block], i, count) + 1;
         if (docid < documents) {
-            const double f = static_cast<double>(tf);
-            const double part = __ddiv_rn(__dmul_rn(f, __dadd_rn(k1, 1.0)), __dadd_rn(f, norms[docid]));
-            weight = __dmul_rn(idfs[table.terms[block]], part);
+            weight = cuda::bm25_weight(idfs[table.terms[block]], tf, k1, norms[docid]);
         } else {
             atomicExch(&problems->docid, 1u);
         }
@@ -120,9 +117,7 @@ __global__ void __launch_bounds__(kBlockThreads)
         if (i == 0) block_max[block] = largest;
     } else {
         if (i < count) {
-            const double scaled = ceil(__dmul_rn(__ddiv_rn(weight, *max_weight), static_cast<double>(range)));
-            const uint32_t impact = !(scaled >= 1.0) ? 1u : scaled >= static_cast<double>(range) ? range : static_cast<uint32_t>(scaled);
-            impacts[first + i] = static_cast<Impact>(impact);
+            impacts[first + i] = static_cast<Impact>(cuda::bm25_impact(weight, *max_weight, range));
         }
     }
 }
