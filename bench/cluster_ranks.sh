@@ -93,6 +93,9 @@ for label, r in rows:
     print("%-18s join=%s rank 0 end: %s (%.2f s per GB in)" % (label, r.get("cluster", {}).get("join", "?"),
           " ".join("%s %.3f" % (k, v) for k, v in end.items()), end.get("total", 0) / gb))
     for x in per:
+        if "mpi_start_seconds" in x:
+            print("%-18s   rank %d start: MPI %.3f s, plan %.3f s, sampling %.3f s; build %.3f s in all" % (
+                label, x["rank"], x["mpi_start_seconds"], x["plan_seconds"], x.get("sampling_seconds", 0), x["build_seconds"]))
         if "join" in x:
             j = x["join"]
             print("%-18s   rank %d join: slices %.3f s, merge %.3f s, write %.3f s, %d terms, %.1f MB records" % (
