@@ -70,6 +70,27 @@ void check_against_cpu(const Searcher& cpu, const Searcher& gpu, const std::vect
     }
 }
 
+// `count` documents of 5 to 4 + `spread` words, frequent words far more
+// often (u² over the vocabulary); with copy_every > 0 every copy_every-th
+// document is an exact copy of an earlier one, so that scores tie.
+std::vector<std::string> skewed_texts(std::mt19937& random, const std::vector<std::string>& words, int count, int spread,
+                                      int copy_every) {
+    std::vector<std::string> documents;
+    for (int d = 0; d < count; ++d) {
+        std::string text;
+        const int length = 5 + static_cast<int>(random() % static_cast<unsigned>(spread));
+        for (int t = 0; t < length; ++t) {
+            const double u = std::uniform_real_distribution<double>(0, 1)(random);
+            text += words[static_cast<size_t>(u * u * static_cast<double>(words.size()))] + " ";
+        }
+        if (copy_every > 0 && d % copy_every == 0 && !documents.empty()) {
+            text = documents[static_cast<size_t>(random() % documents.size())];
+        }
+        documents.push_back(text);
+    }
+    return documents;
+}
+
 }  // namespace
 
 TEST_CASE("gpu search: the CPU's hits and scores on the run files and every codec's layout, batches, tiny cache") {
@@ -77,17 +98,7 @@ TEST_CASE("gpu search: the CPU's hits and scores on the run files and every code
     TempDir dir;
     std::mt19937 random(77);
     const auto words = test_vocabulary(random, 300);
-    std::vector<std::string> documents;
-    for (int d = 0; d < 3000; ++d) {
-        std::string text;
-        const int length = 5 + static_cast<int>(random() % 60);
-        for (int t = 0; t < length; ++t) {
-            const double u = std::uniform_real_distribution<double>(0, 1)(random);
-            text += words[static_cast<size_t>(u * u * static_cast<double>(words.size()))] + " ";
-        }
-        if (d % 50 == 0) text = documents.empty() ? text : documents[static_cast<size_t>(random() % documents.size())];
-        documents.push_back(text);  // some exact copies: ties
-    }
+    const auto documents = skewed_texts(random, words, 3000, 60, 50);  // some exact copies: ties
     const auto standard = build_text_index(dir, documents);
     std::vector<std::string> queries;
     for (int q = 0; q < 150; ++q) {  // more than one batch of 128
@@ -125,16 +136,7 @@ TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kep
     TempDir dir;
     std::mt19937 random(79);
     const auto words = test_vocabulary(random, 250);
-    std::vector<std::string> documents;
-    for (int d = 0; d < 2500; ++d) {
-        std::string text;
-        const int length = 5 + static_cast<int>(random() % 50);
-        for (int t = 0; t < length; ++t) {
-            const double u = std::uniform_real_distribution<double>(0, 1)(random);
-            text += words[static_cast<size_t>(u * u * static_cast<double>(words.size()))] + " ";
-        }
-        documents.push_back(text);
-    }
+    const auto documents = skewed_texts(random, words, 2500, 50, 0);
     const auto standard = build_text_index(dir, documents);
     std::vector<std::string> queries;
     for (int q = 0; q < 140; ++q) {  // more than one batch of 128

@@ -35,4 +35,20 @@ __device__ inline uint32_t bm25_impact(double weight, double max_weight, uint32_
     return !(scaled >= 1.0) ? 1u : scaled >= static_cast<double>(range) ? range : static_cast<uint32_t>(scaled);
 }
 
+// The maps both weighting paths run, one thread an element (templates, so
+// that each file's copy is one definition): each term's idf from its df, and
+// each document's length norm.
+template <class Df>
+__global__ void bm25_idfs(const Df* dfs, uint64_t terms, double documents, double* idfs) {
+    const uint64_t t = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
+    if (t < terms) idfs[t] = bm25_idf(documents, static_cast<double>(dfs[t]));
+}
+
+template <class Length>
+__global__ void bm25_length_norms(const Length* lengths, uint64_t documents, double k1, double b, double average_length,
+                                  double* norms) {
+    const uint64_t d = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
+    if (d < documents) norms[d] = bm25_length_norm(lengths[d], k1, b, average_length);
+}
+
 }  // namespace invidx::cuda

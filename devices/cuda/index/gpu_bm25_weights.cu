@@ -48,21 +48,6 @@ __global__ void fill_ones(uint32_t* out, uint64_t n) {
     if (i < n) out[i] = 1;
 }
 
-// Step 2's map: Bm25::idf, ln(1 + (N − df + 0.5) / (df + 0.5)).
-__global__ void idf_of_terms(const uint32_t* dfs, uint64_t terms, double documents, double* idfs) {
-    const uint64_t t = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
-    if (t >= terms) return;
-    idfs[t] = cuda::bm25_idf(documents, static_cast<double>(dfs[t]));
-}
-
-// Step 3: Bm25::length_norm, k1·((1 − b) + b·dl / avgdl).
-__global__ void length_norms(const uint32_t* lengths, uint64_t documents, double k1, double b, double average_length,
-                             double* norms) {
-    const uint64_t d = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
-    if (d >= documents) return;
-    norms[d] = cuda::bm25_length_norm(lengths[d], k1, b, average_length);
-}
-
 // Step 4: Bm25::score, idf · (tf·(k1 + 1)) / (tf + norm).
 __global__ void posting_weights(const uint32_t* terms, const uint32_t* docids, const uint32_t* tfs, const double* idfs,
                                 const double* norms, uint64_t postings, double k1, double* weights) {
@@ -150,13 +135,13 @@ GpuWeights gpu_posting_weights(const GpuWeightInput& input, int device, bool kee
         check(cub::DeviceSegmentedReduce::Sum(temp.data(), reduce_bytes, ones.data(), dfs.data(), segments, offsets.data(),
                                               offsets.data() + 1, stream),
               "DeviceSegmentedReduce");
-        idf_of_terms<<<blocks_for(terms), kThreads, 0, stream>>>(dfs.data(), terms, static_cast<double>(documents), idfs.data());
-        check_launch("idf_of_terms");
+        cuda::bm25_idfs<uint32_t><<<blocks_for(terms), kThreads, 0, stream>>>(dfs.data(), terms, static_cast<double>(documents), idfs.data());
+        check_launch("bm25_idfs");
     }
     // 3. and 4. Length norms, then every posting's weight.
-    length_norms<<<blocks_for(documents), kThreads, 0, stream>>>(lengths.data(), documents, input.k1, input.b,
+    cuda::bm25_length_norms<uint32_t><<<blocks_for(documents), kThreads, 0, stream>>>(lengths.data(), documents, input.k1, input.b,
                                                                  input.average_length, norms.data());
-    check_launch("length_norms");
+    check_launch("bm25_length_norms");
     posting_weights<<<blocks_for(postings), kThreads, 0, stream>>>(posting_terms.data(), docids.data(), tfs.data(), idfs.data(),
                                                                    norms.data(), postings, input.k1, weights.data());
     check_launch("posting_weights");

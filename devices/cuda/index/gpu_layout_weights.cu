@@ -66,21 +66,6 @@ __global__ void walk_lists(layout_walk::LayoutFile file, const uint64_t* dfs, co
     }
 }
 
-// Bm25::idf, ln(1 + (N − df + 0.5) / (df + 0.5)).
-__global__ void layout_idfs(const uint64_t* dfs, uint64_t terms, double documents, double* idfs) {
-    const uint64_t t = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
-    if (t >= terms) return;
-    idfs[t] = cuda::bm25_idf(documents, static_cast<double>(dfs[t]));
-}
-
-// Bm25::length_norm, k1·((1 − b) + b·dl / avgdl).
-__global__ void layout_norms(const uint32_t* lengths, uint64_t documents, double k1, double b, double average_length,
-                             double* norms) {
-    const uint64_t d = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x;
-    if (d >= documents) return;
-    norms[d] = cuda::bm25_length_norm(lengths[d], k1, b, average_length);
-}
-
 struct Larger {
     __device__ double operator()(double a, double b) const { return a < b ? b : a; }
 };
@@ -312,12 +297,12 @@ GpuLayoutImpacts GpuLayoutWeigher::State::weigh(const GpuLayoutWeightInput& inpu
         check(cudaMemcpyAsync(scale.data(), &*input.max_weight, sizeof(double), cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (largest weight to the device)");
     }
-    layout_idfs<<<blocks_for(terms), kThreads, 0, stream>>>(dfs.data(), terms, static_cast<double>(documents), idfs.data());
-    check_launch("layout_idfs");
+    cuda::bm25_idfs<uint64_t><<<blocks_for(terms), kThreads, 0, stream>>>(dfs.data(), terms, static_cast<double>(documents), idfs.data());
+    check_launch("bm25_idfs");
     if (documents > 0) {
-        layout_norms<<<blocks_for(documents), kThreads, 0, stream>>>(lengths.data(), documents, input.k1, input.b,
+        cuda::bm25_length_norms<uint32_t><<<blocks_for(documents), kThreads, 0, stream>>>(lengths.data(), documents, input.k1, input.b,
                                                                      input.average_length, norms.data());
-        check_launch("layout_norms");
+        check_launch("bm25_length_norms");
     }
     const uint32_t range = (uint32_t{1} << input.bits) - 1;
     const auto grid = static_cast<unsigned>(blocks);
