@@ -94,8 +94,9 @@ for label, r in rows:
           " ".join("%s %.3f" % (k, v) for k, v in end.items()), end.get("total", 0) / gb))
     for x in per:
         if "mpi_start_seconds" in x:
-            print("%-18s   rank %d start: MPI %.3f s, plan %.3f s, sampling %.3f s; build %.3f s in all" % (
-                label, x["rank"], x["mpi_start_seconds"], x["plan_seconds"], x.get("sampling_seconds", 0), x["build_seconds"]))
+            print("%-18s   rank %d start: MPI %.3f s, plan %.3f s, sampling %.3f s; build %.3f s in all, %.3f s in fsync" % (
+                label, x["rank"], x["mpi_start_seconds"], x["plan_seconds"], x.get("sampling_seconds", 0), x["build_seconds"],
+                x.get("sync_wait_seconds", float("nan"))))
         if "join" in x:
             j = x["join"]
             print("%-18s   rank %d join: slices %.3f s, merge %.3f s, write %.3f s, %d terms, %.1f MB records" % (
@@ -103,6 +104,7 @@ for label, r in rows:
                 j["record_bytes"] / 1e6))
         if "documents_join" in x:
             d = x["documents_join"]
-            print("%-18s   rank %d documents: write %.3f s, %d documents, %.1f MB records" % (
-                label, x["rank"], d["write_seconds"], d["documents"], d["record_bytes"] / 1e6))
+            print("%-18s   rank %d documents: write %.3f s (of which sync %.3f s), %d documents, %.1f MB records" % (
+                label, x["rank"], d["write_seconds"], d.get("sync_seconds", float("nan")), d["documents"],
+                d["record_bytes"] / 1e6))
 PY

@@ -7,6 +7,10 @@
 # LAUNCH=bench/rank_slice.sh: one rank on one slice (SLICE_CORES cores + one
 # GPU) against P ranks on P slices, for each config of CONFIGS, on a
 # generated realistic collection of SIZE_MB. Logs under $OUT, tables last.
+# BIN may name several builds as LABEL=DIR (BIN="before=.carry/mpi-before
+# after=.carry/mpi"): each repeat runs them in turn, and the tables give
+# each its own rows. Also prints how long an fsync takes on the disk the
+# builds write to (the cluster's end syncs what it wrote).
 #   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -22,16 +26,47 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nproc; nvidia-smi -L || true
 mpirun --version 2>&1 | head -1
 mpirun --oversubscribe -np 2 --mca btl tcp,self hostname 2>&1 | head -4
-mkdir -p build-mpi && cp -f "$bin"/* build-mpi/
-ldd build-mpi/invidx-run | grep -E "not found|mpi" || true
-python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-4000}" --files 32 --jobs 32 --out /tmp/coll > /tmp/gen.log 2>&1 || tail /tmp/gen.log
+labels=()
+for entry in $bin; do
+  label=${entry%%=*}; dir=${entry#*=}
+  [ "$label" = "$entry" ] && label=mpi
+  mkdir -p "build-$label" && cp -f "$dir"/* "build-$label/"
+  labels+=("$label")
+done
+ldd "build-${labels[0]}/invidx-run" | grep -E "not found|mpi" || true
+df -T /tmp | tail -1
+python3 - <<'PY'
+import os, statistics, tempfile, time
+d = tempfile.mkdtemp()
+waits = []
+for i in range(20):
+    path = os.path.join(d, "f%d" % i)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, os.urandom(1 << 20))
+    t = time.perf_counter(); os.fsync(fd); waits.append((time.perf_counter() - t) * 1e3)
+    os.close(fd)
+fd = os.open(d, os.O_RDONLY)
+t = time.perf_counter(); os.fsync(fd); dir_ms = (time.perf_counter() - t) * 1e3
+print("fsync of 1 MiB just written on /tmp: median %.1f ms, max %.1f ms; of its directory %.1f ms"
+      % (statistics.median(waits), max(waits), dir_ms))
+PY
+# A second call in the same session reuses the collection.
+if [ ! -f "/tmp/coll.done-${SIZE_MB:-4000}" ]; then
+  rm -rf /tmp/coll /tmp/coll.done-*
+  python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-4000}" --files 32 --jobs 32 --out /tmp/coll > /tmp/gen.log 2>&1 \
+    && touch "/tmp/coll.done-${SIZE_MB:-4000}" || tail /tmp/gen.log
+fi
 du -sh /tmp/coll
 for repeat in $(seq "${REPEATS:-1}"); do
-  for config in ${CONFIGS:-cluster-slice-12-4 cluster-slice-gpu-parse-4}; do
-    echo "== $config, run $repeat: ranks ${RANKS:-1 2}, slices of ${SLICE_CORES:-16} cores + 1 GPU"
-    LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD=build-mpi MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
-      REPORTS="$out/reports/$config-$repeat" timeout "${CONFIG_TIMEOUT:-240}" \
-      bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} 2>&1 | tee "$out/$config-$repeat.txt"
+  for label in "${labels[@]}"; do
+    for config in ${CONFIGS:-cluster-slice-12-4 cluster-slice-gpu-parse-4}; do
+      # One build: no label in the names, as before labels existed.
+      name=$config; [ ${#labels[@]} -gt 1 ] && name=$label-$config
+      echo "== $name, run $repeat: ranks ${RANKS:-1 2}, slices of ${SLICE_CORES:-16} cores + 1 GPU"
+      LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD="build-$label" MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
+        REPORTS="$out/reports/$name-$repeat" timeout "${CONFIG_TIMEOUT:-240}" \
+        bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} 2>&1 | tee "$out/$name-$repeat.txt"
+    done
   done
 done
 # MB/s per build and run, then the medians and P=2 against P=1 and the single build.

@@ -18,6 +18,7 @@
 #include "pipelines/cluster/cluster_build.hpp"
 #endif
 #include "pipelines/progress.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -36,6 +37,7 @@ Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
 
 BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
+    const double sync_wait_at_start = sync_wait_seconds();
     const auto stop_if_requested = [&] {
         if (options.stop.stop_requested()) throw Interrupted();
     };
@@ -61,7 +63,8 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     // is done; destroyed without publish() on any error, leaving nothing behind.
     PublishOptions publishing{.notice = options.notice,
                               .at_step = options.at_publish_step,
-                              .exchange = options.publish_by_exchange};
+                              .exchange = options.publish_by_exchange,
+                              .durable = options.durable_output};
     IndexWriter writer(config_.output, config_.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
 
@@ -136,6 +139,10 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     report["total_seconds"] = seconds_since(start);
     report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
     report["peak_rss_bytes"] = peak_rss_bytes();
+    // Waiting for the disk (fsync) until now, summed over threads; the
+    // publish after report.json syncs the rest of the index at once. In a
+    // cluster rank running several pipelines, the rank's whole wait.
+    report["sync_wait_seconds"] = sync_wait_seconds() - sync_wait_at_start;
     uint64_t dictionary_bytes = 0;
     for (const auto& indexer : report.value("indexers", nlohmann::json::array()))
         dictionary_bytes += indexer.value("memory_bytes", uint64_t{0});

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "invidx/error.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/verified_file.hpp"
 
@@ -19,7 +20,7 @@ std::string system_message() { return std::strerror(errno); }
 
 }  // namespace
 
-BinaryWriter::BinaryWriter(std::filesystem::path path) : path_(std::move(path)) {
+BinaryWriter::BinaryWriter(std::filesystem::path path, SyncOnFinish sync) : path_(std::move(path)), sync_(sync) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw Error("cannot create file: " + system_message(), in_file(path_.string()));
     buffer_.reserve(kBufferBytes);
@@ -98,7 +99,8 @@ void BinaryWriter::finish_with_crc() {
 
 void BinaryWriter::finish() {
     flush_buffer();
-    if (::fsync(fd_) != 0) throw Error("cannot sync: " + system_message(), in_file(path_.string()));
+    if (sync_ == SyncOnFinish::yes && timed_fsync(fd_) != 0)
+        throw Error("cannot sync: " + system_message(), in_file(path_.string()));
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) throw Error("cannot close: " + system_message(), in_file(path_.string()));
@@ -174,7 +176,7 @@ void check_trailing_crc(const std::string& file, std::string_view data) {
 void sync_directory(const std::filesystem::path& directory) {
     const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) throw Error("cannot open directory to sync: " + system_message(), in_file(directory.string()));
-    const int result = ::fsync(fd);
+    const int result = timed_fsync(fd);
     const std::string problem = result != 0 ? system_message() : "";
     ::close(fd);
     if (result != 0) throw Error("cannot sync directory: " + problem, in_file(directory.string()));

@@ -22,12 +22,17 @@ inline ErrorContext in_file(std::string file) {
     return context;
 }
 
+// Whether finish() fsyncs the file, or its owner syncs it later with others
+// (IndexWriter::publish syncs its files all at once: one wait, not one per
+// file).
+enum class SyncOnFinish { yes, no };
+
 // Buffered writer on a POSIX descriptor, so that finish() can fsync: the
 // publish protocol needs every byte on disk before the manifest names it.
 class BinaryWriter {
 public:
     // Creates (truncates) `path`; an invidx::Error names the file on failure.
-    explicit BinaryWriter(std::filesystem::path path);
+    explicit BinaryWriter(std::filesystem::path path, SyncOnFinish sync = SyncOnFinish::yes);
     ~BinaryWriter();  // closes without syncing if finish() was not called
     BinaryWriter(const BinaryWriter&) = delete;
     BinaryWriter& operator=(const BinaryWriter&) = delete;
@@ -43,9 +48,10 @@ public:
     // one possibly shorter (checksums.bin: readers verify what they read).
     std::vector<uint32_t> block_crcs() const;
 
-    // Appends the u32 CRC-32 of everything written, then syncs and closes.
+    // Appends the u32 CRC-32 of everything written, then syncs (unless
+    // SyncOnFinish::no) and closes.
     void finish_with_crc();
-    // Syncs and closes, no trailing checksum (JSON files, scratch files).
+    // Syncs (unless SyncOnFinish::no) and closes, no trailing checksum.
     void finish();
 
     const std::filesystem::path& path() const { return path_; }
@@ -55,6 +61,7 @@ private:
 
     std::filesystem::path path_;
     int fd_ = -1;
+    SyncOnFinish sync_;
     std::string buffer_;
     uint64_t written_ = 0;
     // One CRC-32 pass per byte: the block being written, and the blocks

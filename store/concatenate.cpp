@@ -8,6 +8,7 @@
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
 #include "store/crc32.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/run_adoption.hpp"
@@ -188,11 +189,15 @@ OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t fir
         auto runs = adopt_part_runs(parts[p].directory, part_runs[p], part_first_run[p], parts[p].first_docid, index_dir);
         owned.runs.insert(owned.runs.end(), std::make_move_iterator(runs.begin()), std::make_move_iterator(runs.end()));
     }
+    std::vector<std::filesystem::path> moved;
+    for (const auto& run : owned.runs) moved.push_back(index_dir / run.path);
+    sync_files(moved);
     return owned;
 }
 
 void write_dictionary_part(const std::filesystem::path& path, const std::vector<DictionaryTerm>& terms) {
-    BinaryWriter out(path);
+    // Scratch between ranks, read before publish: never synced.
+    BinaryWriter out(path, SyncOnFinish::no);
     out.u64(terms.size());
     for (const auto& term : terms) write_dictionary_record(out, term);
     out.finish_with_crc();

@@ -9,6 +9,7 @@
 
 #include "invidx/error.hpp"
 #include "store/block_checksums.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/sibling_directories.hpp"
 
@@ -65,8 +66,9 @@ IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vec
         throw Error("cannot create index directory: " + error.message(), in_file(temp_dir_.string()));
     }
     try {
-        documents_ = std::make_unique<BinaryWriter>(temp_dir_ / layout::kDocumentsFile);
-        document_offsets_ = std::make_unique<BinaryWriter>(temp_dir_ / "documents.offsets.scratch");
+        documents_ = std::make_unique<BinaryWriter>(temp_dir_ / layout::kDocumentsFile, SyncOnFinish::no);
+        // Read back and removed before publish: never synced.
+        document_offsets_ = std::make_unique<BinaryWriter>(temp_dir_ / "documents.offsets.scratch", SyncOnFinish::no);
         documents_->bytes(layout::kDocumentsMagic);
         documents_->u32(layout::kFileVersion);
         documents_->u32(0);  // reserved
@@ -87,6 +89,11 @@ IndexWriter::~IndexWriter() {
 void IndexWriter::record_file(const std::string& relative_path, const BinaryWriter& writer) {
     written_files_.push_back({relative_path, writer.position(), writer.crc()});
     block_crcs_[relative_path] = writer.block_crcs();
+    sync_at_publish(relative_path);
+}
+
+void IndexWriter::sync_at_publish(const std::string& relative_path) {
+    if (std::find(unsynced_.begin(), unsynced_.end(), relative_path) == unsynced_.end()) unsynced_.push_back(relative_path);
 }
 
 // Layout (docs/FORMAT.md, "Run files"): header, part descriptors, every
@@ -203,6 +210,7 @@ void IndexWriter::adopt_documents(const WrittenDocuments& written, const fs::pat
     fs::remove(scratch_path);
     fs::rename(path, temp_dir_ / layout::kDocumentsFile);
     written_files_.push_back({std::string(layout::kDocumentsFile), written.size_bytes, written.crc32});
+    sync_at_publish(std::string(layout::kDocumentsFile));  // cheap where its writers synced it
     block_crcs_[std::string(layout::kDocumentsFile)] = written.block_crcs;
     document_count_ = written.documents;
     total_length_ = written.total_length;
@@ -251,6 +259,7 @@ void IndexWriter::adopt_dictionary(const WrittenDictionary& written) {
            (temp_dir_ / name).string() + " is missing or not the size its writers reported");
     written_files_.push_back({name, written.size_bytes, written.crc32});
     block_crcs_[name] = written.block_crcs;
+    sync_at_publish(name);  // cheap where its writers synced it
     dictionary_postings_ = written.postings;
     term_count_ = written.terms;
     dictionary_written_ = true;
@@ -273,7 +282,7 @@ void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
     }
 
     const std::string name(layout::kDictionaryFile);
-    BinaryWriter out(temp_dir_ / name);
+    BinaryWriter out(temp_dir_ / name, SyncOnFinish::no);
     out.bytes(layout::kDictionaryMagic);
     out.u32(layout::kFileVersion);
     out.u32(0);  // reserved
@@ -293,7 +302,7 @@ void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
 void IndexWriter::write_report(const nlohmann::json& report) {
     ensure(!published_, "index already published");
     const std::string name(layout::kReportFile);
-    BinaryWriter out(temp_dir_ / name);
+    BinaryWriter out(temp_dir_ / name, SyncOnFinish::no);
     out.bytes(report.dump(2) + "\n");
     out.finish();
     if (report_written_) {
@@ -308,7 +317,7 @@ void IndexWriter::write_binary_file(const std::string& relative_path, const std:
     ensure(std::none_of(written_files_.begin(), written_files_.end(),
                         [&](const ManifestFile& file) { return file.path == relative_path; }),
            relative_path + " written twice");
-    BinaryWriter out(temp_dir_ / relative_path);
+    BinaryWriter out(temp_dir_ / relative_path, SyncOnFinish::no);
     write(out);
     out.finish_with_crc();
     record_file(relative_path, out);
@@ -374,19 +383,30 @@ void IndexWriter::publish() {
     }
     std::sort(checksums.begin(), checksums.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     {
-        BinaryWriter out(temp_dir_ / layout::kChecksumsFile);
+        BinaryWriter out(temp_dir_ / layout::kChecksumsFile, SyncOnFinish::no);
         write_block_checksums(checksums, out);
         manifest.files.push_back({std::string(layout::kChecksumsFile), out.position(), out.crc()});
+        sync_at_publish(std::string(layout::kChecksumsFile));
     }
     std::sort(manifest.files.begin(), manifest.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     manifest.inputs = files_;
 
     // The manifest is written last: its presence marks a complete index.
-    BinaryWriter out(temp_dir_ / layout::kManifestFile);
+    BinaryWriter out(temp_dir_ / layout::kManifestFile, SyncOnFinish::no);
     out.bytes(manifest_to_json(manifest).dump(2) + "\n");
     out.finish();
-    sync_directory(temp_dir_ / layout::kRunsDirectory);
-    sync_directory(temp_dir_);
+    sync_at_publish(std::string(layout::kManifestFile));
+    // Every file this writer wrote or adopted unsynced, and the two
+    // directories' names, on disk before the rename makes them the index:
+    // all at once, so a disk with a slow cache flush costs one wait, not
+    // one per file (runs were synced as they were written).
+    if (options_.durable) {
+        std::vector<fs::path> to_sync;
+        for (const auto& name : unsynced_) to_sync.push_back(temp_dir_ / name);
+        to_sync.push_back(temp_dir_ / layout::kRunsDirectory);
+        to_sync.push_back(temp_dir_);
+        sync_files(to_sync);
+    }
     replace_final_directory();
 }
 
@@ -405,7 +425,7 @@ void IndexWriter::replace_final_directory() {
         fs::rename(temp_dir_, final_dir_, error);
         if (error) throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));
         published_ = true;
-        sync_directory(parent);
+        if (options_.durable) sync_directory(parent);
         step("publish:3");
         return;
     }
@@ -415,7 +435,7 @@ void IndexWriter::replace_final_directory() {
         // One atomic step: new at final_dir_, old at temp_dir_.
         if (::renameat2(AT_FDCWD, temp_dir_.c_str(), AT_FDCWD, final_dir_.c_str(), RENAME_EXCHANGE) == 0) {
             published_ = true;
-            sync_directory(parent);
+            if (options_.durable) sync_directory(parent);
             step("publish:3");
             remove_index_directory(temp_dir_);
             return;
@@ -429,7 +449,7 @@ void IndexWriter::replace_final_directory() {
     const fs::path aside = sibling_path(final_dir_, "old");
     fs::rename(final_dir_, aside, error);
     if (error) throw Error("cannot move the old index aside: " + error.message(), in_file(final_dir_.string()));
-    sync_directory(parent);
+    if (options_.durable) sync_directory(parent);
     step("publish:2");
     fs::rename(temp_dir_, final_dir_, error);
     if (error) {
@@ -441,7 +461,7 @@ void IndexWriter::replace_final_directory() {
                     in_file(final_dir_.string()));
     }
     published_ = true;
-    sync_directory(parent);
+    if (options_.durable) sync_directory(parent);
     step("publish:3");
     remove_index_directory(aside);
 }

@@ -35,6 +35,10 @@ struct PublishOptions {
     // Swap old and new in one renameat2(RENAME_EXCHANGE) where the file
     // system allows it; false: always the two renames (tests of that path).
     bool exchange = true;
+    // false: nothing is synced at publish (a cluster build's part, which the
+    // joined index rewrites or adopts and syncs; runs are synced as written
+    // either way).
+    bool durable = true;
 };
 
 // A run file as written, with what the index's writer records of it: for
@@ -139,6 +143,7 @@ private:
     void finish_documents();
     void record_run(const WrittenRun& written);
     void record_file(const std::string& relative_path, const BinaryWriter& writer);
+    void sync_at_publish(const std::string& relative_path);
     void replace_final_directory();
     void step(const char* name) const;
 
@@ -163,6 +168,7 @@ private:
     uint64_t dictionary_postings_ = 0;
     bool report_written_ = false;
     bool published_ = false;
+    std::vector<std::string> unsynced_;  // relative paths publish() syncs
 };
 
 }  // namespace invidx

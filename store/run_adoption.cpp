@@ -58,9 +58,6 @@ public:
             done += static_cast<uint64_t>(put);
         }
     }
-    void sync() const {
-        if (::fsync(fd_) != 0) throw Error(std::string("cannot sync: ") + std::strerror(errno), in_file(path_.string()));
-    }
 
 private:
     fs::path path_;
@@ -134,7 +131,7 @@ WrittenRun move_run(const fs::path& from, const FileBlockChecksums& blocks, uint
         written.block_crcs[block] = crc32(bytes);
         file.write(block * block_bytes, bytes);
     }
-    file.sync();
+    // Not synced here: the caller syncs every run it moved at once.
     for (uint64_t block = 0; block < written.block_crcs.size(); ++block) {
         written.crc32 = crc32_concat(written.crc32, written.block_crcs[block], std::min(block_bytes, size - block * block_bytes));
     }

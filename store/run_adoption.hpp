@@ -32,6 +32,8 @@ struct PartRun {
 // bases must all be 0). Returns what the joining IndexWriter::adopt_run
 // needs. The part is no longer a complete index afterwards. Throws
 // FormatError when a block read does not match the part's checksums.bin.
+// The renumbered runs are not synced: the caller syncs all it moved at once
+// (sync_files), before the joined index names them.
 std::vector<WrittenRun> adopt_part_runs(const std::filesystem::path& part_dir, const std::vector<PartRun>& runs,
                                         uint32_t first_run, uint64_t docid_base, const std::filesystem::path& index_dir);
 

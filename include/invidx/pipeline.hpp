@@ -48,6 +48,10 @@ struct RunOptions {
     // Publish over an old index by renameat2(RENAME_EXCHANGE) where the file
     // system allows it; false: always by two renames (tests of that path).
     bool publish_by_exchange = true;
+    // false: the output is published without syncing anything but its runs
+    // (as they are written): a cluster build's part, which the joined index
+    // rewrites or adopts and syncs itself.
+    bool durable_output = true;
     // Called on each rank of a cluster build as it joins its range of the
     // dictionary and as it writes its documents (with its rank and the
     // join: "dictionary" or "documents"), so tests can make one fail there.

@@ -150,6 +150,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         part_options.stop = stop.get_token();
         part_options.notice = options.notice;
         part_options.files = files_of_range(files, range);
+        part_options.durable_output = false;  // read and rewritten by the join
         auto build = std::async(std::launch::async, [&] {
             return Pipeline(std::move(part_config)).run(part_options, registry).json;
         });

@@ -116,7 +116,8 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
             }
             if (failures.empty()) {
                 put_strings(plan, choose_term_splitters(sampled, weights, static_cast<uint32_t>(ranks)));
-                PositionedFile(join.dictionary_path, O_WRONLY | O_CREAT | O_TRUNC).sync_and_close();
+                // Its name is synced with the directory's at publish.
+                PositionedFile(join.dictionary_path, O_WRONLY | O_CREAT | O_TRUNC).close();
             }
         } catch (const std::exception& e) {
             failures = who + ": joining the dictionary failed: " + e.what();
@@ -213,7 +214,7 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
             if (rank == 0) write(0, encode_dictionary_header(terms));
             write(kDictionaryHeaderBytes + 8 * terms_before, encode_dictionary_offsets(range, records_offset + records_before));
             write(records_offset + records_before, records);
-            file.sync_and_close();
+            file.close();  // synced with this rank's documents (DocumentsJoin::also_sync)
         } catch (const std::exception& e) {
             failed(e);
         }

@@ -10,6 +10,7 @@
 #include "pipelines/cluster/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
 #include "store/checksum_spans.hpp"
+#include "store/durable_sync.hpp"
 #include "store/document_pieces.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
@@ -43,7 +44,8 @@ JoinedDocuments join_documents(DocumentsJoin join, Messages& messages) {
     const uint64_t record_bytes = join.part ? join.part->documents_record_bytes() : 0;
     if (error.empty()) {
         try {
-            if (rank == 0) PositionedFile(join.documents_path, O_WRONLY | O_CREAT | O_TRUNC).sync_and_close();
+            // Its name is synced with the directory's at publish.
+            if (rank == 0) PositionedFile(join.documents_path, O_WRONLY | O_CREAT | O_TRUNC).close();
             if (join.at_join) join.at_join(rank);
         } catch (const std::exception& e) {
             failed(e);
@@ -98,7 +100,14 @@ JoinedDocuments join_documents(DocumentsJoin join, Messages& messages) {
             ensure(record_at == kDocumentsHeaderBytes + records_before + record_bytes,
                    "its records came to other than the " + std::to_string(record_bytes) + " bytes it announced");
             if (rank == 0) write(footer_offset, encode_documents_footer(all_documents, table_offset));
-            file.sync_and_close();
+            file.close();
+            // This rank's writes on disk before it reports them: one wait
+            // for them all.
+            std::vector<std::filesystem::path> written = join.also_sync;
+            written.push_back(join.documents_path);
+            const auto sync_start = std::chrono::steady_clock::now();
+            sync_files(written);
+            figures["sync_seconds"] = seconds_since(sync_start);
         } catch (const std::exception& e) {
             failed(e);
         }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,9 @@ struct DocumentsJoin {
     std::filesystem::path documents_path;
     // A failure known before the join (on rank 0: every rank's so far).
     std::string error;
+    // Files this rank wrote earlier without syncing (its slice of the
+    // joined dictionary.bin): synced with its documents, all at once.
+    std::vector<std::filesystem::path> also_sync;
     std::function<void(int)> at_join;  // a test hook (RunOptions::at_cluster_join)
 };
 

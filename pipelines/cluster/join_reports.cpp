@@ -34,7 +34,7 @@ FileChecksums seal_with_crc32_trailer(const std::string& path, uint64_t size_byt
     for (int i = 0; i < 4; ++i) trailer[static_cast<size_t>(i)] = static_cast<char>(content.crc32 >> (8 * i));
     PositionedFile file(path, O_WRONLY);
     file.write_at(size_bytes - 4, trailer);
-    file.sync_and_close();
+    file.close();  // synced when the index writer publishes what it adopted
     add_checksum_spans(spans, size_bytes - 4, trailer);
     return assemble_checksums(std::move(spans), size_bytes);
 }

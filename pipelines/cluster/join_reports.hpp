@@ -29,7 +29,8 @@ JoinReports gather_join_reports(Messages& messages, const std::string& error, co
 
 // Rank 0, once `spans` cover the first size_bytes - 4 bytes of `path`:
 // writes their CRC-32 as the file's last 4 bytes and returns the whole
-// file's checksums.
+// file's checksums. Not synced: the IndexWriter that adopts the file syncs
+// it when it publishes.
 FileChecksums seal_with_crc32_trailer(const std::string& path, uint64_t size_bytes, std::vector<ChecksumSpan> spans);
 
 // JSON text with invalid UTF-8 replaced: reports carry messages and paths.

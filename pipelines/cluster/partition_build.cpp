@@ -32,6 +32,7 @@
 #include "pipelines/cluster/rank_figures.hpp"
 #include "pipelines/cluster/written_run_json.hpp"
 #include "store/concatenate.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
@@ -113,6 +114,7 @@ struct Share {
 
 BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
+    const double sync_wait_at_start = sync_wait_seconds();
     MpiSession& mpi = MpiSession::get();  // MPI_Init on the first call: counted in the build, reported apart
     const double mpi_start_seconds = seconds_since(start);
     const int rank = mpi.rank();
@@ -229,6 +231,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         share_options.notice = options.notice;
         share_options.files = files_of_range(files, ranges[static_cast<size_t>(source)]);
         share_options.assignment = local;
+        share_options.durable_output = false;  // its runs are adopted and synced, the rest rewritten
         Share& share = shares.emplace_back();
         share.source = source;
         share.future = std::async(std::launch::async, [share_config = std::move(share_config),
@@ -344,6 +347,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                     {"mpi_start_seconds", mpi_start_seconds},
                     {"plan_seconds", plan_seconds},
                     {"sampling_seconds", sampling_seconds},
+                    {"sync_wait_seconds", sync_wait_seconds() - sync_wait_at_start},
                     {"distribute_busy_seconds",
                      busy_of_kind(own_report.value("nodes", json::array()), "cluster_distribute")},
                     {"index_busy_seconds", index_busy_seconds},
@@ -513,7 +517,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         joined_documents = join_documents(
             DocumentsJoin{.rank = rank, .ranks = ranks, .part = own_documents.get(),
                           .first_file = static_cast<uint32_t>(range.begin), .documents_path = joined_documents_path,
-                          .error = joined.error, .at_join = join_hook("documents")},
+                          .error = joined.error,
+                          .also_sync = {parts_dir.parent_path() / layout::kDictionaryFile},
+                          .at_join = join_hook("documents")},
             messages);
     }
     const double documents_join_seconds = seconds_since(documents_start);

@@ -28,10 +28,10 @@ void PositionedFile::write_at(uint64_t offset, std::string_view bytes) {
     }
 }
 
-void PositionedFile::sync_and_close() {
+void PositionedFile::close() {
     const int fd = fd_;
     fd_ = -1;
-    if (::fsync(fd) != 0 || ::close(fd) != 0) throw Error("cannot sync " + path_.string() + ": " + std::strerror(errno));
+    if (::close(fd) != 0) throw Error("cannot close " + path_.string() + ": " + std::strerror(errno));
 }
 
 }  // namespace invidx

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "invidx/error.hpp"
+#include "store/durable_sync.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_fixture.hpp"
 #include "support/temp_dir.hpp"
@@ -38,6 +39,29 @@ std::vector<fs::path> siblings_tagged(const fs::path& dir, const std::string& pr
 }
 
 }  // namespace
+
+TEST_CASE("a durable index is synced once, at publish, all files at once; a part that is not durable is not") {
+    TempDir dir;
+    for (const bool durable : {true, false}) {
+        CAPTURE(durable);
+        const fs::path final_dir = dir / (durable ? "durable" : "part");
+        const uint64_t at_start = invidx::sync_calls();
+        invidx::IndexWriter writer(final_dir, fixture_settings(false), {}, {.durable = durable});
+        writer.write_run(0, {one_list_part(0, 0, {0})});  // runs are synced as they are written
+        writer.append_documents({{.name = "d", .length = 1, .file_ordinal = 0, .source_offset = 0}});
+        writer.write_dictionary({{.term = "t", .collection = 0, .df = 1, .cf = 1, .lists = {{0, 0, 0}}}});
+        writer.write_report({{"format", "invidx build report"}});
+        CHECK(invidx::sync_calls() - at_start == 1);
+        const uint64_t before_publish = invidx::sync_calls();
+        writer.publish();
+        // documents.bin, dictionary.bin, report.json, checksums.bin,
+        // manifest.json, runs/ and the index directory, then its parent
+        // after the rename.
+        CHECK(invidx::sync_calls() - before_publish == (durable ? 8u : 0u));
+        const invidx::IndexReader index(final_dir);
+        CHECK(index.num_documents() == 1);
+    }
+}
 
 TEST_CASE("nothing appears at the final directory before publish") {
     TempDir dir;
