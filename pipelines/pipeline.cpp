@@ -64,7 +64,8 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     PublishOptions publishing{.notice = options.notice,
                               .at_step = options.at_publish_step,
                               .exchange = options.publish_by_exchange,
-                              .durable = options.durable_output};
+                              .durable = options.durable_output,
+                              .keep_dictionary = options.keep_dictionary};
     IndexWriter writer(config_.output, config_.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
 
@@ -151,7 +152,7 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     stop_if_requested();
     writer.publish();
     report["total_seconds"] = seconds_since(start);
-    return BuildReport{std::move(report)};
+    return BuildReport(std::move(report), writer.take_dictionary());
 }
 
 std::string BuildReport::summary_table() const {

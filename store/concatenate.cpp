@@ -1,5 +1,6 @@
 #include "store/concatenate.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
 #include "store/crc32.hpp"
+#include "store/dictionary_pieces.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
@@ -65,6 +67,40 @@ std::vector<DictionaryTerm> merge_part_dictionaries(const std::vector<std::uniqu
             merged.cf += info.cf;
             add_lists(p, next[p], merged);
             ++next[p];
+        }
+        terms.push_back(std::move(merged));
+    }
+}
+
+// merge_part_dictionaries over dictionaries in memory (each sorted, as its
+// build wrote it): their terms moved out, lists renumbered by `renumbered`.
+template <typename Renumbered>
+std::vector<DictionaryTerm> merge_kept_dictionaries(const std::vector<SourcePart>& parts, Renumbered&& renumbered) {
+    size_t total = 0;
+    for (const auto& part : parts) total += part.dictionary->size();
+    std::vector<DictionaryTerm> terms;
+    terms.reserve(total);
+    std::vector<size_t> next(parts.size(), 0);
+    for (;;) {
+        // The part with the smallest next term (few parts: a linear scan).
+        size_t first = parts.size();
+        for (size_t p = 0; p < parts.size(); ++p) {
+            const auto& dictionary = *parts[p].dictionary;
+            if (next[p] < dictionary.size() &&
+                (first == parts.size() || dictionary[next[p]].term < (*parts[first].dictionary)[next[first]].term))
+                first = p;
+        }
+        if (first == parts.size()) return terms;
+        DictionaryTerm merged{.term = std::move((*parts[first].dictionary)[next[first]].term),
+                              .collection = 0, .df = 0, .cf = 0, .lists = {}};
+        for (size_t p = first; p < parts.size(); ++p) {
+            auto& dictionary = *parts[p].dictionary;
+            if (next[p] >= dictionary.size() || (p != first && dictionary[next[p]].term != merged.term)) continue;
+            DictionaryTerm term = std::move(dictionary[next[p]++]);  // its memory goes as the merge goes
+            merged.collection = term.collection;
+            merged.df += term.df;
+            merged.cf += term.cf;
+            for (const auto& ref : term.lists) merged.lists.push_back(renumbered(p, ref, merged.term));
         }
         terms.push_back(std::move(merged));
     }
@@ -170,19 +206,24 @@ OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t fir
                 part_runs[p].push_back(PartRun{.part_run = run, .slots = part.run_slot_postings(run)});
             }
         }
-        // A part's lists keep their indexer and slot, their runs renumbered.
-        owned.dictionary = merge_part_dictionaries(readers, [&](size_t p, uint64_t term, DictionaryTerm& merged) {
-            for (auto ref : readers[p]->partial_lists(term)) {
-                const auto found = renumbered[p].find(ref.run);
-                if (found == renumbered[p].end()) {
-                    throw FormatError(readers[p]->display(layout::kDictionaryFile),
-                                      "term '" + merged.term + "' points at run " + std::to_string(ref.run) +
-                                          ", which the part does not have");
-                }
-                ref.run = found->second;
-                merged.lists.push_back(ref);
+        const auto renumbered_ref = [&](size_t p, PartialListRef ref, const std::string& term) {
+            const auto found = renumbered[p].find(ref.run);
+            if (found == renumbered[p].end()) {
+                throw FormatError(readers[p]->display(layout::kDictionaryFile),
+                                  "term '" + term + "' points at run " + std::to_string(ref.run) +
+                                      ", which the part does not have");
             }
-        });
+            ref.run = found->second;
+            return ref;
+        };
+        // A part's lists keep their indexer and slot, their runs renumbered.
+        if (std::all_of(parts.begin(), parts.end(), [](const SourcePart& part) { return part.dictionary != nullptr; })) {
+            owned.dictionary = merge_kept_dictionaries(parts, renumbered_ref);
+        } else {
+            owned.dictionary = merge_part_dictionaries(readers, [&](size_t p, uint64_t term, DictionaryTerm& merged) {
+                for (const auto& ref : readers[p]->partial_lists(term)) merged.lists.push_back(renumbered_ref(p, ref, merged.term));
+            });
+        }
     }
     // The parts are closed (their files unmapped) before their runs move.
     for (size_t p = 0; p < parts.size(); ++p) {
@@ -199,7 +240,7 @@ void write_dictionary_part(const std::filesystem::path& path, const std::vector<
     // Scratch between ranks, read before publish: never synced.
     BinaryWriter out(path, SyncOnFinish::no);
     out.u64(terms.size());
-    for (const auto& term : terms) write_dictionary_record(out, term);
+    out.bytes(encode_dictionary_records(terms));  // records as dictionary.bin lays them out
     out.finish_with_crc();
 }
 

@@ -64,6 +64,9 @@ ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vec
 struct SourcePart {
     std::filesystem::path directory;  // a complete index of the part
     uint64_t first_docid = 0;         // global docid of the source's local docid 0
+    // The part's dictionary as its build wrote it (BuildReport::dictionary),
+    // its terms moved out by adopt_source_parts; null: read from the part.
+    std::vector<DictionaryTerm>* dictionary = nullptr;
 };
 
 // What one rank owns in the joined index: its parts' runs, moved into it,

@@ -1,5 +1,7 @@
 #include "store/dictionary_pieces.hpp"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 
 #include "invidx/error.hpp"
@@ -11,25 +13,37 @@ uint64_t dictionary_record_bytes(const DictionaryTerm& term) {
     return 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
 }
 
+void append_dictionary_record(std::string& out, const DictionaryTerm& term) {
+    if (term.term.size() > UINT32_MAX) [[unlikely]]
+        throw Error("a term of " + std::to_string(term.term.size()) + " bytes is too long");
+    put_u32(out, static_cast<uint32_t>(term.term.size()));
+    out += term.term;
+    put_u32(out, term.collection);
+    put_u64(out, term.df);
+    put_u64(out, term.cf);
+    put_u32(out, static_cast<uint32_t>(term.lists.size()));
+    for (const auto& ref : term.lists) {
+        put_u32(out, ref.run);
+        put_u32(out, ref.indexer);
+        put_u32(out, ref.slot);
+    }
+}
+
 std::string encode_dictionary_records(const std::vector<DictionaryTerm>& terms) {
+    // Chunks of terms encoded on every core, then put together.
+    constexpr size_t kChunkTerms = 8192;
+    const size_t chunks = (terms.size() + kChunkTerms - 1) / kChunkTerms;
+    std::vector<std::string> encoded(chunks);
+    oneapi::tbb::parallel_for(size_t{0}, chunks, [&](size_t c) {
+        const size_t end = std::min(terms.size(), (c + 1) * kChunkTerms);
+        for (size_t t = c * kChunkTerms; t < end; ++t) append_dictionary_record(encoded[c], terms[t]);
+    });
+    if (chunks == 1) return std::move(encoded.front());
     uint64_t bytes = 0;
-    for (const auto& term : terms) bytes += dictionary_record_bytes(term);
+    for (const auto& chunk : encoded) bytes += chunk.size();
     std::string out;
     out.reserve(bytes);
-    for (const auto& term : terms) {
-        ensure(term.term.size() <= UINT32_MAX, "a term of " + std::to_string(term.term.size()) + " bytes is too long");
-        put_u32(out, static_cast<uint32_t>(term.term.size()));
-        out += term.term;
-        put_u32(out, term.collection);
-        put_u64(out, term.df);
-        put_u64(out, term.cf);
-        put_u32(out, static_cast<uint32_t>(term.lists.size()));
-        for (const auto& ref : term.lists) {
-            put_u32(out, ref.run);
-            put_u32(out, ref.indexer);
-            put_u32(out, ref.slot);
-        }
-    }
+    for (const auto& chunk : encoded) out += chunk;
     return out;
 }
 

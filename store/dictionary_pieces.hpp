@@ -18,6 +18,8 @@ namespace invidx {
 
 // Bytes of one term's record in dictionary.bin.
 uint64_t dictionary_record_bytes(const DictionaryTerm& term);
+// Appends one term's record to `out`.
+void append_dictionary_record(std::string& out, const DictionaryTerm& term);
 // The records of `terms`, in their order.
 std::string encode_dictionary_records(const std::vector<DictionaryTerm>& terms);
 // Their entries of the offsets table, the first record at `first_record_offset`

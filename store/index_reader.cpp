@@ -474,6 +474,12 @@ DocumentInfo IndexReader::document(uint32_t docid) const {
     return info;
 }
 
+std::string_view IndexReader::document_records() const {
+    const auto records = documents_->unchecked_bytes().substr(16, documents_record_bytes());
+    documents_->check(records);
+    return records;
+}
+
 uint32_t IndexReader::document_length(uint32_t docid) const {
     if (docid >= num_documents()) {
         throw Error("docid " + std::to_string(docid) + " out of range (" + std::to_string(num_documents()) + " documents)");

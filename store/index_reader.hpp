@@ -94,6 +94,9 @@ public:
     // before its offsets table): where another index's documents.bin puts
     // them, when it holds this one's documents.
     uint64_t documents_record_bytes() const { return documents_table_offset_ - 16; }
+    // documents.bin's records, in docid order (docs/FORMAT.md), their
+    // checksum blocks verified: for copying them in bulk (a cluster join).
+    std::string_view document_records() const;
 
     const std::vector<InputFile>& files() const { return manifest_.inputs; }
     // A file the manifest lists (its size checked; its bytes verified as they

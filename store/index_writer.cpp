@@ -1,16 +1,22 @@
 #include "store/index_writer.hpp"
 
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <numeric>
 
 #include "invidx/error.hpp"
 #include "store/block_checksums.hpp"
+#include "store/dictionary_pieces.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
+#include "store/little_endian_append.hpp"
 #include "store/sibling_directories.hpp"
 
 namespace invidx {
@@ -216,19 +222,6 @@ void IndexWriter::adopt_documents(const WrittenDocuments& written, const fs::pat
     total_length_ = written.total_length;
 }
 
-void write_dictionary_record(BinaryWriter& out, const DictionaryTerm& term) {
-    out.string(term.term);
-    out.u32(term.collection);
-    out.u64(term.df);
-    out.u64(term.cf);
-    out.u32(static_cast<uint32_t>(term.lists.size()));
-    for (const auto& ref : term.lists) {
-        out.u32(ref.run);
-        out.u32(ref.indexer);
-        out.u32(ref.slot);
-    }
-}
-
 uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs) {
     // Called once per term of the dictionary: the messages are made only
     // when a check fails.
@@ -270,30 +263,51 @@ void IndexWriter::adopt_dictionary(const WrittenDictionary& written) {
 void IndexWriter::write_dictionary(std::vector<DictionaryTerm> terms) {
     ensure(!published_, "index already published");
     ensure(!dictionary_written_, "write_dictionary called twice");
-    std::sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.term < b.term; });
-    for (size_t i = 0; i < terms.size(); ++i) {
-        const auto& term = terms[i];
-        // Checks once per term and list: the messages are made only when one fails.
-        if (i != 0 && terms[i - 1].term == term.term) [[unlikely]] {
-            throw Error("dictionary holds the term '" + term.term + "' twice");
+    ensure(terms.size() <= UINT32_MAX, "a dictionary of more than 2^32 terms");
+    // The sorted order as a permutation: the terms (strings and lists) stay
+    // where they are. A dictionary of millions of terms is sorted, checked
+    // and encoded on every core: this is the serial end of every build.
+    std::vector<uint32_t> order(terms.size());
+    std::iota(order.begin(), order.end(), 0u);
+    const auto before = [&terms](uint32_t a, uint32_t b) { return terms[a].term < terms[b].term; };
+    if (!std::is_sorted(order.begin(), order.end(), before)) oneapi::tbb::parallel_sort(order.begin(), order.end(), before);
+
+    // Records in chunks of consecutive terms, each checked once per term
+    // and list (the messages are made only when a check fails).
+    constexpr size_t kChunkTerms = 8192;
+    const size_t chunks = (order.size() + kChunkTerms - 1) / kChunkTerms;
+    std::vector<std::string> records(chunks);
+    std::vector<uint64_t> chunk_postings(chunks, 0);
+    oneapi::tbb::parallel_for(size_t{0}, chunks, [&](size_t c) {
+        const size_t end = std::min(order.size(), (c + 1) * kChunkTerms);
+        for (size_t i = c * kChunkTerms; i < end; ++i) {
+            const DictionaryTerm& term = terms[order[i]];
+            if (i != 0 && terms[order[i - 1]].term == term.term) [[unlikely]] {
+                throw Error("dictionary holds the term '" + term.term + "' twice");
+            }
+            chunk_postings[c] += checked_term_postings(term, runs_);
+            append_dictionary_record(records[c], term);
         }
-        const uint64_t postings = checked_term_postings(term, runs_);
-        dictionary_postings_ += postings;
+    });
+    for (const uint64_t postings : chunk_postings) dictionary_postings_ += postings;
+    std::string offsets;
+    offsets.reserve(8 * order.size());
+    uint64_t offset = kDictionaryHeaderBytes + 8 * order.size();
+    for (const uint32_t t : order) {
+        put_u64(offsets, offset);
+        offset += dictionary_record_bytes(terms[t]);
     }
 
     const std::string name(layout::kDictionaryFile);
     BinaryWriter out(temp_dir_ / name, SyncOnFinish::no);
-    out.bytes(layout::kDictionaryMagic);
-    out.u32(layout::kFileVersion);
-    out.u32(0);  // reserved
-    out.u64(terms.size());
-    uint64_t offset = 24 + 8 * terms.size();
-    for (const auto& term : terms) {
-        out.u64(offset);
-        offset += 4 + term.term.size() + 4 + 8 + 8 + 4 + 12 * term.lists.size();
-    }
-    for (const auto& term : terms) write_dictionary_record(out, term);
+    out.bytes(encode_dictionary_header(order.size()));
+    out.bytes(offsets);
+    for (const auto& chunk : records) out.bytes(chunk);
     out.finish_with_crc();
+    if (options_.keep_dictionary) {
+        kept_dictionary_.reserve(order.size());
+        for (const uint32_t t : order) kept_dictionary_.push_back(std::move(terms[t]));
+    }
     record_file(name, out);
     term_count_ = terms.size();
     dictionary_written_ = true;

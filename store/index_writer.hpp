@@ -39,6 +39,10 @@ struct PublishOptions {
     // joined index rewrites or adopts and syncs; runs are synced as written
     // either way).
     bool durable = true;
+    // true: write_dictionary keeps the terms, sorted, for take_dictionary()
+    // (a cluster build's part: its rank merges the parts' dictionaries
+    // without reading them back).
+    bool keep_dictionary = false;
 };
 
 // A run file as written, with what the index's writer records of it: for
@@ -68,10 +72,6 @@ using RunSlotPostings = std::map<uint32_t, std::map<uint32_t, std::vector<uint32
 // The postings `term`'s lists hold; an invidx::Error when one points at a
 // slot that `runs` lack or when they do not add up to its df.
 uint64_t checked_term_postings(const DictionaryTerm& term, const RunSlotPostings& runs);
-
-// One term's record as dictionary.bin lays it out (docs/FORMAT.md), also the
-// record of a cluster rank's dictionary part.
-void write_dictionary_record(BinaryWriter& out, const DictionaryTerm& term);
 
 // dictionary.bin as other processes wrote it into the temporary directory
 // (store/dictionary_pieces.hpp): its size, checksums and what it holds.
@@ -121,6 +121,9 @@ public:
     void adopt_documents(const WrittenDocuments& written, const std::filesystem::path& path);
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
+    // With PublishOptions::keep_dictionary, the terms write_dictionary wrote,
+    // in their order in dictionary.bin; empty otherwise.
+    std::vector<DictionaryTerm> take_dictionary() { return std::move(kept_dictionary_); }
     // Or lists the dictionary.bin others wrote (its size is checked); after
     // every run.
     void adopt_dictionary(const WrittenDictionary& written);
@@ -169,6 +172,7 @@ private:
     bool report_written_ = false;
     bool published_ = false;
     std::vector<std::string> unsynced_;  // relative paths publish() syncs
+    std::vector<DictionaryTerm> kept_dictionary_;
 };
 
 }  // namespace invidx

@@ -27,7 +27,14 @@ namespace invidx {
 
 // What a finished build reports; `json` is what report.json in the index holds.
 struct BuildReport {
+    BuildReport() = default;
+    explicit BuildReport(nlohmann::json report, std::vector<DictionaryTerm> kept = {})
+        : json(std::move(report)), dictionary(std::move(kept)) {}
+
     nlohmann::json json;
+    // With RunOptions::keep_dictionary: the index's dictionary as written
+    // (dictionary.bin's order).
+    std::vector<DictionaryTerm> dictionary;
     // The paper's Table VI figures and one row per node, as text.
     std::string summary_table() const;
 };
@@ -52,6 +59,9 @@ struct RunOptions {
     // (as they are written): a cluster build's part, which the joined index
     // rewrites or adopts and syncs itself.
     bool durable_output = true;
+    // true: the build returns its dictionary (BuildReport::dictionary) as
+    // well as writing it (a cluster build's part).
+    bool keep_dictionary = false;
     // Called on each rank of a cluster build as it joins its range of the
     // dictionary and as it writes its documents (with its rank and the
     // join: "dictionary" or "documents"), so tests can make one fail there.

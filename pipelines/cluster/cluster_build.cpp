@@ -256,7 +256,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         try {
             const WrittenRun written =
                 write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
-            run_report["run"] = written_run_to_json(written);
+            run_report["run"] = written_run_to_json(written, true);  // rank 0 writes the dictionary
         } catch (const std::exception& error) {
             run_report = {{"rank", rank}, {"ok", false},
                           {"error", who + ": writing its run failed: " + std::string(error.what())}};

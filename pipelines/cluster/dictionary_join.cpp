@@ -64,6 +64,17 @@ std::vector<DictionaryTerm> merge_slices(std::vector<std::vector<DictionaryTerm>
         total += slices[s].size();
         if (!slices[s].empty()) heads.push({s, 0});
     }
+    // One slice holding every term (one rank): nothing to merge but the checks.
+    if (std::count_if(slices.begin(), slices.end(), [](const auto& slice) { return !slice.empty(); }) <= 1) {
+        for (auto& slice : slices) {
+            if (slice.empty()) continue;
+            for (size_t i = 1; i < slice.size(); ++i)
+                ensure(slice[i - 1].term < slice[i].term,
+                       "dictionary holds the term '" + slice[i].term + "' twice or out of order");
+            return std::move(slice);
+        }
+        return {};
+    }
     std::vector<DictionaryTerm> merged;
     merged.reserve(total);
     while (!heads.empty()) {
@@ -145,8 +156,15 @@ JoinedDictionary join_dictionary(DictionaryJoin join, Messages& messages) {
         for (int to = 0; to < ranks; ++to) {
             size_t end = begin;
             while (end < owned.size() && splitter_range(splitters, owned[end].term) == static_cast<uint32_t>(to)) ++end;
-            std::vector<DictionaryTerm> slice(std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(begin)),
-                                              std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(end)));
+            std::vector<DictionaryTerm> slice;
+            if (begin == 0 && end == owned.size()) {
+                slice = std::move(owned);  // all in one range (one rank): no copy
+                owned.clear();
+                begin = end = 0;
+            } else {
+                slice.assign(std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(begin)),
+                             std::make_move_iterator(owned.begin() + static_cast<std::ptrdiff_t>(end)));
+            }
             if (to == rank) {
                 own_slice = std::move(slice);
             } else {

@@ -9,6 +9,7 @@
 #include "invidx/error.hpp"
 #include "pipelines/cluster/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
+#include "store/binary_io.hpp"
 #include "store/checksum_spans.hpp"
 #include "store/durable_sync.hpp"
 #include "store/document_pieces.hpp"
@@ -87,16 +88,28 @@ JoinedDocuments join_documents(DocumentsJoin join, Messages& messages) {
                 write(record_at, records), record_at += records.size(), records.clear();
                 write(entry_at, entries), entry_at += entries.size(), entries.clear();
             };
+            // The part's records copied as they are, their input ordinals
+            // shifted: the record layout is the joined file's.
+            const std::string_view part_records = documents ? join.part->document_records() : std::string_view();
+            uint64_t at = 0;
             for (uint64_t docid = 0; docid < documents; ++docid) {
-                auto doc = join.part->document(static_cast<uint32_t>(docid));
+                const uint64_t left = part_records.size() - at;
+                const uint64_t bytes = left < 4 ? 0 : document_record_bytes(load_u32(part_records.data() + at));
+                if (left < 4 || bytes > left) [[unlikely]]
+                    throw Error("the part's documents.bin ends inside the record of docid " + std::to_string(docid));
+                const uint64_t name_bytes = bytes - document_record_bytes(0);
                 encode_document_offset(entries, record_at + records.size());
-                encode_document_record(records, ParsedDoc{.name = std::move(doc.name), .length = doc.length,
-                                                          .file_ordinal = doc.file_ordinal + join.first_file,
-                                                          .source_offset = doc.source_offset});
-                total_length += doc.length;
+                const size_t copied = records.size();
+                records.append(part_records.data() + at, bytes);
+                total_length += load_u32(part_records.data() + at + 4 + name_bytes);
+                const size_t ordinal_at = copied + 4 + name_bytes + 4;
+                const uint32_t ordinal = load_u32(records.data() + ordinal_at) + join.first_file;
+                for (int i = 0; i < 4; ++i) records[ordinal_at + static_cast<size_t>(i)] = static_cast<char>(ordinal >> (8 * i));
+                at += bytes;
                 if (records.size() >= kWriteBytes) flush();
             }
             flush();
+            ensure(at == part_records.size(), "the part's documents.bin holds records past its last document");
             ensure(record_at == kDocumentsHeaderBytes + records_before + record_bytes,
                    "its records came to other than the " + std::to_string(record_bytes) + " bytes it announced");
             if (rank == 0) write(footer_offset, encode_documents_footer(all_documents, table_offset));

@@ -1,11 +1,14 @@
 #include "pipelines/cluster/partition_build.hpp"
 
 #include <mpi.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -102,9 +105,10 @@ json decide_ownership(const PipelineConfig& config, const std::vector<std::strin
 // rank's stream.
 struct Share {
     int source = 0;
-    std::future<json> future;
+    std::future<BuildReport> future;
     bool done = false;
     json report = json::object();
+    std::vector<DictionaryTerm> dictionary;  // as its pipeline wrote it, for adopt_source_parts
     std::exception_ptr failure;
     std::string error;
     bool interrupted = false;
@@ -232,11 +236,12 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         share_options.files = files_of_range(files, ranges[static_cast<size_t>(source)]);
         share_options.assignment = local;
         share_options.durable_output = false;  // its runs are adopted and synced, the rest rewritten
+        share_options.keep_dictionary = true;  // merged in memory, not read back
         Share& share = shares.emplace_back();
         share.source = source;
         share.future = std::async(std::launch::async, [share_config = std::move(share_config),
                                                        share_options = std::move(share_options), &cluster_registry] {
-            return Pipeline(share_config).run(share_options, cluster_registry).json;
+            return Pipeline(share_config).run(share_options, cluster_registry);
         });
     }
     if (!parses) {
@@ -275,7 +280,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             }
             share.done = true;
             try {
-                share.report = share.future.get();
+                BuildReport built = share.future.get();
+                share.report = std::move(built.json);
+                share.dictionary = std::move(built.dictionary);
             } catch (const Interrupted&) {
                 share.failure = std::current_exception();
                 share.interrupted = true;
@@ -325,10 +332,11 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     uint32_t part_runs = 0;
     const auto source_parts = [&](const json& first_docids) {
         std::vector<SourcePart> parts;
-        for (const auto& share : shares)
+        for (auto& share : shares)
             parts.push_back(SourcePart{.directory = part_dir(share.source),
                                        .first_docid = first_docids.is_null() ? 0
-                                                          : first_docids.at(static_cast<size_t>(share.source)).get<uint64_t>()});
+                                                          : first_docids.at(static_cast<size_t>(share.source)).get<uint64_t>(),
+                                       .dictionary = &share.dictionary});
         return parts;
     };
     if (local_error.empty() && !stopped_by_peer) {
@@ -449,7 +457,8 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                                    decision.at("first_runs").at(static_cast<size_t>(rank)).get<uint32_t>(),
                                    parts_dir.parent_path());
             json runs = json::array();
-            for (const auto& run : owned.runs) runs.push_back(written_run_to_json(run));
+            // Rank 0 checks the dictionary's pointers only in a serial join.
+            for (const auto& run : owned.runs) runs.push_back(written_run_to_json(run, !parallel_join));
             run_report["runs"] = runs;
             run_report["terms"] = owned.dictionary.size();
             if (parallel_join) {
@@ -457,7 +466,14 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                 // so that the ranks joining them need no other rank's runs.
                 RunSlotPostings slots;
                 for (const auto& run : owned.runs) slots[run.run] = run.slots;
-                for (const auto& term : owned.dictionary) owned_postings += checked_term_postings(term, slots);
+                owned_postings = oneapi::tbb::parallel_reduce(
+                    oneapi::tbb::blocked_range<size_t>(0, owned.dictionary.size(), 4096), uint64_t{0},
+                    [&](const oneapi::tbb::blocked_range<size_t>& terms, uint64_t postings) {
+                        for (size_t t = terms.begin(); t < terms.end(); ++t)
+                            postings += checked_term_postings(owned.dictionary[t], slots);
+                        return postings;
+                    },
+                    std::plus<>());
                 owned_terms = std::move(owned.dictionary);
             } else {
                 write_dictionary_part(rank_dir / "dictionary.part", owned.dictionary);

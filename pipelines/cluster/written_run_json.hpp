@@ -10,8 +10,13 @@
 
 namespace invidx {
 
-nlohmann::json written_run_to_json(const WrittenRun& written);
-// Throws nlohmann::json's errors for a field missing or of the wrong type.
+// with_slots: also the postings of every slot (hundreds of thousands of
+// numbers in a large run), which the receiver needs only to write the
+// dictionary itself (its pointer checks); without them it can adopt the run
+// and a dictionary written elsewhere.
+nlohmann::json written_run_to_json(const WrittenRun& written, bool with_slots);
+// Throws nlohmann::json's errors for a field missing or of the wrong type;
+// slots absent: none.
 WrittenRun written_run_from_json(const nlohmann::json& json);
 
 }  // namespace invidx

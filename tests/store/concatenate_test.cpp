@@ -111,9 +111,13 @@ struct SourceParts {
     AnalysisSettings analysis;
     std::vector<SourcePart> parts;
     std::vector<uint32_t> first_files;
+    // With keep_dictionaries: each part's BuildReport::dictionary, which
+    // parts[p].dictionary points at.
+    std::vector<std::vector<DictionaryTerm>> dictionaries;
 };
 
-SourceParts build_source_parts(const TempDir& dir, const std::vector<std::string>& overrides) {
+SourceParts build_source_parts(const TempDir& dir, const std::vector<std::string>& overrides,
+                               bool keep_dictionaries = false) {
     const PipelineConfig whole = PipelineConfig::from_json(standard_pipeline({(dir / "in").string()}, dir / "x", 2, 2), overrides);
     SourceParts out{.files = expand_pipeline_inputs(whole), .analysis = whole.analysis, .parts = {}, .first_files = {}};
     const std::vector<FileRange> ranges = {{0, 2}, {2, 3}, {3, 5}};
@@ -123,12 +127,32 @@ SourceParts build_source_parts(const TempDir& dir, const std::vector<std::string
         config.output = dir / ("part-" + std::to_string(r));
         RunOptions options;
         options.files = files_of_range(out.files, ranges[r]);
-        Pipeline(std::move(config)).run(options);
+        options.keep_dictionary = keep_dictionaries;
+        out.dictionaries.push_back(Pipeline(std::move(config)).run(options).dictionary);
         out.parts.push_back(SourcePart{.directory = dir / ("part-" + std::to_string(r)), .first_docid = first_docid});
         out.first_files.push_back(ranges[r].begin);
         first_docid += IndexReader(out.parts.back().directory).num_documents();
     }
+    if (keep_dictionaries)
+        for (size_t p = 0; p < out.parts.size(); ++p) out.parts[p].dictionary = &out.dictionaries[p];
     return out;
+}
+
+void check_same_terms(const std::vector<DictionaryTerm>& a, const std::vector<DictionaryTerm>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t t = 0; t < a.size(); ++t) {
+        CAPTURE(t);
+        CHECK(a[t].term == b[t].term);
+        CHECK(a[t].collection == b[t].collection);
+        CHECK(a[t].df == b[t].df);
+        CHECK(a[t].cf == b[t].cf);
+        REQUIRE(a[t].lists.size() == b[t].lists.size());
+        for (size_t l = 0; l < a[t].lists.size(); ++l) {
+            CHECK(a[t].lists[l].run == b[t].lists[l].run);
+            CHECK(a[t].lists[l].indexer == b[t].lists[l].indexer);
+            CHECK(a[t].lists[l].slot == b[t].lists[l].slot);
+        }
+    }
 }
 
 }  // namespace
@@ -191,6 +215,36 @@ TEST_CASE("per-source parts' runs adopted with docid bases give the single build
         for (const char* file : {"runs/run-000000.post", "query.post", "dictionary.bin"})
             CHECK(file_bytes(dir / "joined" / file) == file_bytes(dir / "single" / file));
     }
+}
+
+TEST_CASE("parts' dictionaries kept in memory by their builds merge as those read back from the parts") {
+    TempDir dir;
+    const GeneratedWarc warc = generate_warc(17, 300, 5);
+    write_parts(dir, "in", warc);
+    SourceParts kept = build_source_parts(dir, {"memory.batch_bytes=4000", "memory.run_bytes=30000"}, true);
+    std::vector<SourcePart> copies;
+    for (size_t p = 0; p < kept.parts.size(); ++p) {
+        // The kept dictionary is dictionary.bin's, term for term.
+        const IndexReader part(kept.parts[p].directory);
+        REQUIRE(kept.dictionaries[p].size() == part.term_count());
+        CHECK(!kept.dictionaries[p].empty());
+        for (uint64_t t = 0; t < part.term_count(); ++t) {
+            const TermInfo info = part.term(t);
+            CHECK(kept.dictionaries[p][t].term == info.term);
+            CHECK(kept.dictionaries[p][t].df == info.df);
+            CHECK(part.partial_lists(t).size() == kept.dictionaries[p][t].lists.size());
+        }
+        // Adopting moves the runs: the other way round works on a copy.
+        const fs::path copy = dir / ("copy-" + std::to_string(p));
+        fs::copy(kept.parts[p].directory, copy, fs::copy_options::recursive);
+        copies.push_back(SourcePart{.directory = copy, .first_docid = kept.parts[p].first_docid});
+    }
+    IndexWriter from_memory(dir / "a", kept.analysis, kept.files);
+    IndexWriter from_files(dir / "b", kept.analysis, kept.files);
+    const OwnedTerms merged = adopt_source_parts(kept.parts, 3, from_memory.temporary_directory());
+    const OwnedTerms read = adopt_source_parts(copies, 3, from_files.temporary_directory());
+    CHECK(merged.runs.size() == read.runs.size());
+    check_same_terms(merged.dictionary, read.dictionary);
 }
 
 TEST_CASE("a part whose run file is damaged is not adopted") {
