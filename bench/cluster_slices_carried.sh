@@ -10,7 +10,9 @@
 # BIN may name several builds as LABEL=DIR (BIN="before=.carry/mpi-before
 # after=.carry/mpi"): each repeat runs them in turn, and the tables give
 # each its own rows. Also prints how long an fsync takes on the disk the
-# builds write to (the cluster's end syncs what it wrote).
+# builds write to (the cluster's end syncs what it wrote). Every build's
+# CIFF is checked against the single build's on the first run of each
+# config (CIFF_EVERY_RUN=1: on every run).
 #   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -63,7 +65,9 @@ for repeat in $(seq "${REPEATS:-1}"); do
       # One build: no label in the names, as before labels existed.
       name=$config; [ ${#labels[@]} -gt 1 ] && name=$label-$config
       echo "== $name, run $repeat: ranks ${RANKS:-1 2}, slices of ${SLICE_CORES:-16} cores + 1 GPU"
-      LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD="build-$label" MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
+      # CIFF checked on the first run of each; later runs time the builds only.
+      check=1; [ "$repeat" -gt 1 ] && [ "${CIFF_EVERY_RUN:-0}" != 1 ] && check=0
+      CHECK_CIFF=$check LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD="build-$label" MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
         REPORTS="$out/reports/$name-$repeat" timeout "${CONFIG_TIMEOUT:-240}" \
         bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} 2>&1 | tee "$out/$name-$repeat.txt"
     done
