@@ -12,7 +12,8 @@
 # each its own rows. Also prints how long an fsync takes on the disk the
 # builds write to (the cluster's end syncs what it wrote). Every build's
 # CIFF is checked against the single build's on the first run of each
-# config (CIFF_EVERY_RUN=1: on every run).
+# config (CIFF_EVERY_RUN=1: on every run; CIFF=0: never, for timings of
+# builds checked before). EXTRA: arguments for every build ("--set K=V").
 #   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -67,9 +68,10 @@ for repeat in $(seq "${REPEATS:-1}"); do
       echo "== $name, run $repeat: ranks ${RANKS:-1 2}, slices of ${SLICE_CORES:-16} cores + 1 GPU"
       # CIFF checked on the first run of each; later runs time the builds only.
       check=1; [ "$repeat" -gt 1 ] && [ "${CIFF_EVERY_RUN:-0}" != 1 ] && check=0
+      [ "${CIFF:-1}" = 0 ] && check=0
       CHECK_CIFF=$check LAUNCH=bench/rank_slice.sh SLICE_CORES=${SLICE_CORES:-16} BUILD="build-$label" MPI_ARGS="${MPI_ARGS:---mca btl tcp,self}" \
         REPORTS="$out/reports/$name-$repeat" timeout "${CONFIG_TIMEOUT:-240}" \
-        bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} 2>&1 | tee "$out/$name-$repeat.txt"
+        bash bench/cluster_ranks.sh /tmp/coll "bench/configs/$config.json" ${RANKS:-1 2} -- ${EXTRA:-} 2>&1 | tee "$out/$name-$repeat.txt"
     done
   done
 done
