@@ -14,6 +14,7 @@
 # CIFF is checked against the single build's on the first run of each
 # config (CIFF_EVERY_RUN=1: on every run; CIFF=0: never, for timings of
 # builds checked before). EXTRA: arguments for every build ("--set K=V").
+# COPIES=N: the generated collection N times over.
 #   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
@@ -59,6 +60,13 @@ if [ ! -f "/tmp/coll.done-${SIZE_MB:-4000}" ]; then
   python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-4000}" --files 32 --jobs 32 --out /tmp/coll > /tmp/gen.log 2>&1 \
     && touch "/tmp/coll.done-${SIZE_MB:-4000}" || tail /tmp/gen.log
 fi
+# COPIES=N: the collection N times over (copies of the generated files under
+# other names): a large input without generating it all.
+for copy in $(seq 2 "${COPIES:-1}"); do
+  for f in /tmp/coll/part-?????.warc.gz; do
+    [ -f "${f%.warc.gz}-copy$copy.warc.gz" ] || cp "$f" "${f%.warc.gz}-copy$copy.warc.gz"
+  done
+done
 du -sh /tmp/coll
 for repeat in $(seq "${REPEATS:-1}"); do
   for label in "${labels[@]}"; do
