@@ -7,6 +7,8 @@
 # CPUS: a taskset list such as 0,1 (empty: all). MB/s = uncompressed input
 # over the engine's total_seconds (report.json), as in docs/PERFORMANCE.md;
 # parse busy s/GB = the parse node's busy core-seconds per GB of input.
+# REPORTS (optional): a directory that keeps each run's report.json
+# (old-1.json, new-1.json, ...), e.g. for bench/indexer_balance.py.
 set -euo pipefail
 old=${1:?old invidx-run} new=${2:?new invidx-run} collection=${3:?collection} config=${4:?config}
 repeat=${5:-3} cpus=${6:-}
@@ -31,6 +33,7 @@ print("%.1f %.2f" % (gb * 1e3 / r["total_seconds"], parse / gb))' "$work/idx/rep
     rates[$side]+="$rate "
     parses[$side]+="$parse "
     echo "run $r $side: $rate MB/s, parse busy $parse s/GB"
+    [ -n "${REPORTS:-}" ] && mkdir -p "$REPORTS" && cp "$work/idx/report.json" "$REPORTS/$side-$r.json"
   done
 done
 python3 - "${rates[old]}" "${rates[new]}" "${parses[old]}" "${parses[new]}" <<'PY'
