@@ -11,9 +11,8 @@ namespace invidx {
 struct CollectionAssignment {
     std::vector<uint32_t> owner;                       // kCollections entries: indexer index
     std::vector<bool> popular;                         // kCollections entries
-    std::vector<uint64_t> sampled_tokens;                // per collection, as given: which are popular
-    std::vector<uint64_t> sampled_postings;              // per collection, as given: what is balanced
-    std::vector<uint64_t> expected_postings_per_indexer; // sampled postings each indexer got
+    std::vector<uint64_t> sampled_tokens;              // per collection, as given
+    std::vector<uint64_t> expected_tokens_per_indexer; // sampled tokens each indexer got
 };
 
 }  // namespace invidx

@@ -83,9 +83,9 @@ public:
 
     void take_assignment(const CollectionAssignment& assignment) override {
         ensure(backends_.empty(), "the index node was given a collection assignment twice");
-        ensure(assignment.expected_postings_per_indexer.size() == specs_.size() && assignment.owner.size() == kCollections,
+        ensure(assignment.expected_tokens_per_indexer.size() == specs_.size() && assignment.owner.size() == kCollections,
                "the collection assignment was made for a different number of indexers");
-        expected_postings_ = assignment.expected_postings_per_indexer;
+        expected_tokens_ = assignment.expected_tokens_per_indexer;
         for (auto& spec : specs_) {
             spec.owned.assign(kCollections, false);
             for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = assignment.owner[c] == spec.indexer_id;
@@ -133,7 +133,7 @@ public:
             stats["device"] = specs_[i].device;
             stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
             stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
-            stats["expected_postings_from_sample"] = expected_postings_.at(i);
+            stats["expected_tokens_from_sample"] = expected_tokens_.at(i);
             indexers.push_back(std::move(stats));
             state.terms += terms.size();
             dictionary_.insert(dictionary_.end(), std::make_move_iterator(terms.begin()),
@@ -230,7 +230,7 @@ private:
     std::vector<IndexerSpec> specs_;
     std::vector<std::string> devices_;          // specs_[i].device
     std::vector<std::unique_ptr<IndexerBackend>> backends_;  // made by take_assignment
-    std::vector<uint64_t> expected_postings_;     // per indexer, from the sample
+    std::vector<uint64_t> expected_tokens_;     // per indexer, from the sample
     std::vector<DictionaryTerm> dictionary_;    // finish() fills it, take_dictionary() empties it
     bool combined_ = false;
     bool dictionary_taken_ = false;

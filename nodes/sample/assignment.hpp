@@ -11,25 +11,16 @@
 namespace invidx {
 
 
-// Per collection the sample gives its tokens (sum of tf) and its postings
-// (distinct terms per document). An indexer's time follows its postings,
-// not its tokens (docs/PERFORMANCE.md, "more runs, a larger collection":
-// 0.100-0.109 us of busy time per posting on every indexer, 21-27 ns per
-// token), so the load balanced is postings; which collections are popular
-// is the paper's rule, by tokens.
-//
-// Greedy longest-processing-time: collections in decreasing sampled
-// postings (ties by smaller index) each go to the indexer with the smallest
-// load so far (ties by smaller indexer); collections absent from the sample
-// go round-robin (c mod indexer_count), the paper's rule for unpopular ones.
+// Greedy longest-processing-time: collections in decreasing sampled tokens
+// (ties by smaller index) each go to the indexer with the smallest load so
+// far (ties by smaller indexer); collections absent from the sample go
+// round-robin (c mod indexer_count), the paper's rule for unpopular ones.
 // popular = the smallest set of most frequent collections whose tokens reach
 // `popular_token_fraction` of the sample, at most `max_popular` of them
 // (§III.E: about a hundred popular collections, which suit the CPU's caches).
-// Deterministic. Throws invidx::Error when either sample does not have
-// kCollections entries, a collection has tokens but no postings or the
-// other way round, indexer_count is 0 or the fraction is outside [0, 1].
+// Deterministic. Throws invidx::Error when sampled_tokens does not have
+// kCollections entries, indexer_count is 0 or the fraction is outside [0, 1].
 CollectionAssignment assign_collections(const std::vector<uint64_t>& sampled_tokens,
-                                        const std::vector<uint64_t>& sampled_postings,
                                         uint32_t indexer_count,
                                         double popular_token_fraction = 0.5,
                                         uint32_t max_popular = 256);
@@ -40,7 +31,6 @@ CollectionAssignment assign_collections(const std::vector<uint64_t>& sampled_tok
 // number of GPU indexers for the rest). on_gpu has one entry per indexer;
 // when all are alike this is assign_collections above.
 CollectionAssignment assign_collections(const std::vector<uint64_t>& sampled_tokens,
-                                        const std::vector<uint64_t>& sampled_postings,
                                         const std::vector<bool>& on_gpu,
                                         double popular_token_fraction,
                                         uint32_t max_popular);

@@ -40,13 +40,11 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
         }
     } else {
         sample.tokens.assign(kCollections, 0);
-        sample.postings.assign(kCollections, 0);
     }
     std::vector<bool> on_gpu;
     for (const auto& device : indexer_devices) on_gpu.push_back(device != "cpu");
     const double popular_fraction = config.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
-    CollectionAssignment assignment =
-        assign_collections(sample.tokens, sample.postings, on_gpu, popular_fraction, config.max_popular);
+    CollectionAssignment assignment = assign_collections(sample.tokens, on_gpu, popular_fraction, config.max_popular);
     const auto popular = static_cast<uint64_t>(std::count(assignment.popular.begin(), assignment.popular.end(), true));
     state.add_stage_seconds("sampling", seconds_since(start));
     state.add_report_section("sampler", {{"enabled", config.enabled},
@@ -57,7 +55,7 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
                                          {"popular_token_fraction", popular_fraction},
                                          {"popular_token_fraction_auto", !config.popular_token_fraction},
                                          {"max_popular", config.max_popular},
-                                         {"expected_postings_per_indexer", assignment.expected_postings_per_indexer}});
+                                         {"expected_tokens_per_indexer", assignment.expected_tokens_per_indexer}});
     return assignment;
 }
 

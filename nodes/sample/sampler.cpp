@@ -16,17 +16,13 @@ namespace {
 CollectionSample sample_file(const InputFile& file, uint64_t budget, const AnalysisSettings& analysis) {
     CollectionSample sample;
     sample.tokens.assign(kCollections, 0);
-    sample.postings.assign(kCollections, 0);
     sample.files = 1;
     Analyzer analyzer(analysis);
     DocumentTerms terms;
     std::unique_ptr<Framer> framer;
     const auto count_record = [&](const FramedRecord& record) {
         analyzer.analyze(record.text, record.html, terms);
-        for (const auto& term : terms.terms) {
-            sample.tokens[term.collection] += term.tf;
-            ++sample.postings[term.collection];  // one posting per document the term is in
-        }
+        for (const auto& term : terms.terms) sample.tokens[term.collection] += term.tf;
         ++sample.documents;
     };
     decompress_file(file, std::min<uint64_t>(budget, 1u << 20) + 1, [&](TextBlock&& text) {
@@ -49,7 +45,6 @@ CollectionSample sample_collections(const std::vector<InputFile>& files, const S
                                     const AnalysisSettings& analysis) {
     CollectionSample total;
     total.tokens.assign(kCollections, 0);
-    total.postings.assign(kCollections, 0);
     if (files.empty() || config.bytes_per_file == 0 || config.max_bytes == 0) return total;
     // Evenly spaced files, so that a collection sorted by source or date is
     // seen across its whole extent.
@@ -63,10 +58,7 @@ CollectionSample sample_collections(const std::vector<InputFile>& files, const S
         samples[i] = sample_file(files[chosen[i]], config.bytes_per_file, analysis);
     });
     for (const auto& sample : samples) {
-        for (size_t c = 0; c < kCollections; ++c) {
-            total.tokens[c] += sample.tokens[c];
-            total.postings[c] += sample.postings[c];
-        }
+        for (size_t c = 0; c < kCollections; ++c) total.tokens[c] += sample.tokens[c];
         total.bytes += sample.bytes;
         total.documents += sample.documents;
         total.files += sample.files;

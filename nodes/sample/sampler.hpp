@@ -12,8 +12,7 @@
 namespace invidx {
 
 struct CollectionSample {
-    std::vector<uint64_t> tokens;    // kCollections entries: sum of tf per collection
-    std::vector<uint64_t> postings;  // kCollections entries: distinct terms per document, per collection
+    std::vector<uint64_t> tokens;   // kCollections entries: sum of tf per collection
     uint64_t bytes = 0;             // decompressed bytes looked at
     uint64_t documents = 0;         // complete documents analyzed
     uint32_t files = 0;             // files sampled

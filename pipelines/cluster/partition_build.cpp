@@ -68,41 +68,36 @@ json sample_share(const PipelineConfig& config, const std::vector<InputFile>& sh
         sample = sample_collections(share, config.sampler, config.analysis);
     } else {
         sample.tokens.assign(kCollections, 0);
-        sample.postings.assign(kCollections, 0);
     }
-    json counts = json::array();  // sparse: [collection, tokens, postings]
+    json tokens = json::array();  // sparse: [collection, tokens] pairs
     for (uint32_t c = 0; c < kCollections; ++c)
-        if (sample.tokens[c] != 0 || sample.postings[c] != 0) counts.push_back({c, sample.tokens[c], sample.postings[c]});
-    return {{"devices", devices}, {"counts", counts}, {"bytes", sample.bytes}, {"documents", sample.documents},
+        if (sample.tokens[c] != 0) tokens.push_back({c, sample.tokens[c]});
+    return {{"devices", devices}, {"tokens", tokens}, {"bytes", sample.bytes}, {"documents", sample.documents},
             {"files", sample.files}};
 }
 
 // Rank 0: the collections bound to all ranks' indexers (global indexer ids
 // rank by rank), from every rank's sample.
 json decide_ownership(const PipelineConfig& config, const std::vector<std::string>& samples) {
-    std::vector<uint64_t> tokens(kCollections, 0), postings(kCollections, 0);
+    std::vector<uint64_t> tokens(kCollections, 0);
     std::vector<bool> on_gpu;
     std::vector<uint32_t> first_indexer = {0};
     json sampled = json::array();
     for (const auto& text : samples) {
         const json sample = json::parse(text);
-        for (const auto& count : sample.at("counts")) {
-            tokens.at(count[0].get<uint32_t>()) += count[1].get<uint64_t>();
-            postings.at(count[0].get<uint32_t>()) += count[2].get<uint64_t>();
-        }
+        for (const auto& pair : sample.at("tokens")) tokens.at(pair[0].get<uint32_t>()) += pair[1].get<uint64_t>();
         for (const auto& device : sample.at("devices")) on_gpu.push_back(device.get<std::string>() != "cpu");
         first_indexer.push_back(static_cast<uint32_t>(on_gpu.size()));
         sampled.push_back({{"bytes", sample.at("bytes")}, {"documents", sample.at("documents")},
                            {"files", sample.at("files")}});
     }
     const double fraction = config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
-    const CollectionAssignment global =
-        assign_collections(tokens, postings, on_gpu, fraction, config.sampler.max_popular);
+    const CollectionAssignment global = assign_collections(tokens, on_gpu, fraction, config.sampler.max_popular);
     json popular = json::array();
     for (uint32_t c = 0; c < kCollections; ++c)
         if (global.popular[c]) popular.push_back(c);
-    return {{"owner", global.owner},   {"popular", popular}, {"expected", global.expected_postings_per_indexer},
-            {"first_indexer", first_indexer}, {"tokens", tokens}, {"postings", postings}, {"sampled", sampled},
+    return {{"owner", global.owner},   {"popular", popular}, {"expected", global.expected_tokens_per_indexer},
+            {"first_indexer", first_indexer}, {"tokens", tokens}, {"sampled", sampled},
             {"popular_token_fraction", fraction}};
 }
 
@@ -191,8 +186,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     local.owner.assign(kCollections, mine_end - mine_begin);  // owned by none of this rank's indexers
     local.popular.assign(kCollections, false);
     local.sampled_tokens = ownership.at("tokens").get<std::vector<uint64_t>>();
-    local.sampled_postings = ownership.at("postings").get<std::vector<uint64_t>>();
-    local.expected_postings_per_indexer.assign(expected.begin() + mine_begin, expected.begin() + mine_end);
+    local.expected_tokens_per_indexer.assign(expected.begin() + mine_begin, expected.begin() + mine_end);
     for (uint32_t c = 0; c < kCollections; ++c) {
         const uint32_t g = global_owner[c];
         (*owner_rank)[c] = static_cast<uint32_t>(std::upper_bound(first_indexer.begin(), first_indexer.end(), g) -
@@ -612,7 +606,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
             for (uint32_t g = first_indexer[static_cast<size_t>(r)]; g < first_indexer[static_cast<size_t>(r) + 1]; ++g)
                 indexers.push_back({{"rank", r}, {"indexer", g - first_indexer[static_cast<size_t>(r)]},
                                     {"collections_owned", std::count(global_owner.begin(), global_owner.end(), g)},
-                                    {"expected_postings_from_sample", expected[g]}});
+                                    {"expected_tokens_from_sample", expected[g]}});
         // The parts are not part of the index: gone before the report
         // (which times it) and the manifest.
         document_parts.clear();

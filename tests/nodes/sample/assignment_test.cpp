@@ -42,12 +42,12 @@ TEST_CASE("assignment: a small example worked by hand") {
     tokens[9] = 5;
     tokens[11] = 4;
     // LPT with 2 indexers: 10 -> #0; 7 -> #1; 5 -> #1 (7 < 10); 4 -> #0 (10 < 12).
-    const auto assignment = assign_collections(tokens, tokens, 2, 0.5, 256);
+    const auto assignment = assign_collections(tokens, 2, 0.5, 256);
     CHECK(assignment.owner[5] == 0);
     CHECK(assignment.owner[7] == 1);
     CHECK(assignment.owner[9] == 1);
     CHECK(assignment.owner[11] == 0);
-    CHECK(assignment.expected_postings_per_indexer == std::vector<uint64_t>{14, 12});
+    CHECK(assignment.expected_tokens_per_indexer == std::vector<uint64_t>{14, 12});
     // Unseen collections go round-robin.
     CHECK(assignment.owner[0] == 0);
     CHECK(assignment.owner[1] == 1);
@@ -60,9 +60,9 @@ TEST_CASE("assignment: a small example worked by hand") {
 TEST_CASE("assignment: skewed samples give balanced loads") {
     for (const uint32_t indexers : {1u, 2u, 3u, 6u, 8u}) {
         const auto tokens = skewed_sample(indexers);
-        const auto assignment = assign_collections(tokens, tokens, indexers);
+        const auto assignment = assign_collections(tokens, indexers);
         const auto loads = loads_of(assignment, tokens, indexers);
-        CHECK(loads == assignment.expected_postings_per_indexer);
+        CHECK(loads == assignment.expected_tokens_per_indexer);
         const uint64_t total = std::accumulate(tokens.begin(), tokens.end(), uint64_t{0});
         const uint64_t largest = *std::max_element(tokens.begin(), tokens.end());
         const uint64_t heaviest = *std::max_element(loads.begin(), loads.end());
@@ -82,8 +82,8 @@ TEST_CASE("assignment: skewed samples give balanced loads") {
 TEST_CASE("assignment: equal weights spread evenly, ties by index") {
     std::vector<uint64_t> tokens(kCollections, 0);
     for (uint32_t c = 100; c < 112; ++c) tokens[c] = 50;
-    const auto assignment = assign_collections(tokens, tokens, 4);
-    CHECK(assignment.expected_postings_per_indexer == std::vector<uint64_t>(4, 150));
+    const auto assignment = assign_collections(tokens, 4);
+    CHECK(assignment.expected_tokens_per_indexer == std::vector<uint64_t>(4, 150));
     // Equal loads pick the smaller indexer, equal tokens the smaller collection.
     CHECK(assignment.owner[100] == 0);
     CHECK(assignment.owner[101] == 1);
@@ -94,12 +94,12 @@ TEST_CASE("assignment: equal weights spread evenly, ties by index") {
 
 TEST_CASE("assignment: deterministic") {
     const auto tokens = skewed_sample(99);
-    const auto first = assign_collections(tokens, tokens, 5, 0.6, 100);
+    const auto first = assign_collections(tokens, 5, 0.6, 100);
     for (int i = 0; i < 3; ++i) {
-        const auto again = assign_collections(tokens, tokens, 5, 0.6, 100);
+        const auto again = assign_collections(tokens, 5, 0.6, 100);
         CHECK(again.owner == first.owner);
         CHECK(again.popular == first.popular);
-        CHECK(again.expected_postings_per_indexer == first.expected_postings_per_indexer);
+        CHECK(again.expected_tokens_per_indexer == first.expected_tokens_per_indexer);
     }
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("assignment: popular set is the smallest top set covering the fraction
     const auto tokens = skewed_sample(3);
     const uint64_t total = std::accumulate(tokens.begin(), tokens.end(), uint64_t{0});
     for (const double fraction : {0.1, 0.5, 0.8}) {
-        const auto assignment = assign_collections(tokens, tokens, 4, fraction, 100000);
+        const auto assignment = assign_collections(tokens, 4, fraction, 100000);
         uint64_t covered = 0, smallest_popular = UINT64_MAX, largest_other = 0;
         uint32_t count = 0;
         for (uint32_t c = 0; c < kCollections; ++c) {
@@ -126,52 +126,16 @@ TEST_CASE("assignment: popular set is the smallest top set covering the fraction
         CHECK(static_cast<double>(covered - smallest_popular) < fraction * total);  // and no more
     }
     // The cap wins over the fraction.
-    const auto capped = assign_collections(tokens, tokens, 4, 0.99, 7);
+    const auto capped = assign_collections(tokens, 4, 0.99, 7);
     CHECK(std::count(capped.popular.begin(), capped.popular.end(), true) == 7);
     // Nothing sampled, nothing popular.
-    const auto empty = assign_collections(std::vector<uint64_t>(kCollections, 0), std::vector<uint64_t>(kCollections, 0), 3);
+    const auto empty = assign_collections(std::vector<uint64_t>(kCollections, 0), 3);
     CHECK(std::count(empty.popular.begin(), empty.popular.end(), true) == 0);
-    CHECK(empty.expected_postings_per_indexer == std::vector<uint64_t>(3, 0));
-}
-
-TEST_CASE("assignment: the load balanced is postings, the popular collections are the most tokens") {
-    // Collection 5 has the most tokens (a few terms repeated within each
-    // document), 7 the most postings; 9 and 11 are small.
-    std::vector<uint64_t> tokens(kCollections, 0), postings(kCollections, 0);
-    tokens[5] = 100, postings[5] = 10;
-    tokens[7] = 40, postings[7] = 40;
-    tokens[9] = 20, postings[9] = 20;
-    tokens[11] = 15, postings[11] = 15;
-    const auto assignment = assign_collections(tokens, postings, 2, 0.5, 256);
-    // LPT by postings: 40 -> #0; 20 -> #1; 15 -> #1 (20 < 40); 10 -> #1 (35 < 40).
-    CHECK(assignment.owner[7] == 0);
-    CHECK(assignment.owner[9] == 1);
-    CHECK(assignment.owner[11] == 1);
-    CHECK(assignment.owner[5] == 1);
-    CHECK(assignment.expected_postings_per_indexer == std::vector<uint64_t>{40, 45});
-    // Balancing tokens instead would have given #0 100 tokens but 10 postings.
-    // Popular by tokens: 100 of 175 covers half.
-    for (uint32_t c = 0; c < kCollections; ++c) CHECK(assignment.popular[c] == (c == 5));
-    CHECK(assignment.sampled_postings == postings);
-    // With CPU and GPU indexers: the popular one to the CPU, the rest balanced
-    // by postings over the GPUs.
-    const auto split = assign_collections(tokens, postings, std::vector<bool>{false, true, true}, 0.5, 256);
-    CHECK(split.owner[5] == 0);
-    CHECK(split.owner[7] == 1);
-    CHECK(split.owner[9] == 2);
-    CHECK(split.owner[11] == 2);
-    CHECK(split.expected_postings_per_indexer == std::vector<uint64_t>{10, 40, 35});
+    CHECK(empty.expected_tokens_per_indexer == std::vector<uint64_t>(3, 0));
 }
 
 TEST_CASE("assignment: bad arguments are errors") {
-    const std::vector<uint64_t> ones(kCollections, 1);
-    CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(10, 1), std::vector<uint64_t>(10, 1), 2), Error);
-    CHECK_THROWS_AS(assign_collections(ones, std::vector<uint64_t>(10, 1), 2), Error);
-    CHECK_THROWS_AS(assign_collections(ones, ones, 0), Error);
-    CHECK_THROWS_AS(assign_collections(ones, ones, 2, 1.5), Error);
-    // A collection with tokens must have postings, and the other way round.
-    std::vector<uint64_t> missing = ones;
-    missing[17] = 0;
-    CHECK_THROWS_WITH_AS(assign_collections(ones, missing, 2), doctest::Contains("collection 17"), Error);
-    CHECK_THROWS_WITH_AS(assign_collections(missing, ones, 2), doctest::Contains("collection 17"), Error);
+    CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(10, 1), 2), Error);
+    CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(kCollections, 1), 0), Error);
+    CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(kCollections, 1), 2, 1.5), Error);
 }
