@@ -17,7 +17,14 @@ collection of D GB of document text:
                 posting goes elsewhere (decoding assumed to cost the same);
                 capped by the link: r_P * s * (P-1)/P <= link bandwidth,
                 where s is the postings bytes sent per byte of text when
-                every posting goes elsewhere.
+                every posting goes elsewhere. With --usable-cores U the node
+                is CPU-bound only when it must be: r_P = min(r, U / C_P),
+                C_P = C + 2 * e * (P-1)/P * parse its core-seconds per GB
+                with the remote share's encoding and decoding (a node that
+                is not CPU-bound, one whose GPU parses, keeps r while its
+                cores have room: measured at 2 ranks, docs/PERFORMANCE.md
+                "exchange credits"); without it every node is taken to be
+                CPU-bound (r_P = r * C / C_P), as in the older sections.
   adopt tail    D / P * m: after its last batch each node merges its
                 per-source parts' dictionaries and moves their run files
                 into the index, each with its source's first docid as its
@@ -39,6 +46,12 @@ collection of D GB of document text:
                 (--documents-join serial, cluster.join serial).
   start         MPI start, sampling and the ownership broadcast.
 
+Efficiency is printed twice: against P times the measured node rate r
+(which, measured on a small collection, hardly pays for a dictionary), and
+T1 / (P * TP), the usual parallel efficiency, against the model's own one
+node on the same collection (which writes the whole dictionary and
+documents itself: its join column).
+
 Not modelled: input storage (each node reads its own files: the paper's
 distributed storage model; a shared pool caps the total at its bandwidth /
 compressed bytes per text byte), stragglers from uneven files, network
@@ -56,7 +69,10 @@ def heaps_terms(text_gb, k_terms, k_gb, beta):
 def predict(p, link_gbit, a):
     remote = (p - 1) / p
     node_cost = a.core_s_per_gb + 2 * a.encode_per_parse_s * remote * a.parse_core_s_per_gb
-    rate = a.node_gbps * a.core_s_per_gb / node_cost
+    if a.usable_cores:
+        rate = min(a.node_gbps, a.usable_cores / node_cost)
+    else:
+        rate = a.node_gbps * a.core_s_per_gb / node_cost
     sent_per_text = a.sent_bytes_per_text_byte * remote
     link_gbyte = link_gbit / 8
     network_limited = sent_per_text > 0 and rate * sent_per_text > link_gbyte
@@ -102,6 +118,9 @@ def main():
     # rounded up; 0.27 and 0.0632 before it: docs/PERFORMANCE.md).
     ap.add_argument("--encode-per-parse-s", type=float, default=0.10,
                     help="distribute busy / parse busy when every posting goes elsewhere")
+    ap.add_argument("--usable-cores", type=float, default=None,
+                    help="busy cores a node sustains (a CPU-bound build's busy core-seconds / seconds); "
+                         "unset: every node CPU-bound")
     ap.add_argument("--sent-bytes-per-text-byte", type=float, default=0.0547,
                     help="postings message bytes per byte of text when every posting goes elsewhere")
     ap.add_argument("--rebase-s-per-gb", type=float, default=0.1,
@@ -128,9 +147,11 @@ def main():
 
     print(f"collection: {a.collection_gb:,.0f} GB of text; one node: {a.node_gbps} GB/s; "
           f"dictionary join: {a.join}; documents: {a.documents_join}\n")
-    header = "| nodes | link Gb/s | node GB/s | sent per node Gb/s | link used | parse s | rebase s | join s | cluster GB/s | efficiency |"
+    header = ("| nodes | link Gb/s | node GB/s | sent per node Gb/s | link used | parse s | rebase s | join s | "
+              "cluster GB/s | efficiency vs P x node GB/s | T1 / (P x TP) |")
     print(header)
     print("|---:" * (header.count("|") - 1) + "|")
+    one_node = predict(1, a.links_gbit[0], a)["total_gbps"]
     for p in a.nodes:
         for link in a.links_gbit:
             r = predict(p, link, a)
@@ -138,7 +159,8 @@ def main():
             mark = " (link-bound)" if r["network_limited"] else ""
             print(f"| {p} | {link:g} | {r['rate']:.2f}{mark} | {r['traffic_gbit']:.2f} | "
                   f"{100 * r['link_share']:.1f}% | {r['parse_s']:.0f} | {r['rebase_s']:.0f} | "
-                  f"{r['join_s']:.1f} | {r['total_gbps']:.1f} | {r['total_gbps'] / ideal:.2f} |")
+                  f"{r['join_s']:.1f} | {r['total_gbps']:.1f} | {r['total_gbps'] / ideal:.2f} | "
+                  f"{r['total_gbps'] / (p * one_node):.2f} |")
             if p == 1:
                 break
 

@@ -199,6 +199,14 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
             throw ConfigError(reader.at("join"), "unknown way to join the dictionary '" + cluster.join +
                                                       "'; known: parallel, serial");
     }
+    if (const json* v = reader.find("exchange_credits")) {
+        if (!(v->is_string() && v->get<std::string>() == "auto")) {
+            const uint64_t credits = read_unsigned(*v, reader.at("exchange_credits"));
+            if (credits == 0 || credits > 1000000)
+                throw ConfigError(reader.at("exchange_credits"), "must be \"auto\" or between 1 and 1000000");
+            cluster.exchange_credits = static_cast<uint32_t>(credits);
+        }
+    }
     reader.reject_unknown();
 }
 

@@ -65,6 +65,11 @@ struct ClusterConfig {
     // "parallel" (every rank merges and writes one range of the terms) or
     // "serial" (rank 0 alone). The bytes are the same.
     std::string join = "parallel";
+    // Partition mode: how many of a rank's batches may have postings out on
+    // other ranks (sent, not yet indexed there) without holding their read
+    // token (pipelines/cluster/exchange_credits.hpp); unset ("auto"): as many
+    // as memory.tokens.
+    std::optional<uint32_t> exchange_credits;
 };
 
 // One entry of "nodes": a node kind, how many run at once, and its own keys.

@@ -24,9 +24,10 @@ using EncodedPtr = std::shared_ptr<Encoded>;
 class DistributeNode final : public Stage<RegroupedBatch, RegroupedBatch> {
 public:
     DistributeNode(RunState& state, unsigned concurrency, PostingsExchange& exchange,
-                   std::shared_ptr<const std::vector<uint32_t>> owner_rank)
+                   std::shared_ptr<ExchangeCredits> credits, std::shared_ptr<const std::vector<uint32_t>> owner_rank)
         : graph_(state.graph),
           exchange_(exchange),
+          credits_(std::move(credits)),
           owner_rank_(std::move(owner_rank)),
           positional_(state.config.analysis.positions),
           encoder_(state.graph, concurrency,
@@ -70,17 +71,22 @@ private:
     // sequence and its end_of_input batch last.
     void post(Encoded& encoded) {
         ++metrics_.items_out;
+        // One lease for the batch's messages to all destinations: its token
+        // until a credit is free, then the credit until the last
+        // destination has acknowledged.
+        const Lease outstanding = credits_->admit(hold(encoded.batch->lease));
         for (int d = 0; d < exchange_.ranks(); ++d) {
             if (d == exchange_.rank()) continue;
-            exchange_.post_batch(d, std::move(encoded.messages[static_cast<size_t>(d)]), hold(encoded.batch->lease));
+            exchange_.post_batch(d, std::move(encoded.messages[static_cast<size_t>(d)]), outstanding);
         }
         encoded.messages.clear();
     }
 
-    // The batch's lease, kept by the exchange until the destination is done
-    // with the message. The graph counts it as work in flight meanwhile:
-    // with every token out there the graph has nothing to run, and would
-    // otherwise end as if the input had.
+    // The batch's lease, kept until its messages have a credit. The graph
+    // counts it as work in flight meanwhile: with every token waiting there
+    // the graph has nothing to run, and would otherwise end as if the input
+    // had. (A credited batch needs no such count: its token went back to the
+    // read node, and the exchange waits for the acknowledgements itself.)
     Lease hold(const Lease& lease) {
         graph_.reserve_wait();
         return Lease(new char(0), [graph = &graph_, lease](void* p) {
@@ -91,6 +97,7 @@ private:
 
     oneapi::tbb::flow::graph& graph_;
     PostingsExchange& exchange_;
+    std::shared_ptr<ExchangeCredits> credits_;
     std::shared_ptr<const std::vector<uint32_t>> owner_rank_;
     bool positional_;
     InOrder<EncodedPtr> order_;
@@ -160,10 +167,11 @@ private:
 }  // namespace
 
 std::unique_ptr<Node> make_distribute_node(NodeOptions& options, RunState& state, PostingsExchange& exchange,
+                                           std::shared_ptr<ExchangeCredits> credits,
                                            std::shared_ptr<const std::vector<uint32_t>> owner_rank) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const unsigned count = options.count(std::max(1u, hardware / 2), std::max(1u, hardware / 2));
-    return std::make_unique<DistributeNode>(state, count, exchange, std::move(owner_rank));
+    return std::make_unique<DistributeNode>(state, count, exchange, std::move(credits), std::move(owner_rank));
 }
 
 std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel, int source) {

@@ -198,11 +198,12 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     // 3. This rank's pipelines: its own files up to the distributor and its
     // indexers, and one per other rank indexing that rank's stream.
     PostingsExchange exchange(rank, ranks);
+    auto credits = std::make_shared<ExchangeCredits>(config.cluster->exchange_credits.value_or(config.memory.tokens));
     NodeRegistry cluster_registry;
     for (const auto& kind : registry.kinds()) cluster_registry.add(kind.name, kind.description, kind.factory);
     cluster_registry.add("cluster_distribute", "a partition cluster build's distributor (made by the build itself)",
-                         [&exchange, owner_rank](NodeOptions& node_options, RunState& state) {
-                             return make_distribute_node(node_options, state, exchange, owner_rank);
+                         [&exchange, credits, owner_rank](NodeOptions& node_options, RunState& state) {
+                             return make_distribute_node(node_options, state, exchange, credits, owner_rank);
                          });
     cluster_registry.add("cluster_receive", "another rank's postings in a partition cluster build (made by the build)",
                          [&exchange](NodeOptions& node_options, RunState& state) {
@@ -219,7 +220,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
         share_config.cluster.reset();
         share_config.output = part_dir(source);
         if (source != rank || rank != 0) share_config.progress = "off";  // one progress line per job
-        if (source == rank) {
+        if (source == rank && ranks == 1) {
+            // Nothing leaves a lone rank: no distributor, the single build's graph.
+        } else if (source == rank) {
             share_config.nodes.insert(share_config.nodes.begin() + static_cast<std::ptrdiff_t>(regroup_at) + 1,
                                       NodeSpec{.kind = "cluster_distribute", .name = "distribute",
                                                .pointer = "/cluster", .options = {{"kind", "cluster_distribute"}}});
@@ -365,6 +368,9 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
                     {"postings_messages_sent", exchanged.batch_messages_sent},
                     {"postings_messages_received", exchanged.batch_messages_received},
                     {"peak_unacknowledged_messages", exchanged.peak_unacknowledged},
+                    {"exchange_credits", credits->figures().capacity},
+                    {"peak_exchange_credits_in_use", credits->figures().peak_in_use},
+                    {"batches_waiting_for_credit", credits->figures().waited},
                     {"ok", local_error.empty() && !stopped_by_peer && !interrupted_here},
                     {"stopped_by_peer", stopped_by_peer},
                     {"interrupted", interrupted_here},

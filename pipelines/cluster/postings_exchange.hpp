@@ -8,11 +8,12 @@
 // main thread). The flow graphs hand it messages through post() and take
 // batches from a ReceiveChannel; neither ever blocks a graph thread.
 //
-// Memory is bounded by the token pool: a message keeps the lease of the
-// batch it came from until the destination acknowledges that its indexers
-// are done with it, so at most memory.tokens read blocks' worth of batches
-// are outstanding per rank, whatever the destinations' speed; a receiver
-// holds at most what its sources' pools allow.
+// Memory is bounded by the lease a message carries until the destination
+// acknowledges that its indexers are done with it: one of the rank's
+// exchange credits (exchange_credits.hpp), or its batch's token while every
+// credit is out, so at most exchange_credits + memory.tokens batches are
+// outstanding per rank, whatever the destinations' speed; a receiver holds
+// at most what its sources' credits and pools allow.
 //
 // Ending: every rank sends each other rank an end marker after its last
 // batch, saying whether its parsing succeeded. run() returns once this

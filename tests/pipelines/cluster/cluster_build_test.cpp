@@ -43,6 +43,25 @@ TEST_CASE("an unknown cluster mode is a ConfigError naming the key") {
     CHECK(PipelineConfig::from_json(pipeline).cluster->mode == "partition");
 }
 
+TEST_CASE("exchange credits default to memory.tokens; a count or \"auto\", anything else a ConfigError") {
+    nlohmann::json pipeline = cluster_pipeline({"in"}, "idx");
+    CHECK_FALSE(PipelineConfig::from_json(pipeline).cluster->exchange_credits.has_value());
+    pipeline["cluster"]["exchange_credits"] = "auto";
+    CHECK_FALSE(PipelineConfig::from_json(pipeline).cluster->exchange_credits.has_value());
+    pipeline["cluster"]["exchange_credits"] = 12;
+    CHECK(PipelineConfig::from_json(pipeline).cluster->exchange_credits == 12u);
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json("many"), nlohmann::json(-3)}) {
+        CAPTURE(bad.dump());
+        pipeline["cluster"]["exchange_credits"] = bad;
+        try {
+            PipelineConfig::from_json(pipeline);
+            FAIL("expected a ConfigError");
+        } catch (const ConfigError& error) {
+            CHECK(error.json_pointer() == "/cluster/exchange_credits");
+        }
+    }
+}
+
 TEST_CASE("the dictionary join is parallel unless the pipeline says serial, anything else a ConfigError") {
     nlohmann::json pipeline = cluster_pipeline({"in"}, "idx");
     CHECK(PipelineConfig::from_json(pipeline).cluster->join == "parallel");
@@ -178,6 +197,11 @@ TEST_CASE("a partition cluster build on 1, 2, 3 and 4 ranks exports the single m
             // Every postings byte sent arrived; one rank sends none.
             CHECK(sum_of(per_rank, "postings_bytes_sent") == sum_of(per_rank, "postings_bytes_received"));
             CHECK((sum_of(per_rank, "postings_bytes_sent") > 0) == (ranks > 1));
+            // Batches out on other ranks hold credits (memory.tokens of them), not tokens.
+            for (const auto& figures : per_rank) {
+                CHECK(figures.at("exchange_credits") == 4);
+                CHECK(figures.at("peak_exchange_credits_in_use").get<uint64_t>() <= 4);
+            }
             // Ownership over every rank's 2 indexers, each collection once.
             const nlohmann::json& indexers = report.at("cluster").at("ownership").at("indexers");
             CHECK(indexers.size() == 2 * ranks);
@@ -188,6 +212,29 @@ TEST_CASE("a partition cluster build on 1, 2, 3 and 4 ranks exports the single m
             std::filesystem::remove_all(output);
         }
     }
+}
+
+TEST_CASE("a partition cluster build with a single exchange credit waits for it and exports the single machine's CIFF") {
+    TempDir dir;
+    const auto input = mixed_collection(dir);
+    const std::string single_ciff = single_machine_ciff(dir, input, true);
+    nlohmann::json pipeline = cluster_pipeline({input.string()}, dir / "unused");
+    pipeline["cluster"]["exchange_credits"] = 1;
+    const auto pipeline_file = write_pipeline(dir, pipeline);
+    const auto output = dir / "cluster-3";
+    const JobResult job = run_job(dir, 3, pipeline_file, output);
+    INFO(job.err);
+    REQUIRE(job.exit_code == 0);
+    CHECK(ciff_bytes(output) == single_ciff);
+    IndexReader index(output);
+    const nlohmann::json& per_rank = index.report()->at("per_rank");
+    for (const auto& figures : per_rank) {
+        CHECK(figures.at("exchange_credits") == 1);
+        CHECK(figures.at("peak_exchange_credits_in_use").get<uint64_t>() <= 1);
+    }
+    // Hundreds of 4 kB batches a rank, each acknowledged only once another
+    // rank has indexed it: some batch found the one credit out.
+    CHECK(sum_of(per_rank, "batches_waiting_for_credit") > 0);
 }
 
 TEST_CASE("a files cluster build on 2 and 4 ranks exports the single machine's CIFF") {
