@@ -12,6 +12,7 @@
 #include "graph/in_order.hpp"
 #include "graph/seconds_since.hpp"
 #include "nodes/index/indexer_registry.hpp"
+#include "nodes/parse/parse_node.hpp"
 
 namespace invidx {
 namespace {
@@ -257,13 +258,25 @@ private:
     std::vector<std::unique_ptr<AsyncWorker>> workers_;
 };
 
-std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
+// How many CPU indexers "auto" (or no count) makes: one per four cores
+// beside CPU parsers; one per two cores where GPUs do all the parsing, since
+// the cores the parsers would take are free and an index node with few
+// indexers held the GPU-parsed stream back (16 cores + H100: 8 indexers
+// 1.10-1.20x 4; 10 and 12 no faster than 8: docs/PERFORMANCE.md, "CPU
+// indexers beside GPU parsers").
+unsigned automatic_cpu_indexers(const PipelineConfig& config) {
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    for (const auto& spec : config.nodes)
+        if (spec.kind == "parse" && parses_on_gpus_only(spec)) return std::max(1u, hardware / 2);
+    return std::max(1u, hardware / 4);
+}
+
+std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned automatic) {
     const nlohmann::json& list = options.raw("indexers");
     const std::string at = options.pointer("indexers");
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     std::vector<IndexerEntry> entries;
     if (list.is_null()) {
-        entries.push_back({"cpu_btree", "cpu", at, std::max(1u, hardware / 4)});
+        entries.push_back({"cpu_btree", "cpu", at, automatic});
         return entries;
     }
     if (!list.is_array() || list.empty())
@@ -283,7 +296,7 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
         entry.device = entry_options.string("device", "cpu");
         // One GPU indexer per entry unless told: a device's own parallelism
         // does the work, not more host threads.
-        entry.count = entry_options.count(entry.device == "cpu" ? std::max(1u, hardware / 4) : 1u, 1);
+        entry.count = entry_options.count(entry.device == "cpu" ? automatic : 1u, 1);
         if (entry.device != "cpu" && entry.device.rfind("gpu:", 0) != 0)
             throw ConfigError(pointer + "/device", "unknown device '" + entry.device + "'; use \"cpu\" or \"gpu:N\"");
         // Occurrences per pinned staging buffer (one device launch each);
@@ -302,10 +315,10 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options) {
 
 }  // namespace
 
-std::vector<std::string> indexer_devices_of(const NodeSpec& spec) {
+std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const NodeSpec& spec) {
     NodeOptions options(spec);
     std::vector<std::string> devices;
-    for (const auto& entry : read_indexer_entries(options))
+    for (const auto& entry : read_indexer_entries(options, automatic_cpu_indexers(config)))
         for (unsigned k = 0; k < entry.count; ++k) devices.push_back(entry.device);
     return devices;
 }
@@ -313,7 +326,7 @@ std::vector<std::string> indexer_devices_of(const NodeSpec& spec) {
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
     const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
     if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
-    const std::vector<IndexerEntry> entries = read_indexer_entries(options);
+    const std::vector<IndexerEntry> entries = read_indexer_entries(options, automatic_cpu_indexers(state.config));
 
     // Every kind is checked here, with the rest of the graph's configuration,
     // before the (possibly long) sampling.

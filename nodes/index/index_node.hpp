@@ -38,7 +38,7 @@ public:
 // indexer order ("cpu" or "gpu:N"), without making them: what a cluster
 // build tells rank 0 before the collections are assigned. Throws
 // ConfigError for a bad "indexers" list.
-std::vector<std::string> indexer_devices_of(const NodeSpec& spec);
+std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const NodeSpec& spec);
 
 // Makes an IndexStage; it indexes nothing until given its assignment.
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state);

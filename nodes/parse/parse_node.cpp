@@ -322,7 +322,26 @@ private:
     std::vector<std::unique_ptr<GpuSlot>> slots_;
 };
 
+// "count" 0, or "auto" (or absent) beside GPU parsers.
+bool no_cpu_parsers(const nlohmann::json& count, const GpuParserChoice& choice) {
+    const bool automatic = count.is_null() || (count.is_string() && count.get<std::string>() == "auto");
+    const bool none = count.is_number_integer() && count.get<int64_t>() == 0;
+    return none || (automatic && !choice.gpus.empty());
+}
+
 }  // namespace
+
+bool parses_on_gpus_only(const NodeSpec& spec) {
+    try {
+        const nlohmann::json& options = spec.options;
+        const nlohmann::json gpus = options.contains("gpus") ? options.at("gpus") : nlohmann::json();
+        const nlohmann::json count = options.contains("count") ? options.at("count") : nlohmann::json();
+        const GpuParserChoice choice = choose_gpu_parsers(gpus, spec.pointer + "/gpus", *gpu_parse_backend());
+        return !choice.gpus.empty() && no_cpu_parsers(count, choice);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -336,11 +355,9 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     // Without GPU parsers, three for every four cores, rounded up (parsing
     // is the costly stage; on 2 cores two parsers measured faster than one).
     // 0 is allowed beside GPU parsers: GPUs only.
-    const nlohmann::json& count = options.raw("count");
-    const bool automatic = count.is_null() || (count.is_string() && count.get<std::string>() == "auto");
-    const bool none = count.is_number_integer() && count.get<int64_t>() == 0;
-    const unsigned cpu_parsers =
-        none || (automatic && !choice.gpus.empty()) ? 0 : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
+    const unsigned cpu_parsers = no_cpu_parsers(options.raw("count"), choice)
+                                     ? 0
+                                     : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
     if (cpu_parsers == 0 && choice.gpus.empty())
         throw ConfigError(options.pointer("count"),
                           "0 CPU parsers needs GPU parsers, and there are none (" + choice.reason + ")");

@@ -14,6 +14,13 @@ namespace invidx {
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state);
 
+// Whether a parse node of this spec leaves all parsing to GPUs (its "gpus"
+// give some on this machine and build, and its "count" is "auto" or 0):
+// the cores are then free for the other nodes, and the index node's
+// automatic count of CPU indexers grows (nodes/index/index_node.cpp). A bad
+// spec is left for make_parse_node to report: false.
+bool parses_on_gpus_only(const NodeSpec& spec);
+
 // How large a parser's last batch came out per byte of text: its next
 // batch's arrays are reserved at that size (plus a margin) at once, instead
 // of growing by doubling, which copied them a few times over and touched

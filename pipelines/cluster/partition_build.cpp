@@ -127,7 +127,7 @@ BuildReport run_partition_build(const PipelineConfig& config, const RunOptions& 
     Messages messages(rank, ranks);
     // Configuration errors first, on every rank alike, before any message.
     const size_t regroup_at = regroup_position(config);
-    const std::vector<std::string> devices = indexer_devices_of(index_spec(config));
+    const std::vector<std::string> devices = indexer_devices_of(config, index_spec(config));
 
     // 1. Rank 0 expands the input and takes the output (lock, temporary
     // directory), then tells every rank the file list and where parts go.

@@ -9,6 +9,8 @@
 // gpu_parse_device_test.cpp runs the same checks on a real GPU.
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include <string>
 #include <vector>
 
@@ -173,9 +175,15 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     const BuildReport both = build_default(dir, "both", {"parse.count=2", "memory.batch_bytes=65536"});
     CHECK(both.json.at("parse").at("choice") == "cpu+gpu");
     check_parse_report(both.json, true);
+    // "auto" CPU indexers: one per two cores where the GPUs parse alone, one
+    // per four beside CPU parsers.
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    CHECK(with_gpu.json.at("indexers").size() == std::max(1u, hardware / 2));
+    CHECK(both.json.at("indexers").size() == std::max(1u, hardware / 4));
     CHECK(ciff_bytes(dir / "both") == ciff_bytes(dir / "pretend"));
     const BuildReport forced_cpu = build_default(dir, "forced-cpu", {"parse.gpus=none"});
     CHECK(forced_cpu.json.at("parse").at("gpus") == "none");
+    CHECK(forced_cpu.json.at("indexers").size() == std::max(1u, hardware / 4));
     check_parse_report(forced_cpu.json, false);
     const BuildReport gpu_only = build_default(dir, "gpu-only", {"parse.count=0", "memory.batch_bytes=65536"});
     CHECK(gpu_only.json.at("parse").at("choice") == "gpu");
