@@ -147,16 +147,19 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
 
 }  // namespace
 
-uint32_t default_token_count() {
+uint32_t default_token_count(bool gpus_parse) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::max(16u, 3 * cores);
+    return std::max(16u, (gpus_parse ? 4 : 3) * cores);
 }
 
 namespace {
 
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
     ObjectReader reader(value, pointer);
-    if (const json* v = reader.find("tokens")) memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));
+    if (const json* v = reader.find("tokens")) {
+        memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));
+        memory.tokens_given = true;
+    }
     const std::pair<const char*, uint64_t*> sizes[] = {{"read_block_bytes", &memory.read_block_bytes},
                                                        {"text_block_bytes", &memory.text_block_bytes},
                                                        {"batch_bytes", &memory.batch_bytes},

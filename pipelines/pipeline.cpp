@@ -12,6 +12,7 @@
 #include "graph/token_pool.hpp"
 #include "nodes/flush/flush_node.hpp"
 #include "nodes/index/index_node.hpp"
+#include "nodes/parse/parse_node.hpp"
 #include "nodes/sample/sample_step.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #if defined(INVIDX_HAVE_MPI)
@@ -33,7 +34,13 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
+Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
+    // More batches in flight where GPUs do all the parsing (config.hpp,
+    // default_token_count), unless the pipeline says how many.
+    if (!config_.memory.tokens_given)
+        for (const auto& spec : config_.nodes)
+            if (spec.kind == "parse" && parses_on_gpus_only(spec)) config_.memory.tokens = default_token_count(true);
+}
 
 BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();

@@ -23,13 +23,18 @@ struct InputConfig {
 
 // The default token count: 3 per core, at least 16. Sized from the machine:
 // on 16 cores 48 tokens keep the decoders and parsers fed where 16 left the
-// read node waiting (docs/PERFORMANCE.md, 2026-11-23).
-uint32_t default_token_count();
+// read node waiting (docs/PERFORMANCE.md, 2026-11-23). Where GPUs do all the
+// parsing (`gpus_parse`), 4 per core: a batch is held longer on its way
+// through a GPU's slots, and 64 tokens measured 1.08-1.10x 48 on 16 cores
+// (docs/PERFORMANCE.md, "CPU indexers beside GPU parsers"); the pipeline
+// applies it unless memory.tokens is given.
+uint32_t default_token_count(bool gpus_parse = false);
 
 // Memory is bounded by tokens: at most `tokens` read blocks (and everything
 // derived from them) are in flight at once, whatever the input's size.
 struct MemoryConfig {
     uint32_t tokens = default_token_count();
+    bool tokens_given = false;                // memory.tokens was in the JSON (or --set)
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
     uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch

@@ -180,6 +180,13 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     CHECK(with_gpu.json.at("indexers").size() == std::max(1u, hardware / 2));
     CHECK(both.json.at("indexers").size() == std::max(1u, hardware / 4));
+    // And 4 tokens per core (at least 16) where the GPUs parse alone, 3 beside CPU parsers,
+    // unless memory.tokens is given.
+    CHECK(with_gpu.json.at("memory_tokens") == std::max(16u, 4 * hardware));
+    CHECK(both.json.at("memory_tokens") == std::max(16u, 3 * hardware));
+    const BuildReport given = build_default(dir, "given", {"memory.tokens=20", "memory.batch_bytes=65536"});
+    CHECK(given.json.at("parse").at("choice") == "gpu");
+    CHECK(given.json.at("memory_tokens") == 20);
     CHECK(ciff_bytes(dir / "both") == ciff_bytes(dir / "pretend"));
     const BuildReport forced_cpu = build_default(dir, "forced-cpu", {"parse.gpus=none"});
     CHECK(forced_cpu.json.at("parse").at("gpus") == "none");
