@@ -1,6 +1,7 @@
 #include "nodes/decompress/decompress_node.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "graph/token_pool.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
+#include "nodes/decompress/split_gzip.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
 
 namespace invidx {
@@ -29,6 +31,7 @@ struct Routed {
 
 using RouterBody = flow::multifunction_node<In, std::tuple<Out>>;
 using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
+using ReassemblerBody = flow::multifunction_node<GzipChunkPtr, std::tuple<Out>>;
 
 // A file's compressed stream must be decoded in order, but different files
 // are independent, so `count` workers each decode whole files: a serial
@@ -46,9 +49,16 @@ using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
 // of every later file's. Either way file f can finish, and the frame node
 // frames f and, f being next, passes its batches on, which releases the
 // tokens of f's text.
+//
+// With split_gzip, a plain gzip file of several blocks is not given to one
+// worker: the router cuts it into chunks at member headers, any of `count`
+// chunk decoders decodes each, and a serial reassembler puts the file's text
+// back in order (split_gzip.hpp), so one large file is decoded on several
+// cores. A chunk holds the tokens of its blocks; the router holds at most
+// a quarter of the tokens for the chunk it is gathering, so reading goes on.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
-    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count)
+    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip)
         : state_(state),
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
@@ -59,14 +69,49 @@ public:
               run_guarded(metrics_, [&] {
                   in_order_.push(block->sequence, block, [&](const In& next) { route(next, std::get<0>(ports)); });
               });
-          }) {
+          }),
+          split_gzip_(split_gzip),
+          chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
+          chunk_decoder_(state.graph, count,
+                         [this](const GzipChunkPtr& chunk) {
+                             auto busy = metrics_.busy_scope();
+                             decode_chunk(*chunk, state_.files.at(chunk->file_ordinal), text_block_bytes_,
+                                          text_buffers_);
+                             ++chunks_;
+                             if (!chunk->decoded) ++chunks_left_in_order_;
+                             return chunk;
+                         }),
+          reassembler_(text_block_bytes, text_buffers_),
+          reassembler_node_(state.graph, flow::serial,
+                            [this](const GzipChunkPtr& chunk, ReassemblerBody::output_ports_type& ports) {
+                                run_guarded(metrics_, [&] {
+                                    auto busy = metrics_.busy_scope();
+                                    reassembler_.push(chunk, state_.files.at(chunk->file_ordinal),
+                                                      [&](TextBlock&& text) {
+                                                          metrics_.bytes_out += text.bytes.size();
+                                                          ++metrics_.items_out;
+                                                          std::get<0>(ports).try_put(BufferPool<std::string>::share(
+                                                              text_buffers_, std::move(text), &TextBlock::bytes));
+                                                      });
+                                });
+                            }) {
         for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this, text_block_bytes));
+        flow::make_edge(chunk_decoder_, reassembler_node_);
+        flow::make_edge(flow::output_port<0>(reassembler_node_), output_);
         flow::make_edge(flow::output_port<0>(router_), output_);
         for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), output_);
         metrics_.concurrency = count;
     }
 
     flow::receiver<In>& input_port() override { return router_; }
+
+    void finish(RunState& state) override {
+        if (!split_gzip_) return;
+        state.add_report_section("split_gzip", {{"files_split", files_split_},
+                                                {"chunks", chunks_.load()},
+                                                {"chunks_not_decoded_alone", chunks_left_in_order_.load()},
+                                                {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()}});
+    }
     flow::sender<Out>& output_port() override { return output_; }
 
 private:
@@ -103,6 +148,14 @@ private:
             end->lease = block->lease;
             ++metrics_.items_out;
             out.try_put(std::move(end));
+            return;
+        }
+        if (block->first && split_gzip_ && !block->last &&
+            gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false))
+            split_file_ = block->file_ordinal, ++files_split_;
+        if (split_file_ == block->file_ordinal) {
+            chunker_.push(block, [&](GzipChunkPtr chunk) { chunk_decoder_.try_put(std::move(chunk)); });
+            if (block->last) split_file_.reset();
             return;
         }
         Worker& worker = *workers_[block->file_ordinal % workers_.size()];
@@ -189,6 +242,15 @@ private:
     std::vector<std::unique_ptr<Worker>> workers_;
     InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread
     RouterBody router_;
+    const bool split_gzip_;
+    std::optional<uint32_t> split_file_;  // the file being chunked (router's thread)
+    GzipChunker chunker_;                 // router's thread
+    flow::function_node<GzipChunkPtr, GzipChunkPtr> chunk_decoder_;
+    GzipReassembler reassembler_;         // reassembler_node_'s thread
+    uint64_t files_split_ = 0;            // router's thread
+    std::atomic<uint64_t> chunks_{0};
+    std::atomic<uint64_t> chunks_left_in_order_{0};  // undecoded, or not decoded alone
+    ReassemblerBody reassembler_node_;
 };
 
 }  // namespace
@@ -203,7 +265,10 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const unsigned automatic = std::max(1u, hardware / 2);
     const unsigned count = options.count(automatic, automatic);
-    return std::make_unique<DecompressNode>(state, text_block_bytes, count);
+    // A plain gzip file of several read blocks decoded on several cores
+    // (split_gzip.hpp); off by default until measured on the GPU machine.
+    const bool split_gzip = options.boolean("split_gzip", false);
+    return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip);
 }
 
 }  // namespace invidx

@@ -160,6 +160,19 @@ GzipStream::~GzipStream() {
     if (buffers_) buffers_->give_back(std::move(current_.bytes));
 }
 
+void GzipStream::resume(uint64_t compressed_offset, uint64_t text_offset) {
+    ensure(compressed_offset_ == 0 && filled_ == 0 && !emitted_ && !finished_,
+           "a gzip stream resumes only before its first bytes");
+    compressed_offset_ = compressed_offset;
+    member_offset_ = compressed_offset;
+    members_ = 0;  // counted from here
+    state_ = State::between_members;
+    at_member_start_ = true;
+    emitted_ = true;
+    current_.entry_offset = text_offset;
+    current_.entry_begin = false;
+}
+
 void GzipStream::fail(const std::string& what) {
     finished_ = true;
     throw Error(what, ErrorContext{.node = "decompress",

@@ -62,6 +62,15 @@ public:
     // stream is then finished.
     void feed(std::string_view compressed, bool last, const Emit& emit);
 
+    // Before the first feed: the bytes fed start at a member boundary at
+    // `compressed_offset` of the file, whose text starts at `text_offset` of
+    // the entry (a file decoded in pieces: split_gzip.hpp). Errors then name
+    // those offsets; the first block is not the entry's beginning.
+    void resume(uint64_t compressed_offset, uint64_t text_offset);
+    // After the last feed: the fed bytes ended in zero padding, which only
+    // the end of a file may hold.
+    bool in_padding() const { return state_ == State::padding; }
+
     bool finished() const { return finished_; }
     uint32_t file_ordinal() const { return file_.ordinal; }
 

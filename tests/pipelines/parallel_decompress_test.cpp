@@ -169,3 +169,54 @@ TEST_CASE("decompress count: \"auto\" and explicit counts are accepted, 0 is an 
     CHECK_THROWS_AS(build_index(standard_pipeline({(dir / "in").string()}, dir / "zero", 1, 1), {"decompress.count=0"}),
                     ConfigError);
 }
+
+TEST_CASE("split_gzip: a gzip file decoded in chunks on several workers gives the same index") {
+    const std::vector<std::pair<std::string, Collection (*)()>> layouts = {
+        {"one large file, then many small ones", large_first},
+        {"large files among small ones", large_in_between},
+    };
+    for (const auto& [layout, make] : layouts) {
+        CAPTURE(layout);
+        TempDir dir;
+        const Collection collection = make();
+        for (const auto& [name, bytes] : collection.files) dir.write("in/" + name, bytes);
+        size_t built = 0;
+        std::string unsplit_ciff;
+        for (const unsigned tokens : {2u, 16u}) {
+            for (const unsigned count : {1u, 3u}) {
+                for (const bool split : {false, true}) {
+                    CAPTURE(tokens);
+                    CAPTURE(count);
+                    CAPTURE(split);
+                    // 2 tokens: a chunk may hold no more than one block, so
+                    // most records are longer than a chunk and the files fall
+                    // back to decoding in order; 16: 2 kB blocks, chunks of
+                    // up to 4 blocks, most decoded alone.
+                    std::vector<std::string> overrides = {
+                        "decompress.count=" + std::to_string(count), "memory.tokens=" + std::to_string(tokens),
+                        std::string("decompress.split_gzip=") + (split ? "true" : "false"),
+                        tokens == 2 ? "memory.read_block_bytes=777" : "memory.read_block_bytes=2048",
+                        "memory.batch_bytes=3000"};
+                    const auto output = dir / ("index-" + std::to_string(built++));
+                    build_index(standard_pipeline({(dir / "in").string()}, output, 2, 1), overrides);
+                    const std::string ciff = ciff_bytes(output);
+                    IndexReader index(output);
+                    if (unsplit_ciff.empty()) {
+                        check_index_equals(index, collection.reference);
+                        unsplit_ciff = ciff;
+                    }
+                    CHECK(ciff == unsplit_ciff);
+                    const nlohmann::json& report = *index.report();
+                    CHECK(report.contains("split_gzip") == split);
+                    if (split) {
+                        CHECK(report.at("split_gzip").at("files_split").get<uint64_t>() >= 1);
+                        CHECK(report.at("split_gzip").at("chunks").get<uint64_t>() > 1);
+                        if (tokens == 16)
+                            CHECK(report.at("split_gzip").at("chunks_not_decoded_alone").get<uint64_t>() <
+                                  report.at("split_gzip").at("chunks").get<uint64_t>());
+                    }
+                }
+            }
+        }
+    }
+}

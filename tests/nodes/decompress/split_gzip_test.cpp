@@ -1,0 +1,232 @@
+// One gzip file decoded in chunks on several cores gives the text (and the
+// text blocks' framing) of decoding it in order, whatever the read block
+// size, the order the chunks finish in, false member headers inside
+// compressed data, members longer than a chunk may hold, padding or damage.
+#include "nodes/decompress/split_gzip.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "tests/support/gzip_member.hpp"
+#include "tests/support/text_blocks.hpp"
+
+namespace invidx {
+namespace {
+
+using testing::member;
+using testing::MemberOptions;
+
+// A header as gzip writes it: method 8, no flags, mtime 0, XFL 0, OS 3 (Unix).
+const std::string kFakeHeader("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+
+std::string words(std::mt19937& random, size_t bytes) {
+    static const char* const vocabulary[] = {"index", "posting", "term", "the", "gzip", "member", "chunk",
+                                             "web", "crawl", "document", "<p>", "</div>", "query"};
+    std::string text;
+    while (text.size() < bytes) {
+        text += vocabulary[random() % std::size(vocabulary)];
+        text += ' ';
+    }
+    return text;
+}
+
+// Members of `sizes` bytes of text; every `stored_every`-th one stored (level
+// 0), with a gzip header's bytes in its text, so that they stand in the
+// compressed file where no member starts.
+std::string members(const std::vector<size_t>& sizes, size_t stored_every, std::mt19937& random) {
+    std::string file;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        std::string text = words(random, sizes[i]);
+        MemberOptions options;
+        if (stored_every != 0 && i % stored_every == stored_every - 1) {
+            text.insert(text.size() / 2, kFakeHeader);
+            options.level = 0;
+        }
+        file += member(text, options);
+    }
+    return file;
+}
+
+std::vector<std::shared_ptr<const RawBlock>> raw_blocks(const std::string& file, size_t block_bytes) {
+    std::vector<std::shared_ptr<const RawBlock>> blocks;
+    for (size_t at = 0; at < file.size(); at += block_bytes) {
+        auto block = std::make_shared<RawBlock>();
+        block->sequence = blocks.size();
+        block->file_ordinal = 3;
+        block->file_offset = at;
+        const size_t size = std::min(block_bytes, file.size() - at);
+        block->bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(at),
+                            file.begin() + static_cast<std::ptrdiff_t>(at + size));
+        block->first = at == 0;
+        block->last = at + size == file.size();
+        blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
+struct Split {
+    std::vector<TextBlock> text;
+    size_t chunks = 0;
+    size_t chunks_not_decoded = 0;
+    uint64_t files_in_order = 0;
+};
+
+// Chunked, decoded chunk by chunk, reassembled with the chunks in a shuffled order.
+Split split_decode(const std::string& file, size_t block_bytes, size_t max_blocks, size_t text_block_bytes,
+                   uint32_t seed) {
+    const InputFile input = testing::input_file("x.warc.gz");
+    GzipChunker chunker(max_blocks);
+    std::vector<GzipChunkPtr> chunks;
+    for (const auto& block : raw_blocks(file, block_bytes))
+        chunker.push(block, [&](GzipChunkPtr chunk) { chunks.push_back(std::move(chunk)); });
+    Split out;
+    out.chunks = chunks.size();
+    for (auto& chunk : chunks) {
+        decode_chunk(*chunk, input, text_block_bytes, nullptr);
+        if (!chunk->decoded) ++out.chunks_not_decoded;
+    }
+    std::mt19937 random(seed);
+    std::shuffle(chunks.begin(), chunks.end(), random);
+    GzipReassembler reassembler(text_block_bytes, nullptr);
+    for (auto& chunk : chunks)
+        reassembler.push(chunk, input, [&](TextBlock&& text) { out.text.push_back(std::move(text)); });
+    out.files_in_order = reassembler.files_in_order();
+    return out;
+}
+
+std::vector<TextBlock> in_order(const std::string& file, size_t text_block_bytes) {
+    std::vector<TextBlock> blocks;
+    GzipStream stream(testing::input_file("x.warc.gz"), text_block_bytes);
+    stream.feed(file, true, [&](TextBlock&& text) { blocks.push_back(std::move(text)); });
+    return blocks;
+}
+
+std::string joined(const std::vector<TextBlock>& blocks) {
+    std::string text;
+    for (const auto& block : blocks) text += block.bytes;
+    return text;
+}
+
+// The same text, blocks numbered 0, 1, ... with offsets that follow, the
+// entry begun on the first and ended (with the file) on the last only.
+void check_same_text(const Split& split, const std::vector<TextBlock>& reference, size_t text_block_bytes) {
+    REQUIRE(!split.text.empty());
+    CHECK(joined(split.text) == joined(reference));
+    uint64_t offset = 0;
+    for (size_t i = 0; i < split.text.size(); ++i) {
+        const TextBlock& block = split.text[i];
+        CAPTURE(i);
+        CHECK(block.file_block == i);
+        CHECK(block.file_ordinal == 3);
+        CHECK(block.entry_name == "x.warc.gz");
+        CHECK(block.entry_offset == offset);
+        CHECK(block.entry_begin == (i == 0));
+        CHECK(block.entry_end == (i + 1 == split.text.size()));
+        CHECK(block.file_end == (i + 1 == split.text.size()));
+        CHECK(block.bytes.size() <= text_block_bytes);
+        offset += block.bytes.size();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("find_gzip_member_header: member starts, not lookalikes with other methods, flags or a cut header") {
+    std::mt19937 random(1);
+    const std::string a = member(words(random, 3000)), b = member(words(random, 500));
+    const std::string file = a + b;
+    CHECK(find_gzip_member_header(file.data(), file.size(), 0) == size_t{0});
+    const auto second = find_gzip_member_header(file.data(), file.size(), 1);
+    // zlib's compressed bytes hold no lookalike here (checked), so the next is b's.
+    CHECK(second == a.size());
+    std::string bad = kFakeHeader;
+    bad[2] = 7;  // not deflate
+    CHECK_FALSE(find_gzip_member_header(bad.data(), bad.size(), 0).has_value());
+    bad = kFakeHeader;
+    bad[3] = '\x20';  // a reserved flag bit
+    CHECK_FALSE(find_gzip_member_header(bad.data(), bad.size(), 0).has_value());
+    bad = kFakeHeader;
+    bad[8] = 1;  // unknown XFL
+    CHECK_FALSE(find_gzip_member_header(bad.data(), bad.size(), 0).has_value());
+    const std::string cut = "xx" + kFakeHeader.substr(0, 9);  // the header's last byte is past the end
+    CHECK_FALSE(find_gzip_member_header(cut.data(), cut.size(), 0).has_value());
+    const std::string later = "abc" + kFakeHeader;
+    CHECK(find_gzip_member_header(later.data(), later.size(), 0) == size_t{3});
+}
+
+TEST_CASE("a gzip file in chunks gives the text of decoding it in order, any block size, any finishing order") {
+    std::mt19937 random(7);
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 120; ++i) sizes.push_back(50 + random() % 20000);
+    const std::string file = members(sizes, 0, random);
+    for (const size_t block_bytes : {size_t{997}, size_t{4096}, size_t{30000}, file.size()}) {
+        for (const size_t text_block_bytes : {size_t{1000}, size_t{1} << 16}) {
+            CAPTURE(block_bytes);
+            CAPTURE(text_block_bytes);
+            const Split split = split_decode(file, block_bytes, 1000, text_block_bytes, static_cast<uint32_t>(block_bytes));
+            check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
+            CHECK(split.chunks_not_decoded == 0);
+            CHECK(split.files_in_order == 0);
+            if (block_bytes < file.size()) CHECK(split.chunks > 1);
+        }
+    }
+}
+
+TEST_CASE("false member headers inside compressed data: the rest of the file is decoded in order, same text") {
+    std::mt19937 random(11);
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 60; ++i) sizes.push_back(2000 + random() % 6000);
+    const std::string file = members(sizes, 5, random);  // every fifth member stored, a header in its text
+    for (const size_t block_bytes : {size_t{1500}, size_t{5000}, size_t{20000}}) {
+        CAPTURE(block_bytes);
+        const Split split = split_decode(file, block_bytes, 1000, 4096, 3);
+        check_same_text(split, in_order(file, 4096), 4096);
+        CHECK(split.chunks_not_decoded > 0);
+        CHECK(split.files_in_order == 1);
+    }
+}
+
+TEST_CASE("a member longer than a chunk may hold: the rest of the file goes undecoded to the reassembler") {
+    std::mt19937 random(5);
+    const std::string file = members({3000, 400000, 3000, 3000}, 0, random);
+    const Split split = split_decode(file, 2048, 4, 8192, 9);
+    check_same_text(split, in_order(file, 8192), 8192);
+    CHECK(split.files_in_order == 1);
+    CHECK(split.chunks_not_decoded > 0);
+}
+
+TEST_CASE("one whole-file gzip member, zero padding at the end: same text as in order") {
+    std::mt19937 random(3);
+    const std::string single = member(words(random, 300000));
+    check_same_text(split_decode(single, 4096, 1000, 8192, 1), in_order(single, 8192), 8192);
+    const std::string padded = members({5000, 7000, 9000}, 0, random) + std::string(3000, '\0');
+    check_same_text(split_decode(padded, 1024, 1000, 8192, 2), in_order(padded, 8192), 8192);
+}
+
+TEST_CASE("damage in a split file is an error naming the file, as in order; padding between members too") {
+    std::mt19937 random(13);
+    std::vector<size_t> sizes(40, 3000);
+    std::string file = members(sizes, 0, random);
+    const auto damaged_at = file.size() / 2;
+    const auto start = find_gzip_member_header(file.data(), file.size(), damaged_at);
+    REQUIRE(start.has_value());
+    std::string damaged = file;
+    damaged[*start + 40] = static_cast<char>(damaged[*start + 40] ^ 0x55);
+    CHECK_THROWS_AS(in_order(damaged, 4096), Error);
+    try {
+        split_decode(damaged, 2000, 1000, 4096, 4);
+        FAIL("damaged data decoded");
+    } catch (const Error& error) {
+        CHECK(std::string(error.what()).find("x.warc.gz") != std::string::npos);
+    }
+    // Zero bytes between members: the end of the file only, in order or split.
+    const std::string gap = members({4000, 4000}, 0, random) + std::string(100, '\0') + members({4000}, 0, random);
+    CHECK_THROWS_AS(in_order(gap, 4096), Error);
+    CHECK_THROWS_AS(split_decode(gap, 1500, 1000, 4096, 5), Error);
+}
+
+}  // namespace invidx
