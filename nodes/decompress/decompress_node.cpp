@@ -266,8 +266,9 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     const unsigned automatic = std::max(1u, hardware / 2);
     const unsigned count = options.count(automatic, automatic);
     // A plain gzip file of several read blocks decoded on several cores
-    // (split_gzip.hpp); off by default until measured on the GPU machine.
-    const bool split_gzip = options.boolean("split_gzip", false);
+    // (split_gzip.hpp): 16 cores + H100, 3 GB in 2 files 2.3-2.9x, in 16
+    // files 1.09-1.15x (docs/PERFORMANCE.md, "one gzip file on several cores").
+    const bool split_gzip = options.boolean("split_gzip", true);
     return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip);
 }
 
