@@ -239,11 +239,11 @@ bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& use
         }
         if (direct != LIBDEFLATE_INSUFFICIENT_SPACE) return false;  // cut by the block's end, or damaged
     }
-    if (member_text_.size() < kMemberTextBytes) member_text_.resize(kMemberTextBytes);
+    if (!member_text_) member_text_.reset(new char[kMemberTextBytes]);
     const libdeflate_result result = libdeflate_gzip_decompress_ex(
-        whole_members_, input, size, member_text_.data(), member_text_.size(), &used, &produced);
+        whole_members_, input, size, member_text_.get(), kMemberTextBytes, &used, &produced);
     if (result != LIBDEFLATE_SUCCESS) return false;  // cut by the block's end, too big, or damaged
-    append_text(member_text_.data(), produced, emit);
+    append_text(member_text_.get(), produced, emit);
     return true;
 #else
     (void)input;

@@ -93,7 +93,10 @@ private:
     struct z_stream_s* zlib_ = nullptr;
     struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
     struct libdeflate_decompressor* whole_members_ = nullptr;  // null without libdeflate
-    std::string member_text_;        // one member's text from libdeflate
+    // One member's text from libdeflate, kMemberTextBytes, allocated when
+    // first needed and never zero-filled: a split file makes a stream per
+    // chunk, and filling 1 MiB for each showed in the page faults.
+    std::unique_ptr<char[]> member_text_;
     bool at_member_start_ = true;    // zlib has not started on the current member
     State state_ = State::member;
     uint64_t members_ = 0;           // started so far
