@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "invidx/error.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -148,7 +149,7 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
 }  // namespace
 
 uint32_t default_token_count(bool gpus_parse) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned cores = available_cores();
     return std::max(16u, (gpus_parse ? 4 : 3) * cores);
 }
 

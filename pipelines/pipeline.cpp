@@ -21,6 +21,7 @@
 #include "pipelines/progress.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_writer.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -131,7 +132,7 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     report["postings"] = state.postings;
     report["memory_tokens"] = config_.memory.tokens;
     report["peak_tokens_in_flight"] = tokens.peak_in_flight();
-    report["hardware_threads"] = std::thread::hardware_concurrency();
+    report["hardware_threads"] = available_cores();  // the cores it may use (affinity)
     report["nodes"] = result.nodes;
     const nlohmann::json sections = state.report_sections();
     for (const auto& [key, value] : sections.items()) report[key] = value;

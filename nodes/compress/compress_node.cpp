@@ -5,11 +5,12 @@
 
 #include "graph/transform_stage.hpp"
 #include "store/run_list.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 
 std::unique_ptr<Node> make_compress_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     using Compress = TransformStage<RunPostings, CompressedRun>;
     return std::make_unique<Compress>(
         state.graph, options.count(std::max(1u, hardware / 4), 1),

@@ -15,6 +15,7 @@
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/split_gzip.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -262,7 +263,7 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     // Default "auto": one worker per two cores. Decoders wait on their files'
     // order as much as they work, so more of them than a core's share pays
     // (16 cores: 8 decoders and 48 tokens 661 MB/s, 4 and 16 512 MB/s).
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     const unsigned automatic = std::max(1u, hardware / 2);
     const unsigned count = options.count(automatic, automatic);
     // A plain gzip file of several read blocks decoded on several cores

@@ -10,6 +10,7 @@
 #include "graph/in_order.hpp"
 #include "nodes/frame/docid_assigner.hpp"
 #include "nodes/frame/file_framer.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -159,7 +160,7 @@ std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
     // Default "auto": one framer per four cores. Framing costs well under a
     // nanosecond per byte, a tenth of parsing, and files can only be framed
     // at once as far as the decompress workers decode them at once.
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     const unsigned automatic = std::max(1u, hardware / 4);
     return std::make_unique<FrameNode>(state, batch_bytes, options.count(automatic, automatic));
 }

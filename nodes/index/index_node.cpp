@@ -13,6 +13,7 @@
 #include "graph/seconds_since.hpp"
 #include "nodes/index/indexer_registry.hpp"
 #include "nodes/parse/parse_node.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -265,7 +266,7 @@ private:
 // 1.10-1.20x 4; 10 and 12 no faster than 8: docs/PERFORMANCE.md, "CPU
 // indexers beside GPU parsers").
 unsigned automatic_cpu_indexers(const PipelineConfig& config) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     for (const auto& spec : config.nodes)
         if (spec.kind == "parse" && parses_on_gpus_only(spec)) return std::max(1u, hardware / 2);
     return std::max(1u, hardware / 4);

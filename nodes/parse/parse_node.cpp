@@ -12,6 +12,7 @@
 #include "graph/guard.hpp"
 #include "nodes/parse/gpu_parse_batch.hpp"
 #include "nodes/parse/gpu_parsers.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 
@@ -344,7 +345,7 @@ bool parses_on_gpus_only(const NodeSpec& spec) {
 }
 
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
     GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
     // "auto" (or no count): with GPU parsers, none on the CPU: the GPUs

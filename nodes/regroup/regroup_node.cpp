@@ -5,11 +5,12 @@
 
 #include "graph/transform_stage.hpp"
 #include "nodes/regroup/regroup.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 
 std::unique_ptr<Node> make_regroup_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     using Regroup = TransformStage<ParsedBatch, RegroupedBatch>;
     return std::make_unique<Regroup>(
         state.graph, options.count(std::max(1u, (hardware * 3 + 3) / 4), 1),

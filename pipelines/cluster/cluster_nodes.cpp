@@ -7,6 +7,7 @@
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx {
 namespace {
@@ -169,13 +170,13 @@ private:
 std::unique_ptr<Node> make_distribute_node(NodeOptions& options, RunState& state, PostingsExchange& exchange,
                                            std::shared_ptr<ExchangeCredits> credits,
                                            std::shared_ptr<const std::vector<uint32_t>> owner_rank) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     const unsigned count = options.count(std::max(1u, hardware / 2), std::max(1u, hardware / 2));
     return std::make_unique<DistributeNode>(state, count, exchange, std::move(credits), std::move(owner_rank));
 }
 
 std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel, int source) {
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     const unsigned count = options.count(std::max(1u, hardware / 4), std::max(1u, hardware / 4));
     return std::make_unique<ReceiveNode>(state, count, channel, source);
 }

@@ -6,6 +6,7 @@
 
 #include "invidx/config.hpp"
 #include "invidx/error.hpp"
+#include "invidx/available_cores.hpp"
 
 using invidx::ConfigError;
 using invidx::PipelineConfig;
@@ -38,7 +39,7 @@ TEST_CASE("defaults are the SPEC's analysis and a bounded memory budget") {
     CHECK_FALSE(config.analysis.html_text);
     CHECK_FALSE(config.analysis.positions);
     CHECK(config.output == "index");
-    CHECK(config.memory.tokens == std::max(16u, 3 * std::max(1u, std::thread::hardware_concurrency())));
+    CHECK(config.memory.tokens == std::max(16u, 3 * invidx::available_cores()));
     REQUIRE(config.nodes.size() == 3);
     CHECK(config.nodes[1].name == "parse");
     CHECK(config.nodes[1].pointer == "/nodes/1");

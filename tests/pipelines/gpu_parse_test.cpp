@@ -18,6 +18,7 @@
 #include "nodes/parse/gpu_parse_backend.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_parse_builds.hpp"
+#include "invidx/available_cores.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
@@ -177,7 +178,7 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     check_parse_report(both.json, true);
     // "auto" CPU indexers: one per two cores where the GPUs parse alone, one
     // per four beside CPU parsers.
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned hardware = available_cores();
     CHECK(with_gpu.json.at("indexers").size() == std::max(1u, hardware / 2));
     CHECK(both.json.at("indexers").size() == std::max(1u, hardware / 4));
     // And 4 tokens per core (at least 16) where the GPUs parse alone, 3 beside CPU parsers,

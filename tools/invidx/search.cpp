@@ -18,6 +18,7 @@
 #include "query/searcher_processors.hpp"
 #include "store/index_reader.hpp"
 #include "tools/invidx/command.hpp"
+#include "invidx/available_cores.hpp"
 
 namespace invidx::cli {
 
@@ -85,7 +86,7 @@ std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const 
         chosen.device = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu);
         return {searcher.search(texts[0], chosen, analyzer)};
     }
-    const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    const size_t threads = available_cores();
     // The GPU worker is a host thread too, mostly waiting on the device.
     const size_t cpu_workers = gpu ? std::max<size_t>(1, threads - 1) : threads;
     return search_scheduled(searcher, texts, options, cpu_workers, gpu);
