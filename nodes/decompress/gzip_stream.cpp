@@ -160,12 +160,12 @@ GzipStream::~GzipStream() {
     if (buffers_) buffers_->give_back(std::move(current_.bytes));
 }
 
-void GzipStream::resume(uint64_t compressed_offset, uint64_t text_offset) {
+void GzipStream::resume(uint64_t compressed_offset, uint64_t text_offset, uint64_t members_before) {
     ensure(compressed_offset_ == 0 && filled_ == 0 && !emitted_ && !finished_,
            "a gzip stream resumes only before its first bytes");
     compressed_offset_ = compressed_offset;
     member_offset_ = compressed_offset;
-    members_ = 0;  // counted from here
+    members_ = members_before;
     state_ = State::between_members;
     at_member_start_ = true;
     emitted_ = true;

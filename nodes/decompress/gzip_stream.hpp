@@ -66,7 +66,11 @@ public:
     // `compressed_offset` of the file, whose text starts at `text_offset` of
     // the entry (a file decoded in pieces: split_gzip.hpp). Errors then name
     // those offsets; the first block is not the entry's beginning.
-    void resume(uint64_t compressed_offset, uint64_t text_offset);
+    // `members_before`: how many members precede, so that errors number
+    // members as a decoding from the file's start would.
+    void resume(uint64_t compressed_offset, uint64_t text_offset, uint64_t members_before);
+    // Members started so far (after resume: counted on from members_before).
+    uint64_t members() const { return members_; }
     // After the last feed: the fed bytes ended in zero padding, which only
     // the end of a file may hold.
     bool in_padding() const { return state_ == State::padding; }

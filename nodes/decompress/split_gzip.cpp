@@ -92,7 +92,7 @@ void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_byt
     if (!chunk.decode) return;
     try {
         GzipStream stream(file, text_block_bytes, buffers);
-        stream.resume(chunk.blocks.front()->file_offset + chunk.start, 0);
+        stream.resume(chunk.blocks.front()->file_offset + chunk.start, 0, 0);
         // Every chunk is fed as if it ended the file: it must end between
         // members (zero padding only where the file ends).
         for (size_t t = 0; t < chunk.blocks.size(); ++t) {
@@ -103,6 +103,7 @@ void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_byt
                         [&](TextBlock&& text) { chunk.text.push_back(std::move(text)); });
         }
         chunk.decoded = chunk.final || !stream.in_padding();
+        chunk.members = stream.members();
     } catch (const std::exception&) {
         chunk.decoded = false;  // the reassembler decodes it in order, and names any damage
     }
@@ -135,6 +136,7 @@ void GzipReassembler::take(FileState& state, GzipChunk& chunk, const InputFile& 
             if (chunk.text[i].bytes.empty() && !last) continue;
             send(state, std::move(chunk.text[i]), last, lease, emit);
         }
+        state.members += chunk.members;
         give_back(buffers_, chunk.text);
     } else {
         give_back(buffers_, chunk.text);
@@ -142,7 +144,7 @@ void GzipReassembler::take(FileState& state, GzipChunk& chunk, const InputFile& 
             // Every chunk before this one decoded and ended between members,
             // so this one starts at a proven boundary: from here on, in order.
             state.in_order.emplace(file, text_block_bytes_, buffers_);
-            state.in_order->resume(chunk.blocks.front()->file_offset + chunk.start, state.text_offset);
+            state.in_order->resume(chunk.blocks.front()->file_offset + chunk.start, state.text_offset, state.members);
             ++files_in_order_;
         }
         for_each_piece(chunk, [&](std::string_view bytes, bool last) {

@@ -46,6 +46,7 @@ struct GzipChunk {
     bool decode = true;          // false: left to the reassembler (a member too long to chunk)
     // Filled by decode_chunk:
     bool decoded = false;        // the range decoded on its own, ending between members
+    uint64_t members = 0;        // gzip members in the range, when decoded
     std::vector<TextBlock> text;
 };
 using GzipChunkPtr = std::shared_ptr<GzipChunk>;
@@ -92,6 +93,7 @@ private:
         InOrder<GzipChunkPtr> order;
         uint64_t next_block = 0;     // file_block of the next text block
         uint64_t text_offset = 0;    // of the next text byte in the entry
+        uint64_t members = 0;        // in the chunks taken so far
         bool begun = false;          // a text block went out
         std::optional<GzipStream> in_order;  // set once a chunk did not decode
         bool done = false;
