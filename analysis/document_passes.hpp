@@ -44,6 +44,19 @@ struct GroupedTerm {
     uint32_t first_position_index;  // into the document's positions (0 unless positional)
 };
 
+// One unique term of a whole batch, in the batch's own layout (what the
+// parse node hands on: include/invidx/messages.hpp's TermOccurrence, field
+// for field): documents in order, each one's terms in order of first
+// occurrence, bytes and positions at batch-wide offsets.
+struct BatchTerm {
+    uint32_t local_docid;
+    uint32_t collection;
+    uint32_t term_offset;       // into the batch's term bytes
+    uint32_t term_length;
+    uint32_t tf;
+    uint32_t positions_offset;  // into the batch's positions (0 unless positional)
+};
+
 struct TokenCounts {
     uint32_t indexed;  // occurrences written (tokens that are not stop words)
     uint32_t tokens;   // kept tokens, stop words included: the positions used

@@ -132,6 +132,34 @@ INVIDX_HOST_DEVICE inline void write_term(const GroupView& view, uint64_t g, con
                                                 positional ? tf_before[g] - tf_before[b] : 0};
 }
 
+// Step 2 in the batch's own layout (document_passes::BatchTerm), for a
+// caller that hands the batch on as it is, with no packing per term:
+// `first_length` is the scan input that places the terms' bytes (the term's
+// length at its first occurrence, 0 elsewhere); `write_batch_term` writes
+// first occurrence g's term at its batch-wide number unique_before[g] and
+// its bytes at bytes_before[g] of `arena` (the exclusive scan of
+// first_length). tf_before[g] is then where its positions start.
+INVIDX_HOST_DEVICE inline uint32_t first_length(const GroupView& view, uint64_t g, const uint32_t* is_first) {
+    if (is_first[g] == 0) return 0;
+    const uint32_t d = document_of_occurrence(view, g);
+    return occurrence(view, d, g - view.begin[d]).length;
+}
+
+INVIDX_HOST_DEVICE inline void write_batch_term(const GroupView& view, uint64_t g, const uint64_t* slot_of,
+                                                const uint32_t* tf, const uint32_t* is_first,
+                                                const uint32_t* unique_before, const uint32_t* tf_before,
+                                                const uint32_t* bytes_before, bool positional,
+                                                document_passes::BatchTerm* terms, unsigned char* arena) {
+    if (is_first[g] == 0) return;
+    const uint32_t d = document_of_occurrence(view, g);
+    const document_passes::TermOccurrence& o = occurrence(view, d, g - view.begin[d]);
+    const unsigned char* const term = term_of(view, d, o);
+    terms[unique_before[g]] = document_passes::BatchTerm{d, term_collection(term, o.length), bytes_before[g], o.length,
+                                                         tf[slot_of[g]], positional ? tf_before[g] : 0};
+    unsigned char* const out = arena + bytes_before[g];
+    for (uint32_t i = 0; i < o.length; ++i) out[i] = term[i];
+}
+
 // Step 3's sort key of compact occurrence `g`: its term's number in the
 // batch (the number of first occurrences before the term's first).
 INVIDX_HOST_DEVICE inline uint32_t term_number(const GroupView& view, uint64_t g, const uint64_t* slot_of,

@@ -1,5 +1,7 @@
 #include "devices/analysis_batch.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "analysis/stopwords.hpp"
@@ -13,6 +15,16 @@ GpuStemmer gpu_stemmer_named(const std::string& name) {
     throw Error("stemmer '" + name + "' has no GPU implementation (porter or none)");
 }
 
+void GpuAnalysisInput::copy_text_to(char* out) const {
+    if (pieces.empty()) {
+        if (!text.empty()) std::memcpy(out, text.data(), text.size());
+        return;
+    }
+    for (size_t d = 0; d < pieces.size(); ++d) {
+        if (!pieces[d].empty()) std::memcpy(out + offsets[d], pieces[d].data(), pieces[d].size());
+    }
+}
+
 namespace analysis_batch {
 
 void check_input(const GpuAnalysisInput& input) {
@@ -20,6 +32,20 @@ void check_input(const GpuAnalysisInput& input) {
     ensure(input.lengths.size() == documents && input.html.size() == documents,
            "gpu_analyze_batch: offsets, lengths and html flags differ in number (" + std::to_string(documents) +
                ", " + std::to_string(input.lengths.size()) + ", " + std::to_string(input.html.size()) + ")");
+    if (!input.pieces.empty()) {
+        ensure(input.text.empty() && input.pieces.size() == documents,
+               "gpu_analyze_batch: " + std::to_string(input.pieces.size()) + " pieces for " +
+                   std::to_string(documents) + " documents, or pieces and a text both");
+        uint64_t end = 0;
+        for (size_t d = 0; d < documents; ++d) {
+            ensure(input.offsets[d] == end && input.lengths[d] == input.pieces[d].size(),
+                   "gpu_analyze_batch: piece " + std::to_string(d) + " is not laid out back to back (offset " +
+                       std::to_string(input.offsets[d]) + ", length " + std::to_string(input.lengths[d]) + ", " +
+                       std::to_string(input.pieces[d].size()) + " bytes)");
+            end += input.lengths[d];
+        }
+        return;
+    }
     uint64_t previous_end = 0;
     for (size_t d = 0; d < documents; ++d) {
         const uint64_t offset = input.offsets[d];
@@ -50,39 +76,76 @@ TermRegions term_regions(const std::vector<uint32_t>& indexed) {
     return regions;
 }
 
+namespace {
+
+// The per-document boundaries and counts of a result whose terms are laid
+// out: term_begin from the unique counts, byte_begin from each document's
+// first term (or the end of the one before), position_begin from the
+// lengths (every indexed token is one position).
+void lay_out_documents(const GpuAnalysisInput& input, const uint32_t* indexed, const uint32_t* tokens,
+                       const uint32_t* unique, GpuAnalysisResult& result) {
+    const size_t documents = input.documents();
+    result.term_begin.resize(documents + 1);
+    result.byte_begin.resize(documents + 1);
+    result.position_begin.resize(documents + 1);
+    result.lengths.assign(indexed, indexed + documents);  // sum of tf: every indexed token is one
+    result.tokens.assign(tokens, tokens + documents);
+    uint64_t term = 0, bytes = 0, positions = 0;
+    for (size_t d = 0; d < documents; ++d) {
+        result.term_begin[d] = term;
+        result.byte_begin[d] = bytes;
+        result.position_begin[d] = positions;
+        term += unique[d];
+        if (unique[d] != 0) bytes = uint64_t{result.terms[term - 1].term_offset} + result.terms[term - 1].term_length;
+        if (input.positional) positions += indexed[d];
+    }
+    result.term_begin[documents] = term;
+    result.byte_begin[documents] = bytes;
+    result.position_begin[documents] = positions;
+}
+
+}  // namespace
+
 GpuAnalysisResult pack_result(const GpuAnalysisInput& input, const TermRegions& regions, const PassOutput& output) {
     const size_t documents = input.documents();
     GpuAnalysisResult result;
-    result.term_begin.reserve(documents + 1);
-    result.byte_begin.reserve(documents + 1);
-    result.position_begin.reserve(documents + 1);
-    result.term_begin.push_back(0);
-    result.byte_begin.push_back(0);
-    result.position_begin.push_back(0);
-    result.lengths.reserve(documents);
-    result.tokens.reserve(documents);
+    uint64_t term_count = 0, byte_count = 0, position_count = 0;
+    for (size_t d = 0; d < documents; ++d) {
+        term_count += output.unique[d];
+        for (uint32_t k = 0; k < output.unique[d]; ++k) byte_count += output.terms[regions.begin[d] + k].length;
+        position_count += output.indexed[d];
+    }
+    ensure(byte_count <= UINT32_MAX && position_count <= UINT32_MAX,
+           "gpu_analyze_batch: a batch's term bytes or positions exceed 2^32 - 1");
+    result.terms.reserve(term_count);
+    result.bytes.reserve(byte_count);
+    if (input.positional) result.positions.reserve(position_count);
     for (size_t d = 0; d < documents; ++d) {
         const unsigned char* const term_bytes = output.term_bytes + input.offsets[d];
         const document_passes::GroupedTerm* const terms = output.terms + regions.begin[d];
-        // A document's unique term bytes are at most its own bytes: they fit 32 bits.
-        uint32_t document_bytes = 0;
+        const auto positions_base = static_cast<uint32_t>(result.positions.size());
         for (uint32_t k = 0; k < output.unique[d]; ++k) {
             const document_passes::GroupedTerm& term = terms[k];
-            result.terms.push_back(GpuAnalysisResult::Term{document_bytes, term.length, term.tf, term.collection,
-                                                           term.first_position_index});
+            result.terms.push_back(GpuAnalysisResult::Term{
+                static_cast<uint32_t>(d), term.collection, static_cast<uint32_t>(result.bytes.size()), term.length,
+                term.tf, input.positional ? positions_base + term.first_position_index : 0});
             result.bytes.append(reinterpret_cast<const char*>(term_bytes + term.start), term.length);
-            document_bytes += term.length;
         }
         if (input.positional) {
             const uint32_t* positions = output.positions + regions.begin[d];
             result.positions.insert(result.positions.end(), positions, positions + output.indexed[d]);
         }
-        result.term_begin.push_back(result.terms.size());
-        result.byte_begin.push_back(result.bytes.size());
-        result.position_begin.push_back(result.positions.size());
-        result.lengths.push_back(output.indexed[d]);  // sum of tf: every indexed token is one
-        result.tokens.push_back(output.tokens[d]);
     }
+    lay_out_documents(input, output.indexed, output.tokens, output.unique, result);
+    return result;
+}
+
+GpuAnalysisResult pack_batch_result(const GpuAnalysisInput& input, const BatchOutput& output) {
+    GpuAnalysisResult result;
+    result.terms.assign(output.terms, output.terms + output.term_count);
+    result.bytes.assign(reinterpret_cast<const char*>(output.term_bytes), output.term_byte_count);
+    if (input.positional) result.positions.assign(output.positions, output.positions + output.position_count);
+    lay_out_documents(input, output.indexed, output.tokens, output.unique, result);
     return result;
 }
 
@@ -93,8 +156,8 @@ bool same_analysis_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b
     for (size_t t = 0; t < a.terms.size(); ++t) {
         const auto& x = a.terms[t];
         const auto& y = b.terms[t];
-        if (x.term_offset != y.term_offset || x.term_length != y.term_length || x.tf != y.tf ||
-            x.collection != y.collection || x.first_position_index != y.first_position_index) {
+        if (x.local_docid != y.local_docid || x.term_offset != y.term_offset || x.term_length != y.term_length ||
+            x.tf != y.tf || x.collection != y.collection || x.positions_offset != y.positions_offset) {
             return false;
         }
     }
@@ -106,6 +169,14 @@ bool same_analysis_result(const GpuAnalysisResult& a, const GpuAnalysisResult& b
 GpuAnalysisResult analyze_batch_on_host(const GpuAnalysisInput& input) {
     using namespace analysis_batch;
     check_input(input);
+    if (!input.pieces.empty()) {  // the device gathers them; here, a copy of the input with a text
+        std::string gathered(input.text_size(), '\0');
+        input.copy_text_to(gathered.data());
+        GpuAnalysisInput whole = input;
+        whole.pieces.clear();
+        whole.text = gathered;
+        return analyze_batch_on_host(whole);
+    }
     const StopwordSet stopword_set(input.stopwords);
     const StopwordTable stopwords = stopword_set.table();
     const bool stem = input.stemmer == GpuStemmer::porter;

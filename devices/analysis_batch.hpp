@@ -32,7 +32,7 @@ struct TermRegions {
 };
 TermRegions term_regions(const std::vector<uint32_t>& indexed);
 
-// What the passes left, in host memory: the term bytes parallel to
+// What the per-document passes left, in host memory: the term bytes parallel to
 // input.text, per-document counts, and the grouped terms and positions in
 // the regions of `regions`.
 struct PassOutput {
@@ -44,5 +44,22 @@ struct PassOutput {
     const uint32_t* positions = nullptr;  // positional only
 };
 GpuAnalysisResult pack_result(const GpuAnalysisInput& input, const TermRegions& regions, const PassOutput& output);
+
+// What the device's passes leave when they lay the terms out themselves
+// (parallel_group_pass.hpp's write_batch_term): the batch's terms, term
+// bytes and positions already in GpuAnalysisResult's layout, and the
+// per-document counts. Packing is then copies and a loop over documents.
+struct BatchOutput {
+    const uint32_t* indexed = nullptr;
+    const uint32_t* tokens = nullptr;
+    const uint32_t* unique = nullptr;
+    const document_passes::BatchTerm* terms = nullptr;
+    uint64_t term_count = 0;
+    const unsigned char* term_bytes = nullptr;
+    uint64_t term_byte_count = 0;
+    const uint32_t* positions = nullptr;  // positional only
+    uint64_t position_count = 0;
+};
+GpuAnalysisResult pack_batch_result(const GpuAnalysisInput& input, const BatchOutput& output);
 
 }  // namespace invidx::analysis_batch

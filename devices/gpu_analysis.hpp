@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/document_passes.hpp"
+
 namespace invidx {
 
 enum class GpuStemmer { none, porter };
@@ -27,24 +29,34 @@ struct GpuAnalysisInput {
     std::vector<std::string> stopwords;  // lowercased (AnalysisSettings::stopwords)
     GpuStemmer stemmer = GpuStemmer::porter;
     bool positional = false;
+    // Or, for documents that lie apart in memory: `text` empty and one piece
+    // per document (its bytes, which the caller keeps alive), offsets and
+    // lengths laying them back to back from 0. The analyzer gathers them
+    // straight into its pinned staging buffer: no copy of the batch first.
+    std::vector<std::string_view> pieces;
 
     size_t documents() const { return offsets.size(); }
+    // The bytes of the text the analysis runs over: `text`, or the pieces
+    // back to back.
+    uint64_t text_size() const {
+        if (pieces.empty() || offsets.empty()) return text.size();
+        return offsets.back() + lengths.back();
+    }
+    // Copies the text (`text`, or the pieces) to `out`, text_size() bytes.
+    void copy_text_to(char* out) const;
 };
 
-// The terms of every document, each document's laid out as DocumentTerms
-// (analysis/analyzer.hpp) lays out its own: document d's terms are
-// terms[term_begin[d], term_begin[d + 1]), unique, in order of first
-// occurrence; their term_offset is into the document's bytes
-// [byte_begin[d], byte_begin[d + 1]) and their first_position_index into its
-// positions [position_begin[d], position_begin[d + 1]) (positional only).
+// The terms of every document in the batch's own layout, which is a
+// ParsedBatch's (include/invidx/messages.hpp): one Term per unique term of
+// each document, documents in order and each one's terms in order of first
+// occurrence, as DocumentTerms (analysis/analyzer.hpp) orders them; a Term
+// has TermOccurrence's fields and layout, its term_offset into `bytes` and its
+// positions_offset into `positions` (0 unless positional). Document d's terms
+// are terms[term_begin[d], term_begin[d + 1]), its bytes
+// [byte_begin[d], byte_begin[d + 1]) and its positions
+// [position_begin[d], position_begin[d + 1]).
 struct GpuAnalysisResult {
-    struct Term {
-        uint32_t term_offset;
-        uint32_t term_length;
-        uint32_t tf;
-        uint32_t collection;            // SPEC §5
-        uint32_t first_position_index;  // 0 unless positional
-    };
+    using Term = document_passes::BatchTerm;
     std::vector<Term> terms;
     std::string bytes;
     std::vector<uint32_t> positions;

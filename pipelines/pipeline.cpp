@@ -46,6 +46,7 @@ Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
 BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
     const double sync_wait_at_start = sync_wait_seconds();
+    const double cpu_at_start = process_cpu_seconds();
     const auto stop_if_requested = [&] {
         if (options.stop.stop_requested()) throw Interrupted();
     };
@@ -148,6 +149,9 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     report["total_seconds"] = seconds_since(start);
     report["throughput_mb_s"] = text_bytes / 1e6 / std::max(1e-9, report["total_seconds"].get<double>());
     report["peak_rss_bytes"] = peak_rss_bytes();
+    // Every thread's CPU time (user + system) during the build: unlike the
+    // nodes' busy seconds it leaves out waiting and counts spinning.
+    report["cpu_seconds"] = process_cpu_seconds() - cpu_at_start;
     // Waiting for the disk (fsync) until now, summed over threads; the
     // publish after report.json syncs the rest of the index at once. In a
     // cluster rank running several pipelines, the rank's whole wait.

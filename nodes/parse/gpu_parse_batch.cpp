@@ -1,12 +1,26 @@
 #include "nodes/parse/gpu_parse_batch.hpp"
 
+#include <cstddef>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "invidx/error.hpp"
 
 namespace invidx {
 
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, std::string& gathered) {
+// The GPU analysis result's terms are copied as TermOccurrences.
+using BatchTerm = GpuAnalysisResult::Term;
+static_assert(sizeof(BatchTerm) == sizeof(TermOccurrence) && std::is_trivially_copyable_v<BatchTerm> &&
+              std::is_trivially_copyable_v<TermOccurrence>);
+static_assert(offsetof(BatchTerm, local_docid) == offsetof(TermOccurrence, local_docid) &&
+              offsetof(BatchTerm, collection) == offsetof(TermOccurrence, collection) &&
+              offsetof(BatchTerm, term_offset) == offsetof(TermOccurrence, term_offset) &&
+              offsetof(BatchTerm, term_length) == offsetof(TermOccurrence, term_length) &&
+              offsetof(BatchTerm, tf) == offsetof(TermOccurrence, tf) &&
+              offsetof(BatchTerm, positions_offset) == offsetof(TermOccurrence, positions_offset));
+
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings) {
     GpuAnalysisInput input;
     const size_t documents = batch.docs.size();
     input.offsets.reserve(documents);
@@ -14,10 +28,10 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
     input.html.reserve(documents);
     // The device takes one buffer of documents in increasing, disjoint
     // ranges. A batch whose documents point into the decompressed blocks
-    // they came from, or lie out of order in its text, is gathered first
-    // (one host copy; gathering straight into the pinned staging buffer
-    // would save it). An empty document may sit anywhere: it is given the
-    // end of the one before.
+    // they came from, or lie out of order in its text, goes as one piece
+    // per document, which the analyzer gathers into its pinned staging
+    // buffer. An empty document may sit anywhere: it is given the end of
+    // the one before.
     bool in_order = batch.sources.empty();
     uint64_t end = 0;
     for (const DocRecord& doc : batch.docs) {
@@ -29,10 +43,8 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
     if (in_order) {
         input.text = batch.text;
     } else {
-        gathered.clear();
-        gathered.reserve(batch.text_bytes);
-        for (const DocRecord& doc : batch.docs) gathered.append(batch.text_of(doc));
-        input.text = gathered;
+        input.pieces.reserve(documents);
+        for (const DocRecord& doc : batch.docs) input.pieces.push_back(batch.text_of(doc));
     }
     end = 0;
     for (const DocRecord& doc : batch.docs) {
@@ -61,20 +73,14 @@ ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result,
     out.end_of_input = batch.end_of_input;
     out.lease = batch.lease;
     out.docs.reserve(documents);
-    out.occurrences.reserve(result.terms.size());
+    // The result is in the batch's own layout, its terms TermOccurrences
+    // field for field: one bulk copy, no work per term.
+    out.occurrences.resize(result.terms.size());
+    if (!result.terms.empty())
+        std::memcpy(out.occurrences.data(), result.terms.data(), result.terms.size() * sizeof(TermOccurrence));
     for (size_t local = 0; local < documents; ++local) {
         const DocRecord& doc = batch.docs[local];
         out.docs.push_back(ParsedDoc{doc.name, result.lengths[local], doc.file_ordinal, doc.source_offset});
-        // The result lays the documents' term bytes and positions back to
-        // back, as parse_batch appends them to its arena: only the bases move.
-        const auto arena_base = static_cast<uint32_t>(result.byte_begin[local]);
-        const auto positions_base = static_cast<uint32_t>(result.position_begin[local]);
-        for (uint64_t t = result.term_begin[local]; t < result.term_begin[local + 1]; ++t) {
-            const GpuAnalysisResult::Term& term = result.terms[t];
-            out.occurrences.push_back(TermOccurrence{static_cast<uint32_t>(local), term.collection,
-                                                     arena_base + term.term_offset, term.term_length, term.tf,
-                                                     positional ? positions_base + term.first_position_index : 0});
-        }
         out.text_bytes += doc.text_length;
         out.tokens += result.tokens[local];
     }
@@ -84,8 +90,7 @@ ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result,
 }
 
 ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings) {
-    std::string gathered;
-    return parsed_batch_from(batch, analyzer.analyze(gpu_analysis_input(batch, settings, gathered)), settings.positions);
+    return parsed_batch_from(batch, analyzer.analyze(gpu_analysis_input(batch, settings)), settings.positions);
 }
 
 }  // namespace invidx

@@ -12,9 +12,9 @@
 namespace invidx {
 
 // The batch's documents as the analyzer's input. It views batch.text, or,
-// when documents point into decompressed blocks, `gathered`, where their
-// text is copied back to back: `batch` and `gathered` must outlive it.
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, std::string& gathered);
+// when documents point into decompressed blocks (or lie out of order), each
+// document's bytes as a piece: `batch` must outlive it.
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings);
 
 // `result` (of gpu_analysis_input(batch, ...)) as the CPU parser's
 // ParsedBatch: the same documents, occurrences in the same order, the same

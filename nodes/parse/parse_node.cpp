@@ -10,6 +10,7 @@
 #include "analysis/analyzer.hpp"
 #include "graph/async_worker.hpp"
 #include "graph/guard.hpp"
+#include "graph/resource_usage.hpp"
 #include "nodes/parse/gpu_parse_batch.hpp"
 #include "nodes/parse/gpu_parsers.hpp"
 #include "invidx/available_cores.hpp"
@@ -77,6 +78,7 @@ struct ParserCounters {
     std::atomic<uint64_t> batches_on_host{0};  // a GPU's batches over its max_batch_bytes
     std::atomic<uint64_t> text_bytes{0};
     std::atomic<uint64_t> busy_ns{0};
+    std::atomic<uint64_t> host_cpu_ns{0};  // a GPU's slot threads: their CPU time (busy_ns includes waiting)
 };
 
 double seconds(const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; }
@@ -190,6 +192,7 @@ public:
                                {"batches_on_host", counters.batches_on_host.load()},
                                {"text_bytes", counters.text_bytes.load()},
                                {"busy_seconds", seconds(counters.busy_ns)},
+                               {"host_cpu_seconds", seconds(counters.host_cpu_ns)},
                                {"device_bytes", device_bytes},
                                {"peak_device_bytes", peak_device_bytes},
                                {"pinned_host_bytes", pinned_host_bytes},
@@ -269,6 +272,7 @@ private:
     // (the token limiter its lease returns to, the buffer pools) may go, so
     // nothing of the run may be released on this thread after that.
     void parse_on_gpu(GpuSlot& slot, In batch, GpuBody::gateway_type& gateway) {
+        const uint64_t cpu_at_start = thread_cpu_ns();
         try {
             if (!state_.graph.is_cancelled()) {
                 Out out = run_guarded(metrics_, [&] {
@@ -295,6 +299,7 @@ private:
             state_.fail(std::current_exception());
         }
         batch.reset();
+        gpu_counters_[slot.gpu]->host_cpu_ns += thread_cpu_ns() - cpu_at_start;
         slot.limiter->decrementer().try_put(flow::continue_msg());
         gateway.release_wait();
     }

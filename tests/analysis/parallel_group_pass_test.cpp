@@ -15,6 +15,8 @@
 
 #include "analysis/document_passes.hpp"
 #include "analysis/stopwords.hpp"
+#include "devices/analysis_batch.hpp"
+#include "devices/gpu_analysis.hpp"
 #include "support/analysis_inputs.hpp"
 #include "support/batch_analysis.hpp"
 
@@ -115,6 +117,36 @@ void check_batch(const std::vector<testing::AnalysisDocument>& docs, std::mt1993
             }
             std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
             for (uint64_t g = 0; g < total; ++g) got.positions[g] = keyed[g].second;
+        }
+
+        // The batch layout straight from the steps (what the GPU hands the
+        // parse node): equal to the host reference's packed result.
+        {
+            std::vector<uint32_t> lengths_of_firsts(total + 1, 0), bytes_before(total + 1, 0);
+            for (uint64_t g = 0; g < total; ++g) lengths_of_firsts[g] = first_length(view, g, is_first.data());
+            std::exclusive_scan(lengths_of_firsts.begin(), lengths_of_firsts.end(), bytes_before.begin(), 0u);
+            std::vector<document_passes::BatchTerm> batch_terms(unique_before[total]);
+            std::vector<unsigned char> arena(bytes_before[total]);
+            for (uint64_t g = 0; g < total; ++g) {
+                write_batch_term(view, g, slot_of.data(), tf.data(), is_first.data(), unique_before.data(),
+                                 tf_before.data(), bytes_before.data(), input.positional, batch_terms.data(),
+                                 arena.data());
+            }
+            std::vector<uint32_t> indexed(documents), tokens(documents);
+            for (uint32_t d = 0; d < documents; ++d) indexed[d] = static_cast<uint32_t>(begin[d + 1] - begin[d]);
+            const GpuAnalysisResult reference = analyze_batch_on_host(input);
+            for (uint32_t d = 0; d < documents; ++d) tokens[d] = static_cast<uint32_t>(reference.tokens[d]);
+            analysis_batch::BatchOutput output;
+            output.indexed = indexed.data();
+            output.tokens = tokens.data();
+            output.unique = got.unique.data();
+            output.terms = batch_terms.data();
+            output.term_count = batch_terms.size();
+            output.term_bytes = arena.data();
+            output.term_byte_count = arena.size();
+            output.positions = got.positions.data();
+            output.position_count = total;
+            CHECK(same_analysis_result(analysis_batch::pack_batch_result(input, output), reference));
         }
 
         CHECK(got.unique == expected.unique);

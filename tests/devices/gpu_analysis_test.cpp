@@ -182,3 +182,43 @@ TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give the 
     other.join();
     for (size_t b = 0; b < batches.size(); ++b) CHECK(same[b] == 1);
 }
+
+// Documents that lie apart in memory go as pieces, which the analyzer
+// gathers into its staging buffer: the same result as the same documents
+// back to back in one text, on the host reference and on the GPU.
+TEST_CASE("gpu_analyze_batch: documents given as pieces equal the same documents in one text") {
+    std::mt19937 random(41);
+    const auto words = testing::test_vocabulary(random, 300);
+    std::vector<std::string> documents;  // each its own allocation
+    std::vector<testing::AnalysisDocument> docs;
+    for (int d = 0; d < 200; ++d) {
+        documents.push_back(d % 17 == 0 ? std::string() : testing::random_html(random, words, 1 + random() % 400));
+        docs.push_back({documents.back(), d % 4 != 0});
+    }
+    for (const AnalysisSettings& settings : testing::batch_settings()) {
+        CAPTURE(settings.positions);
+        std::string storage;
+        const GpuAnalysisInput whole = testing::batch_input(docs, settings, storage, 0);
+        GpuAnalysisInput pieces = whole;
+        pieces.text = {};
+        for (const std::string& text : documents) pieces.pieces.push_back(text);
+        CHECK(pieces.text_size() == whole.text.size());
+        const GpuAnalysisResult reference = analyze_batch_on_host(whole);
+        CHECK(same_analysis_result(analyze_batch_on_host(pieces), reference));
+        if (have_gpu()) CHECK(same_analysis_result(gpu_analyze_batch(0, pieces), reference));
+    }
+    // Pieces must lay out back to back from 0, one per document, without a text.
+    std::string storage;
+    GpuAnalysisInput bad = testing::batch_input(docs, AnalysisSettings::defaults(), storage, 0);
+    bad.text = {};
+    for (const std::string& text : documents) bad.pieces.push_back(text);
+    GpuAnalysisInput shifted = bad;
+    shifted.offsets[1] += 1;
+    CHECK_THROWS_AS(analyze_batch_on_host(shifted), Error);
+    GpuAnalysisInput fewer = bad;
+    fewer.pieces.pop_back();
+    CHECK_THROWS_AS(analyze_batch_on_host(fewer), Error);
+    GpuAnalysisInput both = bad;
+    both.text = storage;
+    CHECK_THROWS_AS(analyze_batch_on_host(both), Error);
+}

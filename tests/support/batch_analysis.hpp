@@ -41,8 +41,11 @@ inline DocumentTerms document_terms(const GpuAnalysisResult& result, size_t d) {
     DocumentTerms terms;
     for (uint64_t t = result.term_begin[d]; t < result.term_begin[d + 1]; ++t) {
         const auto& term = result.terms[t];
-        terms.terms.push_back(DocumentTerms::Term{term.term_offset, term.term_length, term.tf, term.collection,
-                                                  term.first_position_index});
+        CHECK(term.local_docid == d);
+        // The result's offsets are the batch's; a document's start at its own.
+        const auto first_position_index = static_cast<uint32_t>(term.positions_offset - result.position_begin[d]);
+        terms.terms.push_back(DocumentTerms::Term{static_cast<uint32_t>(term.term_offset - result.byte_begin[d]),
+                                                  term.term_length, term.tf, term.collection, first_position_index});
     }
     terms.bytes = result.bytes.substr(result.byte_begin[d], result.byte_begin[d + 1] - result.byte_begin[d]);
     terms.positions.assign(result.positions.begin() + static_cast<std::ptrdiff_t>(result.position_begin[d]),

@@ -6,17 +6,18 @@
 // markup candidates is per document. (The first version ran the whole
 // per-document pass on one thread per document: a batch of ~70 documents
 // kept one SM busy while the longest document was scanned byte by byte, and
-// parsed about 7 MB/s.) Pass 2 still groups each document's terms on one
-// thread through an open-addressing table in global scratch
-// (document_passes.hpp); the host reads back the per-document counts to
-// size its regions exactly (analysis_batch::term_regions). The batch layout
-// and the packing into a GpuAnalysisResult are the host reference's own
-// (devices/analysis_batch.cpp).
+// parsed about 7 MB/s.) Pass 2 groups the terms with one thread per
+// occurrence (analysis/parallel_group_pass.hpp) after the host has read back
+// the per-document counts to size the regions (analysis_batch::term_regions),
+// and lays the batch's terms out as the parse node hands them on
+// (write_batch_term): dense, with their bytes packed, so the host copies
+// them back in bulk with no work per term (analysis_batch::pack_batch_result).
+// The host reference packs the per-document passes' output into the same
+// GpuAnalysisResult (devices/analysis_batch.cpp).
 //
-// Next, for speed: pass 2 per warp (a shared-memory table per document, or
-// a CUB segmented sort by term), a per-block cache of recent stems, no host
-// round trip between the passes, and the terms staying on the device for a
-// GPU indexer instead of coming back as a ParsedBatch.
+// Next, for speed: no host round trip between the passes, and the terms
+// staying on the device for a GPU indexer instead of coming back as a
+// ParsedBatch.
 //
 // CudaBatchAnalyzer keeps its stream, pinned staging and device arrays from
 // batch to batch; the GPU parsers of the pipeline run two per GPU, each on
@@ -52,7 +53,7 @@ namespace invidx {
 namespace {
 
 using namespace cuda;
-using document_passes::GroupedTerm;
+using document_passes::BatchTerm;
 using document_passes::TermOccurrence;
 
 
@@ -276,12 +277,21 @@ __global__ void mark_first_occurrences(group::GroupView view, uint64_t total, co
         group::first_occurrence_flags(view, g, slot_of, first, tf, is_first, first_tf);
 }
 
-// Step 2: the terms in order of first occurrence, and each document's count.
-__global__ void write_terms(group::GroupView view, uint64_t total, const uint64_t* slot_of, const uint32_t* tf,
-                            const uint32_t* is_first, const uint32_t* unique_before, const uint32_t* tf_before,
-                            bool positional, GroupedTerm* terms) {
+// Step 2: the terms in order of first occurrence, in the batch's own layout
+// (what the parse node hands on), and each document's count.
+__global__ void first_lengths(group::GroupView view, uint64_t total, const uint32_t* is_first,
+                              uint32_t* lengths_of_firsts) {
     for (uint64_t g = thread_index(); g < total; g += grid_threads())
-        group::write_term(view, g, slot_of, tf, is_first, unique_before, tf_before, positional, terms);
+        lengths_of_firsts[g] = group::first_length(view, g, is_first);
+}
+
+__global__ void write_batch_terms(group::GroupView view, uint64_t total, const uint64_t* slot_of, const uint32_t* tf,
+                                  const uint32_t* is_first, const uint32_t* unique_before, const uint32_t* tf_before,
+                                  const uint32_t* bytes_before, bool positional, BatchTerm* terms,
+                                  unsigned char* arena) {
+    for (uint64_t g = thread_index(); g < total; g += grid_threads())
+        group::write_batch_term(view, g, slot_of, tf, is_first, unique_before, tf_before, bytes_before, positional,
+                                terms, arena);
 }
 
 __global__ void count_unique_terms(group::GroupView view, const uint32_t* unique_before, uint32_t* unique) {
@@ -361,15 +371,22 @@ private:
         check(cudaSetDevice(device_), "cudaSetDevice");
         const cudaStream_t s = stream_.get();
         const StopwordTable stopwords = stopwords_on_device(input.stopwords, s);
-        const size_t text_bytes = input.text.size();
+        const size_t text_bytes = input.text_size();
 
         // Pass 1, in the steps of parallel_token_pass.hpp.
         ensure(text_bytes < UINT32_MAX, "gpu_analyze_batch: a batch of 4 GiB or more");
         marks_[0].record(s);
         const auto bytes = static_cast<uint32_t>(text_bytes);
         const bool stem = input.stemmer == GpuStemmer::porter;
-        stage_upload(staged_text_, text_, reinterpret_cast<const unsigned char*>(input.text.data()), text_bytes, s,
-                     "cudaMemcpyAsync (text)");
+        // The text, gathered from its pieces when it comes in pieces,
+        // straight into the pinned buffer: one host copy either way.
+        text_.reserve(text_bytes, 0, s);
+        staged_text_.reserve(text_bytes);
+        input.copy_text_to(reinterpret_cast<char*>(staged_text_.data()));
+        if (text_bytes != 0) {
+            check(cudaMemcpyAsync(text_.data(), staged_text_.data(), text_bytes, cudaMemcpyHostToDevice, s),
+                  "cudaMemcpyAsync (text)");
+        }
         stage_upload(staged_offsets_, offsets_, input.offsets.data(), documents, s, "cudaMemcpyAsync (offsets)");
         stage_upload(staged_lengths_, lengths_, input.lengths.data(), documents, s, "cudaMemcpyAsync (lengths)");
         stage_upload(staged_html_, html_, input.html.data(), documents, s, "cudaMemcpyAsync (html flags)");
@@ -430,7 +447,7 @@ private:
         host_selected_.reserve(2);
         check(cudaMemcpyAsync(host_selected_.data(), selected_.data(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (token count)");
-        check(cudaStreamSynchronize(s), "token starts");
+        cuda::wait_yielding(s, stream_done_, "token starts");
         const uint32_t token_count = host_selected_.data()[1];
 
         // Step 6: terms, the scan of indexed tokens, occurrences in place.
@@ -470,7 +487,7 @@ private:
         marks_[6].record(s);
         download(host_indexed_, indexed_, documents, s, "cudaMemcpyAsync (indexed tokens)");
         download(host_tokens_, tokens_, documents, s, "cudaMemcpyAsync (tokens)");
-        check(cudaStreamSynchronize(s), "pass 1");
+        cuda::wait_yielding(s, stream_done_, "pass 1");
 
         // Pass 2, in regions sized by pass 1's counts.
         const std::vector<uint32_t> indexed(host_indexed_.data(), host_indexed_.data() + documents);
@@ -496,7 +513,8 @@ private:
         first_tf_.reserve(occurrence_count + 1, 0, s);
         unique_before_.reserve(occurrence_count + 1, 0, s);
         tf_before_.reserve(occurrence_count + 1, 0, s);
-        terms_.reserve(occurrence_count, 0, s);
+        lengths_of_firsts_.reserve(occurrence_count + 1, 0, s);
+        bytes_before_.reserve(occurrence_count + 1, 0, s);
         if (input.positional) {
             positions_.reserve(occurrence_count, 0, s);
             sort_keys_.reserve(occurrence_count * 2, 0, s);
@@ -505,6 +523,8 @@ private:
         unique_.reserve(documents, 0, s);
         check(cudaMemsetAsync(is_first_.data() + occurrence_count, 0, sizeof(uint32_t), s), "cudaMemsetAsync (scan end)");
         check(cudaMemsetAsync(first_tf_.data() + occurrence_count, 0, sizeof(uint32_t), s), "cudaMemsetAsync (scan end)");
+        check(cudaMemsetAsync(lengths_of_firsts_.data() + occurrence_count, 0, sizeof(uint32_t), s),
+              "cudaMemsetAsync (scan end)");
         const group::GroupView view{term_bytes_.data(), offsets_.data(),    occurrence_begin_.data(), occurrences_.data(),
                                     term_begin_.data(), table_begin_.data(), static_cast<uint32_t>(documents)};
         const unsigned occurrence_blocks = step_blocks(occurrence_count);
@@ -528,10 +548,22 @@ private:
                                             scan_items, s),
               "cub::DeviceScan::ExclusiveSum (tf of first occurrences)");
         if (occurrence_count != 0) {
-            write_terms<<<occurrence_blocks, kStepThreads, 0, s>>>(view, occurrence_count, slot_of_.data(), tf_.data(),
-                                                                   is_first_.data(), unique_before_.data(),
-                                                                   tf_before_.data(), input.positional, terms_.data());
-            check_launch("write_terms");
+            first_lengths<<<occurrence_blocks, kStepThreads, 0, s>>>(view, occurrence_count, is_first_.data(),
+                                                                     lengths_of_firsts_.data());
+            check_launch("first_lengths");
+        }
+        check(cub::DeviceScan::ExclusiveSum(cub_temp_.data(), scan_bytes, lengths_of_firsts_.data(),
+                                            bytes_before_.data(), scan_items, s),
+              "cub::DeviceScan::ExclusiveSum (term bytes of first occurrences)");
+        // The batch's terms and their bytes, dense: at most one per
+        // occurrence and the text's bytes.
+        batch_terms_.reserve(occurrence_count, 0, s);
+        arena_.reserve(text_bytes, 0, s);
+        if (occurrence_count != 0) {
+            write_batch_terms<<<occurrence_blocks, kStepThreads, 0, s>>>(
+                view, occurrence_count, slot_of_.data(), tf_.data(), is_first_.data(), unique_before_.data(),
+                tf_before_.data(), bytes_before_.data(), input.positional, batch_terms_.data(), arena_.data());
+            check_launch("write_batch_terms");
         }
         count_unique_terms<<<step_blocks(documents), kStepThreads, 0, s>>>(view, unique_before_.data(), unique_.data());
         check_launch("count_unique_terms");
@@ -556,12 +588,23 @@ private:
                   "cub::DeviceRadixSort::SortPairs (positions by term)");
         }
         marks_[8].record(s);
-        download(host_term_bytes_, term_bytes_, text_bytes, s, "cudaMemcpyAsync (term bytes)");
-        download(host_terms_, terms_, occurrence_count, s, "cudaMemcpyAsync (terms)");
+        // Only the dense terms and bytes come back: their counts first.
+        host_totals_.reserve(2);
+        check(cudaMemcpyAsync(host_totals_.data(), unique_before_.data() + occurrence_count, sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (term count)");
+        check(cudaMemcpyAsync(host_totals_.data() + 1, bytes_before_.data() + occurrence_count, sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (term byte count)");
+        cuda::wait_yielding(s, stream_done_, "pass 2 counts");
+        const uint32_t term_count = host_totals_.data()[0];
+        const uint32_t term_byte_count = host_totals_.data()[1];
+        download(host_batch_terms_, batch_terms_, term_count, s, "cudaMemcpyAsync (terms)");
+        download(host_arena_, arena_, term_byte_count, s, "cudaMemcpyAsync (term bytes)");
         if (input.positional) download(host_positions_, positions_, occurrence_count, s, "cudaMemcpyAsync (positions)");
         download(host_unique_, unique_, documents, s, "cudaMemcpyAsync (unique terms)");
         marks_[9].record(s);
-        check(cudaStreamSynchronize(s), "pass 2");
+        cuda::wait_yielding(s, stream_done_, "pass 2");
         ++times_.batches;
         times_.upload_seconds += marks_[1].seconds_since(marks_[0]);
         times_.pass1_markup_seconds += marks_[2].seconds_since(marks_[1]);
@@ -574,15 +617,18 @@ private:
         times_.download_seconds += marks_[9].seconds_since(marks_[8]);
 
         // Packed straight from the pinned buffers, which the next batch reuses.
-        PassOutput output;
-        output.term_bytes = host_term_bytes_.data();
+        BatchOutput output;
         output.indexed = host_indexed_.data();
         output.tokens = host_tokens_.data();
         output.unique = host_unique_.data();
-        output.terms = host_terms_.data();
+        output.terms = host_batch_terms_.data();
+        output.term_count = term_count;
+        output.term_bytes = host_arena_.data();
+        output.term_byte_count = term_byte_count;
         output.positions = host_positions_.data();
+        output.position_count = occurrence_count;
         const auto pack_start = std::chrono::steady_clock::now();
-        GpuAnalysisResult result = pack_result(input, regions, output);
+        GpuAnalysisResult result = pack_batch_result(input, output);
         times_.pack_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - pack_start).count();
         return result;
     }
@@ -620,6 +666,7 @@ private:
     // after its copies out; within the markup steps: after the candidates'
     // ends, after the walk.
     cuda::ScopedEvent marks_[12];
+    cuda::ScopedEvent stream_done_{cudaEventDisableTiming};  // polled by wait_yielding
     GpuAnalyzerTimes times_;
 
     std::unique_ptr<StopwordSet> stopword_set_;
@@ -639,8 +686,9 @@ private:
     // Pinned results, device to host.
     PinnedArray<uint32_t> host_indexed_{pinned_memory_};
     PinnedArray<uint32_t> host_tokens_{pinned_memory_};
-    PinnedArray<unsigned char> host_term_bytes_{pinned_memory_};
-    PinnedArray<GroupedTerm> host_terms_{pinned_memory_};
+    PinnedArray<uint32_t> host_totals_{pinned_memory_};  // the batch's terms and term bytes
+    PinnedArray<BatchTerm> host_batch_terms_{pinned_memory_};
+    PinnedArray<unsigned char> host_arena_{pinned_memory_};
     PinnedArray<uint32_t> host_positions_{pinned_memory_};
     PinnedArray<uint32_t> host_unique_{pinned_memory_};
     // Device arrays, grown to the largest batch.
@@ -659,7 +707,8 @@ private:
     DeviceArray<uint64_t> term_begin_{device_memory_};
     DeviceArray<uint64_t> table_begin_{device_memory_};
     DeviceArray<uint32_t> table_{device_memory_};
-    DeviceArray<GroupedTerm> terms_{device_memory_};
+    DeviceArray<BatchTerm> batch_terms_{device_memory_};
+    DeviceArray<unsigned char> arena_{device_memory_};  // the batch's term bytes
     DeviceArray<uint32_t> positions_{device_memory_};
     DeviceArray<uint32_t> unique_{device_memory_};
     // Pass 1's steps.
@@ -682,6 +731,8 @@ private:
     DeviceArray<uint32_t> first_tf_{device_memory_};
     DeviceArray<uint32_t> unique_before_{device_memory_};
     DeviceArray<uint32_t> tf_before_{device_memory_};
+    DeviceArray<uint32_t> lengths_of_firsts_{device_memory_};
+    DeviceArray<uint32_t> bytes_before_{device_memory_};
     DeviceArray<uint32_t> sort_keys_{device_memory_};  // keys, then sorted keys
     DeviceArray<uint32_t> unsorted_positions_{device_memory_};
 };

@@ -1,8 +1,11 @@
 // A CUDA event owned for a scope, for timing work on a stream: record it
 // between launches, read the elapsed time once the stream has synchronized.
+// Also how a host thread waits for its stream (wait_yielding).
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <thread>
 
 #include "devices/cuda/common/cuda_check.hpp"
 
@@ -11,6 +14,7 @@ namespace invidx::cuda {
 class ScopedEvent {
 public:
     ScopedEvent() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+    explicit ScopedEvent(unsigned flags) { check(cudaEventCreateWithFlags(&event_, flags), "cudaEventCreateWithFlags"); }
     ~ScopedEvent() { cudaEventDestroy(event_); }  // destructor path: errors have nowhere to go
     ScopedEvent(const ScopedEvent&) = delete;
     ScopedEvent& operator=(const ScopedEvent&) = delete;
@@ -24,8 +28,33 @@ public:
         return static_cast<double>(ms) * 1e-3;
     }
 
+    cudaEvent_t get() const { return event_; }
+
 private:
     cudaEvent_t event_ = nullptr;
 };
+
+// Waits for everything queued on `stream` so far by polling an event and
+// yielding the CPU between polls (what cudaDeviceScheduleYield does, kept to
+// these waits). cudaStreamSynchronize spins with CUDA's default schedule on
+// a machine of many CPUs, holding a core the flow graph's workers may need
+// for as long as the device works; a blocking-sync event frees the core but
+// its wake-up adds latency to every batch, and a build with all its batches
+// in flight (memory.tokens) slows by that latency (docs/PERFORMANCE.md,
+// "waiting for the GPU"). A yielding poll returns as soon as the work is
+// done and lets any runnable thread have the core meanwhile.
+inline void wait_yielding(cudaEvent_t recorded, const char* what) {
+    for (;;) {
+        const cudaError_t state = cudaEventQuery(recorded);
+        if (state == cudaSuccess) return;
+        if (state != cudaErrorNotReady) check(state, what);
+        std::this_thread::yield();
+    }
+}
+
+inline void wait_yielding(cudaStream_t stream, ScopedEvent& event, const char* what) {
+    event.record(stream);
+    wait_yielding(event.get(), what);
+}
 
 }  // namespace invidx::cuda

@@ -18,6 +18,7 @@
 
 #include "devices/cuda/index/gpu_btree_dictionary.cuh"
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/cuda_event.hpp"
 #include "invidx/collections.hpp"
 #include "devices/cuda/common/device_array.hpp"
 #include "devices/cuda/index/gpu_hash_dictionary.cuh"
@@ -197,6 +198,7 @@ public:
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         for (auto& slot : slots_) slot = std::make_unique<StagingSlot>(pinned_memory_, options);
         check_event(sort_events_);
+        check(cudaEventCreateWithFlags(&idle_, cudaEventDisableTiming), "cudaEventCreate");
 
         counters_.reserve(2, 0, stream_);
         check(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned long long), stream_), "cudaMemsetAsync");
@@ -219,6 +221,7 @@ public:
         if (stream_) cudaStreamSynchronize(stream_);
         cudaEventDestroy(sort_events_.start);
         cudaEventDestroy(sort_events_.done);
+        if (idle_) cudaEventDestroy(idle_);
         slots_ = {};
         if (stream_) cudaStreamDestroy(stream_);
     }
@@ -546,7 +549,7 @@ private:
     // The chunk in `slot` and all before it are done: take their counters.
     void wait_for(StagingSlot& slot) {
         const auto start = std::chrono::steady_clock::now();
-        check(cudaEventSynchronize(slot.events.done), "device work of a staged chunk");
+        cuda::wait_yielding(slot.events.done, "device work of a staged chunk");
         host_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (auto& other : slots_) {
             if (other->in_flight && other->sequence < slot.sequence) complete(*other);
@@ -568,7 +571,8 @@ private:
 
     void synchronize() {
         const auto start = std::chrono::steady_clock::now();
-        check(cudaStreamSynchronize(stream_), "GPU indexer device work");
+        check(cudaEventRecord(idle_, stream_), "cudaEventRecord");
+        cuda::wait_yielding(idle_, "GPU indexer device work");
         host_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         StagingSlot* first = slots_[0].get();
         StagingSlot* second = slots_[1].get();
@@ -614,6 +618,7 @@ private:
     GpuTermIndexerOptions options_;
     std::string device_name_;
     cudaStream_t stream_ = nullptr;
+    cudaEvent_t idle_ = nullptr;  // recorded and polled by synchronize()
     MemoryCounter device_memory_;
     MemoryCounter pinned_memory_;
 
