@@ -88,8 +88,15 @@ std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const
     using namespace parallel_token_pass;
     const size_t bytes = input.text.size();
     const auto documents = static_cast<uint32_t>(input.documents());
-    const BatchView batch{reinterpret_cast<const unsigned char*>(input.text.data()), input.offsets.data(),
-                          input.lengths.data(), input.html.data(), documents};
+    // With the chunk index of document_of, as the kernels run.
+    std::vector<uint32_t> chunk_first(document_chunk_count(bytes) + 1);
+    document_chunks(input.offsets.data(), input.lengths.data(), documents, bytes, chunk_first.data());
+    const BatchView batch{reinterpret_cast<const unsigned char*>(input.text.data()),
+                          input.offsets.data(),
+                          input.lengths.data(),
+                          input.html.data(),
+                          documents,
+                          chunk_first.data()};
     std::vector<uint32_t> candidates;
     for (uint64_t i = 0; i < bytes; ++i) {
         if (is_markup_candidate(batch, i)) candidates.push_back(static_cast<uint32_t>(i));
@@ -214,4 +221,37 @@ TEST_CASE("parallel token pass: constructs far longer than the search cap, and m
         {script, true}, {comment, true}, {unclosed, true}, {lts + " tail words", true}, {script, false},
         {"<style>" + std::string(9000, 'z') + "</style\n>styled away", true}};
     check_same(docs, 0);
+}
+
+TEST_CASE("parallel token pass: document_of with the chunk index equals the search over every document") {
+    using namespace parallel_token_pass;
+    std::mt19937 random(23);
+    for (int round = 0; round < 200; ++round) {
+        CAPTURE(round);
+        // Documents of 0 bytes to several chunks, with gaps of 0 to a chunk
+        // and more between them, many to a chunk or one over many.
+        std::vector<uint64_t> offsets;
+        std::vector<uint32_t> lengths;
+        std::vector<uint8_t> html;
+        uint64_t at = random() % 3 == 0 ? random() % 9000 : 0;
+        const int documents = static_cast<int>(random() % 60);
+        const uint32_t scale = round % 3 == 0 ? 20 : (round % 3 == 1 ? 3000 : 20000);
+        for (int d = 0; d < documents; ++d) {
+            if (random() % 4 == 0) at += random() % (round % 2 == 0 ? 50 : 6000);
+            const uint32_t length = random() % 7 == 0 ? 0 : static_cast<uint32_t>(random() % scale);
+            offsets.push_back(at);
+            lengths.push_back(length);
+            html.push_back(0);
+            at += length;
+        }
+        const uint64_t bytes = at + (random() % 2 == 0 ? random() % 5000 : 0);
+        std::vector<uint32_t> chunk_first(document_chunk_count(bytes) + 1);
+        document_chunks(offsets.data(), lengths.data(), static_cast<uint32_t>(documents), bytes, chunk_first.data());
+        const BatchView all{nullptr, offsets.data(), lengths.data(), html.data(), static_cast<uint32_t>(documents)};
+        BatchView indexed = all;
+        indexed.chunk_first = chunk_first.data();
+        size_t differing = 0;
+        for (uint64_t i = 0; i < bytes; ++i) differing += document_of(all, i) != document_of(indexed, i);
+        CHECK(differing == 0);
+    }
 }

@@ -392,9 +392,19 @@ private:
         stage_upload(staged_html_, html_, input.html.data(), documents, s, "cudaMemcpyAsync (html flags)");
         stage_upload(staged_occurrence_begin_, occurrence_begin_, occurrence_begin.data(), documents + 1, s,
                      "cudaMemcpyAsync (regions)");
+        // The chunk index of document_of, made here (one pass over the
+        // documents) straight into pinned staging.
+        const uint64_t chunk_entries = steps::document_chunk_count(text_bytes) + 1;
+        staged_chunk_first_.reserve(chunk_entries);
+        steps::document_chunks(input.offsets.data(), input.lengths.data(), static_cast<uint32_t>(documents),
+                               text_bytes, staged_chunk_first_.data());
+        chunk_first_.reserve(chunk_entries, 0, s);
+        check(cudaMemcpyAsync(chunk_first_.data(), staged_chunk_first_.data(), chunk_entries * sizeof(uint32_t),
+                              cudaMemcpyHostToDevice, s),
+              "cudaMemcpyAsync (document chunks)");
         marks_[1].record(s);
-        const steps::BatchView batch{text_.data(), offsets_.data(), lengths_.data(), html_.data(),
-                                     static_cast<uint32_t>(documents)};
+        const steps::BatchView batch{text_.data(),  offsets_.data(), lengths_.data(), html_.data(),
+                                     static_cast<uint32_t>(documents), chunk_first_.data()};
         const thrust::counting_iterator<uint32_t> positions(0);
         candidates_.reserve(bytes, 0, s);
         ends_.reserve(bytes, 0, s);
@@ -678,6 +688,7 @@ private:
     PinnedArray<uint32_t> staged_lengths_{pinned_memory_};
     PinnedArray<uint8_t> staged_html_{pinned_memory_};
     PinnedArray<uint64_t> staged_occurrence_begin_{pinned_memory_};
+    PinnedArray<uint32_t> staged_chunk_first_{pinned_memory_};
     PinnedArray<uint64_t> staged_term_begin_{pinned_memory_};
     PinnedArray<uint64_t> staged_table_begin_{pinned_memory_};
     PinnedArray<unsigned char> staged_stopword_bytes_{pinned_memory_};
@@ -700,6 +711,7 @@ private:
     DeviceArray<uint32_t> lengths_{device_memory_};
     DeviceArray<uint8_t> html_{device_memory_};
     DeviceArray<uint64_t> occurrence_begin_{device_memory_};
+    DeviceArray<uint32_t> chunk_first_{device_memory_};  // steps::BatchView::chunk_first
     DeviceArray<unsigned char> term_bytes_{device_memory_};
     DeviceArray<TermOccurrence> occurrences_{device_memory_};
     DeviceArray<uint32_t> indexed_{device_memory_};
