@@ -115,10 +115,18 @@ std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const
         const uint64_t offset = input.offsets[document_of(batch, candidates[k])];
         for (uint64_t i = candidates[k]; i < offset + ends[k]; ++i) covered[i] = 1;
     }
+    // Step 4 as flags, step 5 over them, as the kernels run; each answer
+    // checked against the direct test of the byte.
+    std::vector<uint8_t> flags(bytes);
+    for (uint64_t i = 0; i < bytes; ++i) flags[i] = token_byte_flag(batch, covered.data(), i);
     std::vector<uint32_t> token_starts;
+    size_t differing = 0;
     for (uint64_t i = 0; i < bytes; ++i) {
-        if (starts_kept_token(batch, covered.data(), i)) token_starts.push_back(static_cast<uint32_t>(i));
+        const bool starts = starts_kept_run(flags.data(), bytes, i);
+        differing += starts != starts_kept_token(batch, covered.data(), i);
+        if (starts) token_starts.push_back(static_cast<uint32_t>(i));
     }
+    CHECK(differing == 0);
     const auto tokens = static_cast<uint32_t>(token_starts.size());
     std::vector<unsigned char> term_bytes(bytes);
     std::vector<uint32_t> term_lengths(tokens);

@@ -70,10 +70,10 @@ struct IsMarkupCandidate {
     __device__ bool operator()(uint32_t i) const { return steps::is_markup_candidate(batch, i); }
 };
 
-struct StartsKeptToken {
-    steps::BatchView batch;
-    const uint8_t* covered;
-    __device__ bool operator()(uint32_t i) const { return steps::starts_kept_token(batch, covered, i); }
+struct StartsKeptRun {
+    const uint8_t* flags;
+    uint64_t bytes;
+    __device__ bool operator()(uint32_t i) const { return steps::starts_kept_run(flags, bytes, i); }
 };
 
 // The searches of the construct rules made by a whole warp: 32 positions
@@ -191,6 +191,12 @@ __global__ void paint_constructs(steps::BatchView batch, const uint32_t* candida
         const uint64_t end = batch.offsets[steps::document_of(batch, candidates[k])] + ends[k];
         for (uint64_t i = candidates[k] + lane; i < end; i += 32) covered[i] = 1;
     }
+}
+
+// Step 4: every byte's token flag.
+__global__ void token_flags(steps::BatchView batch, uint64_t bytes, const uint8_t* covered, uint8_t* flags) {
+    for (uint64_t i = thread_index(); i < bytes; i += grid_threads())
+        flags[i] = steps::token_byte_flag(batch, covered, i);
 }
 
 // Step 6: each token's term, and whether it is indexed.
@@ -445,7 +451,10 @@ private:
         marks_[2].record(s);
 
         // Steps 4-5: the kept tokens' starts, counted on the host to size the rest.
-        const StartsKeptToken starts_token{batch, covered_.data()};
+        token_flags_.reserve(bytes, 0, s);
+        token_flags<<<step_blocks(bytes), kStepThreads, 0, s>>>(batch, bytes, covered_.data(), token_flags_.data());
+        check_launch("token_flags");
+        const StartsKeptRun starts_token{token_flags_.data(), bytes};
         check(cub::DeviceSelect::If(nullptr, temp_bytes, positions, token_starts_.data(), selected_.data() + 1, bytes,
                                     starts_token, s),
               "cub::DeviceSelect::If (tokens, size)");
@@ -727,6 +736,7 @@ private:
     DeviceArray<uint32_t> candidates_{device_memory_};
     DeviceArray<uint32_t> ends_{device_memory_};
     DeviceArray<uint8_t> covered_{device_memory_};
+    DeviceArray<uint8_t> token_flags_{device_memory_};
     DeviceArray<uint32_t> token_starts_{device_memory_};
     DeviceArray<uint32_t> selected_{device_memory_};  // candidates, tokens
     DeviceArray<uint32_t> term_lengths_{device_memory_};
