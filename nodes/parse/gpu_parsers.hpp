@@ -27,7 +27,7 @@ struct GpuParserSpec {
     // A batch with more document text than this (one huge record makes a
     // batch larger than memory.batch_bytes) is parsed by the slot's thread
     // on the host, identically: a slot's device memory stays bounded by
-    // about 70 bytes per byte of this at most, whatever the input.
+    // about 80 bytes per byte of this at most, whatever the input.
     uint64_t max_batch_bytes = uint64_t{64} << 20;
 };
 
