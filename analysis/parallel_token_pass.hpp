@@ -43,7 +43,7 @@
 
 namespace invidx::parallel_token_pass {
 
-// make_term's answer for a stop word (a stem may be empty: Porter takes
+// make_term_of's answer for a stop word (a stem may be empty: Porter takes
 // some tokens of digits and marks to nothing, so 0 cannot say it).
 inline constexpr uint32_t kStopWord = 0xFFFFFFFFu;
 // A candidate whose construct end lies beyond its search cap.
@@ -234,6 +234,14 @@ INVIDX_HOST_DEVICE inline uint8_t token_byte_flag(const BatchView& batch, const 
     return i == batch.offsets[d] ? 2 : 1;
 }
 
+// The token bytes from text byte `i` (a token byte) on, over the flags,
+// counting to at most kMaxTokenBytes + 1: token_run's answer.
+INVIDX_HOST_DEVICE inline uint32_t flag_run(const uint8_t* flags, uint64_t bytes, uint64_t i) {
+    uint32_t run = 1;
+    while (i + run < bytes && run <= kMaxTokenBytes && flags[i + run] == 1) ++run;
+    return run;
+}
+
 // Step 5's selection over step 4's flags (`bytes` of them), what
 // starts_kept_token answers: text byte `i` starts a run of token bytes of
 // at most kMaxTokenBytes. The lookups of the byte's document and the UTF-8
@@ -243,19 +251,14 @@ INVIDX_HOST_DEVICE inline bool starts_kept_run(const uint8_t* flags, uint64_t by
     const uint8_t flag = flags[i];
     if (flag == 0) return false;
     if (flag == 1 && i > 0 && flags[i - 1] != 0) return false;
-    uint32_t run = 1;
-    while (i + run < bytes && run <= kMaxTokenBytes && flags[i + run] == 1) ++run;
-    return run <= kMaxTokenBytes;
+    return flag_run(flags, bytes, i) <= kMaxTokenBytes;
 }
 
-// Step 6 for the token starting at text byte `start`: its term (lowered,
-// stemmed unless a stop word) over its bytes of `term_bytes` (parallel to
-// the text). Returns the term's length, kStopWord for a stop word.
-INVIDX_HOST_DEVICE inline uint32_t make_term(const BatchView& batch, const uint8_t* covered,
-                                             const StopwordTable& stopwords, bool stem, uint64_t start,
-                                             unsigned char* term_bytes) {
-    const uint32_t d = document_of(batch, start);
-    const uint32_t length = token_run(batch, covered, d, start);
+// Step 6 for the token of `length` bytes starting at text byte `start`: its
+// term (lowered, stemmed unless a stop word) over its bytes of `term_bytes`
+// (parallel to the text). Returns the term's length, kStopWord for a stop word.
+INVIDX_HOST_DEVICE inline uint32_t make_term_of(const BatchView& batch, const StopwordTable& stopwords, bool stem,
+                                                uint64_t start, uint32_t length, unsigned char* term_bytes) {
     // Lowered and stemmed in a local copy: Porter reads and rewrites the
     // word many times, which a GPU does far faster in its thread's own
     // memory than in the global term array.
@@ -268,6 +271,14 @@ INVIDX_HOST_DEVICE inline uint32_t make_term(const BatchView& batch, const uint8
     const uint32_t term_length = stem ? porter_stem_in_place(word, length) : length;
     for (uint32_t j = 0; j < term_length; ++j) term_bytes[start + j] = word[j];
     return term_length;
+}
+
+// make_term_of for the token starting at `start`, its length read from
+// step 4's flags (no document lookup and no UTF-8 decoding again).
+INVIDX_HOST_DEVICE inline uint32_t make_term_from_flags(const BatchView& batch, const uint8_t* flags, uint64_t bytes,
+                                                        const StopwordTable& stopwords, bool stem, uint64_t start,
+                                                        unsigned char* term_bytes) {
+    return make_term_of(batch, stopwords, stem, start, flag_run(flags, bytes, start), term_bytes);
 }
 
 // The per-document result, once every token has its term: `token_starts`

@@ -124,14 +124,18 @@ std::vector<DocumentPass> in_parallel_steps(const GpuAnalysisInput& input, const
     for (uint64_t i = 0; i < bytes; ++i) {
         const bool starts = starts_kept_run(flags.data(), bytes, i);
         differing += starts != starts_kept_token(batch, covered.data(), i);
-        if (starts) token_starts.push_back(static_cast<uint32_t>(i));
+        if (starts) {
+            token_starts.push_back(static_cast<uint32_t>(i));
+            differing += flag_run(flags.data(), bytes, i) != token_run(batch, covered.data(), document_of(batch, i), i);
+        }
     }
     CHECK(differing == 0);
     const auto tokens = static_cast<uint32_t>(token_starts.size());
     std::vector<unsigned char> term_bytes(bytes);
     std::vector<uint32_t> term_lengths(tokens);
     for (uint32_t t = 0; t < tokens; ++t) {
-        term_lengths[t] = make_term(batch, covered.data(), stopwords, stem, token_starts[t], term_bytes.data());
+        term_lengths[t] =
+            make_term_from_flags(batch, flags.data(), bytes, stopwords, stem, token_starts[t], term_bytes.data());
     }
     std::vector<uint32_t> indexed_before(tokens + 1, 0);
     for (uint32_t t = 0; t < tokens; ++t) indexed_before[t + 1] = indexed_before[t] + (term_lengths[t] != parallel_token_pass::kStopWord ? 1 : 0);

@@ -200,11 +200,12 @@ __global__ void token_flags(steps::BatchView batch, uint64_t bytes, const uint8_
 }
 
 // Step 6: each token's term, and whether it is indexed.
-__global__ void make_terms(steps::BatchView batch, const uint8_t* covered, StopwordTable stopwords, bool stem,
-                           const uint32_t* starts, uint32_t tokens, unsigned char* term_bytes, uint32_t* term_lengths,
-                           uint32_t* indexed_flags) {
+__global__ void make_terms(steps::BatchView batch, const uint8_t* flags, uint64_t bytes, StopwordTable stopwords,
+                           bool stem, const uint32_t* starts, uint32_t tokens, unsigned char* term_bytes,
+                           uint32_t* term_lengths, uint32_t* indexed_flags) {
     for (uint64_t t = thread_index(); t < tokens; t += grid_threads()) {
-        const uint32_t length = steps::make_term(batch, covered, stopwords, stem, starts[t], term_bytes);
+        const uint32_t length =
+            steps::make_term_from_flags(batch, flags, bytes, stopwords, stem, starts[t], term_bytes);
         term_lengths[t] = length;
         indexed_flags[t] = length != steps::kStopWord ? 1 : 0;
     }
@@ -478,7 +479,7 @@ private:
               "cudaMemsetAsync (scan end)");
         if (token_count != 0) {
             make_terms<<<step_blocks(token_count), kStepThreads, 0, s>>>(
-                batch, covered_.data(), stopwords, stem, token_starts_.data(), token_count, term_bytes_.data(),
+                batch, token_flags_.data(), bytes, stopwords, stem, token_starts_.data(), token_count, term_bytes_.data(),
                 term_lengths_.data(), indexed_flags_.data());
             check_launch("make_terms");
         }
