@@ -115,25 +115,8 @@ INVIDX_HOST_DEVICE inline void first_occurrence_flags(const GroupView& view, uin
     first_tf[g] = its_first ? tf[slot_of[g]] : 0;
 }
 
-// Step 2's output for compact occurrence `g` when it is its term's first:
-// the term, at its number in the document. `unique_before` and `tf_before`
-// are the exclusive scans of is_first and first_tf (total + 1 entries).
-INVIDX_HOST_DEVICE inline void write_term(const GroupView& view, uint64_t g, const uint64_t* slot_of,
-                                          const uint32_t* tf, const uint32_t* is_first, const uint32_t* unique_before,
-                                          const uint32_t* tf_before, bool positional,
-                                          document_passes::GroupedTerm* terms) {
-    if (is_first[g] == 0) return;
-    const uint32_t d = document_of_occurrence(view, g);
-    const uint64_t b = view.begin[d];
-    const document_passes::TermOccurrence& o = occurrence(view, d, g - b);
-    const uint32_t k = unique_before[g] - unique_before[b];
-    terms[b + k] = document_passes::GroupedTerm{o.start, o.length, tf[slot_of[g]],
-                                                term_collection(term_of(view, d, o), o.length),
-                                                positional ? tf_before[g] - tf_before[b] : 0};
-}
-
-// Step 2 in the batch's own layout (document_passes::BatchTerm), for a
-// caller that hands the batch on as it is, with no packing per term:
+// Step 2's output, in the batch's own layout (document_passes::BatchTerm),
+// which the parse node hands on as it is, with no packing per term:
 // `first_length` is the scan input that places the terms' bytes (the term's
 // length at its first occurrence, 0 elsewhere); `write_batch_term` writes
 // first occurrence g's term at its batch-wide number unique_before[g] and

@@ -42,11 +42,6 @@ struct Grouped {
     std::vector<uint32_t> positions;
 };
 
-bool same_terms(const GroupedTerm& a, const GroupedTerm& b) {
-    return a.start == b.start && a.length == b.length && a.tf == b.tf && a.collection == b.collection &&
-           a.first_position_index == b.first_position_index;
-}
-
 void check_batch(const std::vector<testing::AnalysisDocument>& docs, std::mt19937& random) {
     for (const AnalysisSettings& settings : testing::batch_settings()) {
         std::string storage;
@@ -102,11 +97,9 @@ void check_batch(const std::vector<testing::AnalysisDocument>& docs, std::mt1993
         std::vector<uint32_t> unique_before(total + 1, 0), tf_before(total + 1, 0);
         std::exclusive_scan(is_first.begin(), is_first.end(), unique_before.begin(), 0u);
         std::exclusive_scan(first_tf.begin(), first_tf.end(), tf_before.begin(), 0u);
-        Grouped got{std::vector<uint32_t>(documents), std::vector<GroupedTerm>(total), std::vector<uint32_t>(total)};
-        for (uint64_t g = 0; g < total; ++g) {
-            write_term(view, g, slot_of.data(), tf.data(), is_first.data(), unique_before.data(), tf_before.data(),
-                       input.positional, got.terms.data());
-        }
+        // The terms themselves are checked in the batch's layout below
+        // (write_batch_term, what the kernels write), against the host reference.
+        Grouped got{std::vector<uint32_t>(documents), {}, std::vector<uint32_t>(total)};
         for (uint32_t d = 0; d < documents; ++d) got.unique[d] = unique_terms(view, unique_before.data(), d);
         if (input.positional) {
             std::vector<std::pair<uint32_t, uint32_t>> keyed(total);  // (term number, position)
@@ -150,12 +143,6 @@ void check_batch(const std::vector<testing::AnalysisDocument>& docs, std::mt1993
         }
 
         CHECK(got.unique == expected.unique);
-        size_t differing = 0;
-        for (uint32_t d = 0; d < documents; ++d) {
-            for (uint32_t k = 0; k < std::min(got.unique[d], expected.unique[d]); ++k)
-                differing += !same_terms(got.terms[begin[d] + k], expected.terms[begin[d] + k]);
-        }
-        CHECK(differing == 0);
         if (input.positional) CHECK(got.positions == expected.positions);
     }
 }
