@@ -83,7 +83,7 @@ namespace {
 // first term (or the end of the one before), position_begin from the
 // lengths (every indexed token is one position).
 void lay_out_documents(const GpuAnalysisInput& input, const uint32_t* indexed, const uint32_t* tokens,
-                       const uint32_t* unique, GpuAnalysisResult& result) {
+                       const uint32_t* unique, GpuAnalysisResult& result, bool all_terms = true) {
     const size_t documents = input.documents();
     result.term_begin.resize(documents + 1);
     result.byte_begin.resize(documents + 1);
@@ -96,12 +96,14 @@ void lay_out_documents(const GpuAnalysisInput& input, const uint32_t* indexed, c
         result.byte_begin[d] = bytes;
         result.position_begin[d] = positions;
         term += unique[d];
-        if (unique[d] != 0) bytes = uint64_t{result.terms[term - 1].term_offset} + result.terms[term - 1].term_length;
+        if (unique[d] != 0 && all_terms)
+            bytes = uint64_t{result.terms[term - 1].term_offset} + result.terms[term - 1].term_length;
         if (input.positional) positions += indexed[d];
     }
     result.term_begin[documents] = term;
     result.byte_begin[documents] = bytes;
     result.position_begin[documents] = positions;
+    if (!all_terms) result.byte_begin.clear();
 }
 
 }  // namespace
@@ -145,7 +147,7 @@ GpuAnalysisResult pack_batch_result(const GpuAnalysisInput& input, const BatchOu
     result.terms.assign(output.terms, output.terms + output.term_count);
     result.bytes.assign(reinterpret_cast<const char*>(output.term_bytes), output.term_byte_count);
     if (input.positional) result.positions.assign(output.positions, output.positions + output.position_count);
-    lay_out_documents(input, output.indexed, output.tokens, output.unique, result);
+    lay_out_documents(input, output.indexed, output.tokens, output.unique, result, !output.some_terms_on_device);
     return result;
 }
 

@@ -59,6 +59,9 @@ struct BatchOutput {
     uint64_t term_byte_count = 0;
     const uint32_t* positions = nullptr;  // positional only
     uint64_t position_count = 0;
+    // The terms kept on the device are not among `terms`: the documents'
+    // term counts (`unique`) cover both, and no byte_begin can be laid out.
+    bool some_terms_on_device = false;
 };
 GpuAnalysisResult pack_batch_result(const GpuAnalysisInput& input, const BatchOutput& output);
 

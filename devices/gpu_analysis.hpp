@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/document_passes.hpp"
+#include "invidx/resident_terms.hpp"
 
 namespace invidx {
 
@@ -34,6 +35,11 @@ struct GpuAnalysisInput {
     // lengths laying them back to back from 0. The analyzer gathers them
     // straight into its pinned staging buffer: no copy of the batch first.
     std::vector<std::string_view> pieces;
+    // Or null: kCollections flags of the collections whose terms should
+    // stay on the device (GpuAnalysisResult::resident) for a GPU indexer
+    // there. The analyzer may bring them back anyway (no buffer free, or
+    // the host reference): the result says which it did.
+    const uint8_t* keep_on_device = nullptr;
 
     size_t documents() const { return offsets.size(); }
     // The bytes of the text the analysis runs over: `text`, or the pieces
@@ -65,6 +71,11 @@ struct GpuAnalysisResult {
     std::vector<uint64_t> position_begin;  // documents + 1 entries, from 0 (all 0 unless positional)
     std::vector<uint32_t> lengths;         // per document: sum of tf (SPEC §4.4)
     std::vector<uint64_t> tokens;          // per document: kept tokens, stop words included
+    // When set, the terms of the input's keep_on_device collections are
+    // there, on the device, and not in `terms`, which holds the others in
+    // the same order; term_begin still counts every term of a document,
+    // and byte_begin is empty.
+    std::shared_ptr<const ResidentTerms> resident;
 
     size_t documents() const { return lengths.size(); }
 };
@@ -105,6 +116,10 @@ struct GpuAnalyzerTimes {
     double download_seconds = 0;
     double pack_seconds = 0;
     double analyze_seconds = 0;
+    uint64_t resident_batches = 0;      // batches whose indexer's terms stayed on the device
+    uint64_t resident_terms = 0;        // terms that stayed
+    uint64_t downloaded_terms = 0;      // terms brought back to the host
+    uint64_t resident_unavailable = 0;  // batches that asked, but every buffer was in use
 
     // Summed over slots, or taken apart between two readings.
     GpuAnalyzerTimes& add(const GpuAnalyzerTimes& other, double sign = 1) {
@@ -120,6 +135,11 @@ struct GpuAnalyzerTimes {
         download_seconds += sign * other.download_seconds;
         pack_seconds += sign * other.pack_seconds;
         analyze_seconds += sign * other.analyze_seconds;
+        const auto count = [sign](uint64_t a, uint64_t b) { return sign > 0 ? a + b : a - b; };
+        resident_batches = count(resident_batches, other.resident_batches);
+        resident_terms = count(resident_terms, other.resident_terms);
+        downloaded_terms = count(downloaded_terms, other.downloaded_terms);
+        resident_unavailable = count(resident_unavailable, other.resident_unavailable);
         return *this;
     }
 };

@@ -66,6 +66,21 @@ struct GpuStagedBatch {
     uint32_t padding = 0;
 };
 
+// A stretch of a staged chunk that is already in device memory (a GPU
+// parser's terms, invidx/resident_terms.hpp): submit() copies it device to
+// device into the chunk where the pinned buffer's bytes would have been
+// (the pinned buffer's bytes there are not sent), and holds `owner` until
+// the device has read it. Parts are staged in chunk order.
+struct GpuResidentPart {
+    const GpuOccurrence* occurrences = nullptr;  // device memory
+    size_t occurrence_begin = 0;                 // its place among the chunk's occurrences
+    size_t count = 0;
+    const char* terms = nullptr;                 // device memory
+    size_t terms_begin = 0;                      // its place in the chunk's term bytes
+    size_t term_bytes = 0;
+    std::shared_ptr<const void> owner;
+};
+
 // One pinned staging buffer, filled by the host between submit() calls.
 struct GpuStaging {
     GpuOccurrence* occurrences = nullptr;
@@ -77,6 +92,7 @@ struct GpuStaging {
     size_t occurrence_count = 0;    // filled so far
     size_t terms_used = 0;
     size_t batch_count = 0;
+    std::vector<GpuResidentPart> resident;  // stretches on the device, in order
 };
 
 // A closed run: postings sorted by (term id, arrival order).

@@ -18,6 +18,8 @@
 
 namespace invidx {
 
+struct ResidentTerms;  // invidx/resident_terms.hpp
+
 // A token of the engine's limiter, returned when the last copy is destroyed.
 using Lease = std::shared_ptr<void>;
 
@@ -145,6 +147,9 @@ struct ParsedBatch {
     uint64_t text_bytes = 0;                  // uncompressed input bytes of these docs
     uint64_t tokens = 0;                      // kept tokens (stopwords included)
     bool end_of_input = false;
+    // Set by a GPU parser: the terms of a GPU indexer's collections, left on
+    // its device and so not in `occurrences` (invidx/resident_terms.hpp).
+    std::shared_ptr<const ResidentTerms> resident;
     Lease lease;
 };
 
@@ -168,6 +173,7 @@ struct RegroupedBatch {
     uint64_t text_bytes = 0;
     uint64_t tokens = 0;
     bool end_of_input = false;
+    std::shared_ptr<const ResidentTerms> resident;  // as ParsedBatch's
     Lease lease;
 };
 

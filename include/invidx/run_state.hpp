@@ -18,6 +18,7 @@
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
 #include "invidx/collection_assignment.hpp"
+#include "invidx/resident_terms.hpp"
 
 namespace invidx {
 
@@ -40,6 +41,9 @@ public:
     // Collection ownership, decided once by the sampling step before the
     // graph runs (Wei & JaJa §III.E); empty in a pipeline without an index node.
     std::optional<CollectionAssignment> assignment;
+    // The devices whose GPU indexer takes terms GPU parsers leave on the
+    // device, set with the assignment by the index node; empty: none.
+    std::vector<ResidentRoute> resident_routes;
 
     // Progress, updated by the nodes as they work.
     std::atomic<uint64_t> bytes_read{0};       // compressed bytes read from disk

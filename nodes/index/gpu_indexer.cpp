@@ -59,6 +59,7 @@ GpuIndexer::GpuIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positi
            index_context());
     options.owned = owned_;
     options.positional = positional_;
+    device_ordinal_ = options.device;
     device_ = on_device([&] { return create_gpu_term_indexer(options); });
 }
 
@@ -82,6 +83,19 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
         check_slice(batch, slice);
         if (owns(slice.collection)) owned_occurrences += slice.end - slice.begin;
     }
+    // A GPU parser of this device may have left this indexer's terms there
+    // (the index node's route): then none of them is on the host.
+    const ResidentTerms* resident =
+        batch.resident && batch.resident->device == device_ordinal_ ? batch.resident.get() : nullptr;
+    if (resident) {
+        if (owned_occurrences != 0)
+            fail_batch(batch, "has this GPU indexer's terms both on its device and on the host");
+        if (resident->arena_bytes != batch.terms.size())
+            fail_batch(batch, "its term bytes on the device (" + std::to_string(resident->arena_bytes) +
+                                  ") differ from the host's (" + std::to_string(batch.terms.size()) + ")");
+        owned_occurrences = resident->count;
+        ++resident_batches_;
+    }
     if (owned_occurrences > 0) {
         GpuStaging& staging =
             on_device([&]() -> GpuStaging& { return device_->staging(owned_occurrences, batch.terms.size()); });
@@ -93,19 +107,39 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
         staged.occurrence_begin = static_cast<uint32_t>(staging.occurrence_count);
         staged.documents = static_cast<uint32_t>(batch.docs.size());
         staged.terms_bytes = static_cast<uint32_t>(batch.terms.size());
-        std::memcpy(staging.terms + staging.terms_used, batch.terms.data(), batch.terms.size());
-        staging.terms_used += batch.terms.size();
-        for (const CollectionSlice& slice : batch.slices) {
-            if (!owns(slice.collection)) continue;
-            const size_t count = slice.end - slice.begin;
-            std::memcpy(staging.occurrences + staging.occurrence_count, batch.occurrences.data() + slice.begin,
-                        count * sizeof(TermOccurrence));
-            staging.occurrence_count += count;
+        if (resident) {
+            // Copied device to device when the chunk is submitted.
+            GpuResidentPart part;
+            part.occurrences = static_cast<const GpuOccurrence*>(resident->occurrences);
+            part.occurrence_begin = staging.occurrence_count;
+            part.count = resident->count;
+            part.terms = resident->arena;
+            part.terms_begin = staging.terms_used;
+            part.term_bytes = resident->arena_bytes;
+            part.owner = batch.resident;
+            staging.resident.push_back(std::move(part));
+            staging.occurrence_count += resident->count;
+            staging.terms_used += resident->arena_bytes;
+            resident_occurrences_ += resident->count;
+        } else {
+            std::memcpy(staging.terms + staging.terms_used, batch.terms.data(), batch.terms.size());
+            staging.terms_used += batch.terms.size();
+            for (const CollectionSlice& slice : batch.slices) {
+                if (!owns(slice.collection)) continue;
+                const size_t count = slice.end - slice.begin;
+                std::memcpy(staging.occurrences + staging.occurrence_count, batch.occurrences.data() + slice.begin,
+                            count * sizeof(TermOccurrence));
+                staging.occurrence_count += count;
+            }
         }
         if (positional_) run_positions_.insert(run_positions_.end(), batch.positions.begin(), batch.positions.end());
         // Large enough to be worth a launch: let the device start while the
-        // next batches are staged in the other buffer.
-        if (staging.occurrence_count * 2 >= staging.occurrence_capacity) on_device([&] { device_->submit(); });
+        // next batches are staged in the other buffer. Parsers' buffers held
+        // here are not lent to the next batches: give them back soon.
+        if (staging.occurrence_count * 2 >= staging.occurrence_capacity ||
+            staging.resident.size() >= kResidentPartsPerChunk) {
+            on_device([&] { device_->submit(); });
+        }
     }
     stage_seconds_ += seconds_since(start);
 }
@@ -264,7 +298,10 @@ nlohmann::json GpuIndexer::extra_stats() const {
             {"host_wait_seconds", device.host_wait_seconds},
             {"host_close_run_seconds", close_run_seconds_},
             {"host_lists_seconds", lists_seconds_},
-            {"chunks", device.chunks}};
+            {"chunks", device.chunks},
+            // Batches whose terms a GPU parser left on this device for it.
+            {"resident_batches", resident_batches_},
+            {"resident_occurrences", resident_occurrences_}};
 }
 
 }  // namespace invidx

@@ -20,6 +20,7 @@
 #include "devices/gpu_term_indexer.hpp"
 #include "nodes/index/partial_list_refs.hpp"
 #include "invidx/messages.hpp"
+#include "invidx/resident_terms.hpp"
 
 namespace invidx {
 
@@ -46,11 +47,15 @@ public:
     };
     Stats stats() const;
     uint32_t indexer_id() const { return indexer_id_; }
+    int resident_device() const { return device_ordinal_; }
     size_t memory_bytes() const;      // host memory: per-term records and run buffers
     nlohmann::json extra_stats() const;  // device, device memory, device busy time
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
+    // Submit a chunk once it holds this many batches' terms from a GPU
+    // parser's buffers, so they go back to the parser soon.
+    static constexpr size_t kResidentPartsPerChunk = 4;
 
     struct TermRecord {
         uint64_t cf = 0;
@@ -60,6 +65,9 @@ private:
     bool owns(uint32_t collection) const { return collection < owned_.size() && owned_[collection]; }
 
     uint32_t indexer_id_;
+    int device_ordinal_ = -1;
+    uint64_t resident_batches_ = 0;
+    uint64_t resident_occurrences_ = 0;
     std::vector<bool> owned_;
     bool positional_;
     std::string algorithm_;

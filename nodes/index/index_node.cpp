@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -93,6 +94,7 @@ public:
             for (uint32_t c = 0; c < kCollections; ++c) spec.owned[c] = assignment.owner[c] == spec.indexer_id;
             backends_.push_back(indexer_registry().get(spec.kind, spec.pointer + "/kind")(spec));
         }
+        publish_resident_routes();
         workers_.resize(backends_.size());
         for (size_t i = 0; i < backends_.size(); ++i) {
             if (backends_[i]->offloaded()) {
@@ -156,6 +158,28 @@ public:
     }
 
 private:
+    // A device with exactly one indexer that takes terms in device memory
+    // gets a route: GPU parsers there keep that indexer's collections'
+    // terms on the device. With two such indexers on one device, neither
+    // (each would need its own share split out).
+    void publish_resident_routes() {
+        state_.resident_routes.clear();
+        std::map<int, std::vector<size_t>> by_device;
+        for (size_t i = 0; i < backends_.size(); ++i) {
+            const int device = backends_[i]->resident_device();
+            if (device >= 0) by_device[device].push_back(i);
+        }
+        for (const auto& [device, indexers] : by_device) {
+            if (indexers.size() != 1) continue;
+            ResidentRoute route;
+            route.device = device;
+            route.owned.resize(kCollections);
+            const auto& owned = specs_[indexers.front()].owned;
+            for (uint32_t c = 0; c < kCollections; ++c) route.owned[c] = owned[c] ? 1 : 0;
+            state_.resident_routes.push_back(std::move(route));
+        }
+    }
+
     // Serial, in docid order: assigns runs. A run closes once it holds
     // `run_bytes` of document text, and at the end of the input.
     Work cut(const In& batch) {

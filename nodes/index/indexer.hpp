@@ -37,6 +37,9 @@ public:
     // on a thread of its own (graph/async_worker.hpp) behind an async_node,
     // so flow-graph worker threads never block on it.
     virtual bool offloaded() const { return false; }
+    // The CUDA ordinal whose terms this indexer takes in device memory
+    // (RegroupedBatch::resident, invidx/resident_terms.hpp), or -1.
+    virtual int resident_device() const { return -1; }
 };
 
 template <Indexer T>
@@ -63,6 +66,13 @@ public:
             return T::kOffloaded;
         } else {
             return false;
+        }
+    }
+    int resident_device() const override {
+        if constexpr (requires { indexer_.resident_device(); }) {
+            return indexer_.resident_device();
+        } else {
+            return -1;
         }
     }
     T& get() { return indexer_; }

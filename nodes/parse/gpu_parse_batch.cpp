@@ -86,11 +86,15 @@ ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result,
     }
     out.terms = std::move(result.bytes);
     if (positional) out.positions = std::move(result.positions);
+    out.resident = std::move(result.resident);
     return out;
 }
 
-ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings) {
-    return parsed_batch_from(batch, analyzer.analyze(gpu_analysis_input(batch, settings)), settings.positions);
+ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings,
+                             const uint8_t* keep_on_device) {
+    GpuAnalysisInput input = gpu_analysis_input(batch, settings);
+    input.keep_on_device = keep_on_device;
+    return parsed_batch_from(batch, analyzer.analyze(input), settings.positions);
 }
 
 }  // namespace invidx

@@ -21,7 +21,10 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
 // term arena and positions. Takes the result's arrays over.
 ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result, bool positional);
 
-// Both, around one analyzer call.
-ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings);
+// Both, around one analyzer call. `keep_on_device` (kCollections flags, or
+// null): the collections whose terms may stay on the analyzer's device for
+// a GPU indexer there (ParsedBatch::resident).
+ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings,
+                             const uint8_t* keep_on_device = nullptr);
 
 }  // namespace invidx

@@ -21,9 +21,10 @@ GpuParserSpec read_entry(const nlohmann::json& item, const std::string& pointer,
     if (item.is_string()) entry = {{"device", item}};  // "gpu:0" for {"device": "gpu:0"}
     if (!entry.is_object())
         throw ConfigError(pointer, "expected an object such as {\"device\": \"gpu:0\"}, got " + item.dump());
-    const std::string known = "device, slots, max_batch_bytes";
+    const std::string known = "device, slots, max_batch_bytes, resident_terms";
     for (auto it = entry.begin(); it != entry.end(); ++it) {
-        if (it.key() != "device" && it.key() != "slots" && it.key() != "max_batch_bytes")
+        if (it.key() != "device" && it.key() != "slots" && it.key() != "max_batch_bytes" &&
+            it.key() != "resident_terms")
             throw ConfigError(pointer + "/" + it.key(), "unknown key '" + it.key() + "' for a GPU parser; known keys: " + known);
     }
     const std::string at = item.is_string() ? pointer : pointer + "/device";
@@ -52,6 +53,11 @@ GpuParserSpec read_entry(const nlohmann::json& item, const std::string& pointer,
         if (!bytes->is_number_unsigned() || bytes->get<uint64_t>() < 1 || bytes->get<uint64_t>() > (uint64_t{1} << 30))
             throw ConfigError(pointer + "/max_batch_bytes", "expected a size from 1 to 2^30 bytes, got " + bytes->dump());
         spec.max_batch_bytes = bytes->get<uint64_t>();
+    }
+    if (auto resident = entry.find("resident_terms"); resident != entry.end()) {
+        if (!resident->is_boolean())
+            throw ConfigError(pointer + "/resident_terms", "expected true or false, got " + resident->dump());
+        spec.resident_terms = resident->get<bool>();
     }
     return spec;
 }

@@ -29,6 +29,10 @@ struct GpuParserSpec {
     // on the host, identically: a slot's device memory stays bounded by
     // about 80 bytes per byte of this at most, whatever the input.
     uint64_t max_batch_bytes = uint64_t{64} << 20;
+    // Where a GPU indexer runs on the same device: its collections' terms
+    // stay on the device (invidx/resident_terms.hpp) instead of coming back
+    // to the host and going over again. False: every term comes back.
+    bool resident_terms = true;
 };
 
 struct GpuParserChoice {

@@ -196,6 +196,12 @@ public:
                                {"device_bytes", device_bytes},
                                {"peak_device_bytes", peak_device_bytes},
                                {"pinned_host_bytes", pinned_host_bytes},
+                               // Terms left on the device for the GPU indexer there.
+                               {"resident_terms", choice_.gpus[g].resident_terms},
+                               {"batches_terms_on_device", times.resident_batches},
+                               {"terms_on_device", times.resident_terms},
+                               {"terms_to_host", times.downloaded_terms},
+                               {"batches_no_device_buffer", times.resident_unavailable},
                                // Summed over the slots; the rest of busy_seconds is
                                // gathering the batch and making the ParsedBatch.
                                {"analyzer_seconds",
@@ -284,7 +290,7 @@ private:
                     std::shared_ptr<ParsedBatch> parsed;
                     if (batch->text_bytes <= choice_.gpus[slot.gpu].max_batch_bytes) {
                         parsed = std::make_shared<ParsedBatch>(
-                            parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis));
+                            parse_batch_with(analyzer_of(slot), *batch, state_.config.analysis, kept_on_device(slot)));
                     } else {
                         if (!slot.host) slot.host = std::make_unique<ParserState>(state_.config.analysis);
                         parsed = std::make_shared<ParsedBatch>(parse_batch(*batch, slot.host->analyzer, slot.host->terms, slot.host->sizes));
@@ -302,6 +308,17 @@ private:
         gpu_counters_[slot.gpu]->host_cpu_ns += thread_cpu_ns() - cpu_at_start;
         slot.limiter->decrementer().try_put(flow::continue_msg());
         gateway.release_wait();
+    }
+
+    // The collections whose terms the slot's GPU may keep for the GPU
+    // indexer there (the route the index node set before the graph ran),
+    // or null.
+    const uint8_t* kept_on_device(const GpuSlot& slot) const {
+        const GpuParserSpec& spec = choice_.gpus[slot.gpu];
+        if (!spec.resident_terms) return nullptr;
+        for (const ResidentRoute& route : state_.resident_routes)
+            if (route.device == spec.ordinal && route.owned.size() == kCollections) return route.owned.data();
+        return nullptr;
     }
 
     void counted(const ParsedBatch& out, ParserCounters& counters) {

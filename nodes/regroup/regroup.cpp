@@ -67,6 +67,7 @@ RegroupedBatch regroup(ParsedBatch&& batch) {
     out.text_bytes = batch.text_bytes;
     out.tokens = batch.tokens;
     out.end_of_input = batch.end_of_input;
+    out.resident = std::move(batch.resident);
     out.lease = std::move(batch.lease);
     batch.occurrences.clear();
     return out;

@@ -88,3 +88,89 @@ TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, wit
     CHECK(cpu.run().json.at("parse").at("choice") == "cpu");
     CHECK(ciff_bytes(dir / "auto") == ciff_bytes(dir / "cpu"));
 }
+
+namespace {
+
+nlohmann::json with_gpu_indexers(nlohmann::json pipeline, const nlohmann::json& indexers) {
+    for (auto& node : pipeline["nodes"])
+        if (node["kind"] == "index") node["indexers"] = indexers;
+    return pipeline;
+}
+
+uint64_t parser_field(const nlohmann::json& report, const std::string& field) {
+    uint64_t sum = 0;
+    for (const auto& parser : report.at("parse").at("parsers"))
+        if (parser.at("kind") == "gpu") sum += parser.at(field).get<uint64_t>();
+    return sum;
+}
+
+uint64_t indexer_field(const nlohmann::json& report, const std::string& field) {
+    uint64_t sum = 0;
+    for (const auto& indexer : report.at("indexers")) sum += indexer.value(field, uint64_t{0});
+    return sum;
+}
+
+}  // namespace
+
+// Issue #11: a GPU parser leaves the terms of the GPU indexer's collections
+// on the device; the index is the CPU-only one, and the report shows that
+// the terms stayed (and, with "resident_terms": false, that none did).
+TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give the CPU parsers' CIFF") {
+    if (!have_gpu()) return;
+    TempDir dir;
+    const GeneratedWarc warc = generate_warc(71, 300, 3);
+    write_parts(dir, "gen", warc);
+    const std::vector<std::string> inputs = {(dir / "gen").string(), sample_path()};
+    const nlohmann::json cpu1 = {{"kind", "cpu_btree"}, {"count", 1}};
+    const nlohmann::json hash = {{"kind", "gpu_hash"}, {"device", "gpu:0"}};
+    const nlohmann::json btree = {{"kind", "gpu_btree"}, {"device", "gpu:0"}};
+    struct Case {
+        std::string label;
+        nlohmann::json indexers;
+        nlohmann::json gpus;
+        nlohmann::json cpu_parsers;
+        bool expect_resident;
+    };
+    const std::vector<Case> cases = {
+        {"gpu parsers, 1 CPU + gpu_hash", nlohmann::json::array({cpu1, hash}), nlohmann::json::parse(R"([{"device": "gpu:0"}])"), 0, true},
+        {"gpu parsers, 1 CPU + gpu_btree, 1 slot", nlohmann::json::array({cpu1, btree}),
+         nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}])"), 0, true},
+        {"1 CPU + gpu parsers, gpu_hash alone", nlohmann::json::array({hash}),
+         nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 2}])"), 1, true},
+        {"gpu parsers with resident_terms false, 1 CPU + gpu_hash", nlohmann::json::array({cpu1, hash}),
+         nlohmann::json::parse(R"([{"device": "gpu:0", "resident_terms": false}])"), 0, false},
+        {"two gpu_hash on gpu:0: no route",
+         nlohmann::json::array({cpu1, {{"kind", "gpu_hash"}, {"device", "gpu:0"}, {"count", 2}}}),
+         nlohmann::json::parse(R"([{"device": "gpu:0"}])"), 0, false},
+    };
+    for (const auto& positions : {"positions=false", "positions=true"}) {
+        CAPTURE(positions);
+        const std::vector<std::string> overrides = {positions, "memory.batch_bytes=16384", "memory.run_bytes=200000"};
+        const auto cpu_output = dir / (std::string("cpu-") + positions);
+        const BuildReport cpu = build_index(standard_pipeline(inputs, cpu_output, 2, 2), overrides);
+        const std::string expected = ciff_bytes(cpu_output);
+        int built = 0;
+        for (const Case& c : cases) {
+            CAPTURE(c.label);
+            const auto output = dir / (std::string("gpu-") + positions + std::to_string(built++));
+            nlohmann::json pipeline = standard_pipeline(inputs, output, 1, 2);
+            pipeline = with_parsers(with_gpu_indexers(std::move(pipeline), c.indexers),
+                                    ParseConfiguration{c.label, c.cpu_parsers, c.gpus});
+            const BuildReport report = build_index(pipeline, overrides);
+            CHECK(report.json.at("tokens") == cpu.json.at("tokens"));
+            CHECK(ciff_bytes(output) == expected);
+            const uint64_t on_device = parser_field(report.json, "terms_on_device");
+            const uint64_t batches_on_device = parser_field(report.json, "batches_terms_on_device");
+            if (c.expect_resident) {
+                CHECK(batches_on_device > 0);
+                CHECK(on_device > 0);
+                // What stayed is exactly what the GPU indexer took from the device.
+                CHECK(indexer_field(report.json, "resident_batches") == batches_on_device);
+                CHECK(indexer_field(report.json, "resident_occurrences") == on_device);
+            } else {
+                CHECK(batches_on_device == 0);
+                CHECK(indexer_field(report.json, "resident_batches") == 0);
+            }
+        }
+    }
+}

@@ -15,9 +15,13 @@
 // The host reference packs the per-document passes' output into the same
 // GpuAnalysisResult (devices/analysis_batch.cpp).
 //
-// Next, for speed: no host round trip between the passes, and the terms
-// staying on the device for a GPU indexer instead of coming back as a
-// ParsedBatch.
+// Where a GPU indexer on the same device owns collections (the input's
+// keep_on_device), their terms stay on the device in a buffer of the
+// analyzer's ResidentPool and only the others come back: one selection
+// writes those to the device buffer, another writes the rest straight into
+// the pinned host buffer (mapped), so no count crosses back first.
+//
+// Next, for speed: no host round trip between the passes.
 //
 // CudaBatchAnalyzer keeps its stream, pinned staging and device arrays from
 // batch to batch; the GPU parsers of the pipeline run two per GPU, each on
@@ -25,6 +29,7 @@
 // kernels (nodes/parse/gpu_parsers.hpp).
 #include "devices/gpu_analysis.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -47,6 +52,8 @@
 #include "devices/cuda/common/cuda_event.hpp"
 #include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
+#include "devices/cuda/analysis/resident_pool.hpp"
+#include "invidx/collections.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -236,6 +243,22 @@ __global__ void document_token_counts(uint32_t documents, const uint32_t* first_
     }
 }
 
+// A term stays on the device iff its collection is flagged (keep), or goes
+// back iff it is not (!keep). A collection out of range goes back, where
+// the regroup node names it.
+struct KeptOnDevice {
+    const uint8_t* flags;
+    bool keep;
+    __device__ bool operator()(const BatchTerm& term) const {
+        const bool flagged = term.collection < kCollections && flags[term.collection] != 0;
+        return flagged == keep;
+    }
+};
+
+// Buffers lent per analyzer (per slot) to batches whose terms stay on the
+// device: enough for the batches between parser and GPU indexer at 2 MiB.
+constexpr size_t kResidentBuffers = 12;
+
 unsigned step_blocks(uint64_t items) {
     const uint64_t blocks = (items + kStepThreads - 1) / kStepThreads;
     return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < kMaxStepBlocks ? blocks : kMaxStepBlocks));
@@ -355,7 +378,8 @@ public:
     }
 
     GpuAnalyzerMemory memory() const override {
-        return {device_memory_.bytes, device_memory_.peak, pinned_memory_.bytes};
+        return {device_memory_.bytes + resident_pool_->device_bytes(),
+                device_memory_.peak + resident_pool_->peak_device_bytes(), pinned_memory_.bytes};
     }
 
     GpuAnalyzerTimes times() const override { return times_; }
@@ -417,7 +441,7 @@ private:
         ends_.reserve(bytes, 0, s);
         covered_.reserve(bytes, 0, s);
         token_starts_.reserve(bytes, 0, s);
-        selected_.reserve(2, 0, s);
+        selected_.reserve(4, 0, s);  // candidates, tokens, terms kept on the device, terms back
         term_bytes_.reserve(text_bytes, 0, s);
         occurrences_.reserve(occurrence_begin.back(), 0, s);
         indexed_.reserve(documents, 0, s);
@@ -609,7 +633,7 @@ private:
         }
         marks_[8].record(s);
         // Only the dense terms and bytes come back: their counts first.
-        host_totals_.reserve(2);
+        host_totals_.reserve(4);  // terms, term bytes; keep_terms' two counts
         check(cudaMemcpyAsync(host_totals_.data(), unique_before_.data() + occurrence_count, sizeof(uint32_t),
                               cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (term count)");
@@ -619,7 +643,8 @@ private:
         cuda::wait_yielding(s, stream_done_, "pass 2 counts");
         const uint32_t term_count = host_totals_.data()[0];
         const uint32_t term_byte_count = host_totals_.data()[1];
-        download(host_batch_terms_, batch_terms_, term_count, s, "cudaMemcpyAsync (terms)");
+        std::shared_ptr<ResidentTerms> resident = keep_terms(input, term_count, term_byte_count, s);
+        if (!resident) download(host_batch_terms_, batch_terms_, term_count, s, "cudaMemcpyAsync (terms)");
         download(host_arena_, arena_, term_byte_count, s, "cudaMemcpyAsync (term bytes)");
         if (input.positional) download(host_positions_, positions_, occurrence_count, s, "cudaMemcpyAsync (positions)");
         download(host_unique_, unique_, documents, s, "cudaMemcpyAsync (unique terms)");
@@ -637,12 +662,23 @@ private:
         times_.download_seconds += marks_[9].seconds_since(marks_[8]);
 
         // Packed straight from the pinned buffers, which the next batch reuses.
+        uint32_t brought_back = term_count;
+        if (resident) {
+            resident->count = host_totals_.data()[2];
+            brought_back = host_totals_.data()[3];
+            ensure(resident->count + brought_back == term_count,
+                   "gpu_analyze_batch: the terms kept on the device and brought back do not add up");
+            ++times_.resident_batches;
+            times_.resident_terms += resident->count;
+        }
+        times_.downloaded_terms += brought_back;
         BatchOutput output;
         output.indexed = host_indexed_.data();
         output.tokens = host_tokens_.data();
         output.unique = host_unique_.data();
         output.terms = host_batch_terms_.data();
-        output.term_count = term_count;
+        output.term_count = brought_back;
+        output.some_terms_on_device = resident != nullptr;
         output.term_bytes = host_arena_.data();
         output.term_byte_count = term_byte_count;
         output.positions = host_positions_.data();
@@ -650,7 +686,59 @@ private:
         const auto pack_start = std::chrono::steady_clock::now();
         GpuAnalysisResult result = pack_batch_result(input, output);
         times_.pack_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - pack_start).count();
+        result.resident = std::move(resident);
         return result;
+    }
+
+    // When the input asks and a buffer is free: the terms of the flagged
+    // collections into the buffer (with the whole arena), the others
+    // straight into the pinned host buffer, their counts after them into
+    // host_totals_[2], [3]. Null otherwise: the caller downloads them all.
+    std::shared_ptr<ResidentTerms> keep_terms(const GpuAnalysisInput& input, uint32_t term_count,
+                                              uint32_t term_byte_count, cudaStream_t s) {
+        if (input.keep_on_device == nullptr || term_count == 0) return nullptr;
+        ResidentPool::Buffer* buffer = resident_pool_->take();
+        if (buffer == nullptr) {
+            ++times_.resident_unavailable;
+            return nullptr;
+        }
+        std::shared_ptr<ResidentTerms> resident = resident_pool_->lend(buffer);  // gives it back on any error
+        if (kept_flags_.size() != kCollections ||
+            !std::equal(input.keep_on_device, input.keep_on_device + kCollections, kept_flags_.begin())) {
+            kept_flags_.assign(input.keep_on_device, input.keep_on_device + kCollections);
+            stage_upload(staged_keep_flags_, keep_flags_, kept_flags_.data(), kCollections, s,
+                         "cudaMemcpyAsync (collections kept on the device)");
+        }
+        buffer->terms.reserve(term_count, 0, s);
+        buffer->arena.reserve(std::max<uint32_t>(term_byte_count, 1), 0, s);
+        host_batch_terms_.reserve(term_count);
+        BatchTerm* host_terms = nullptr;  // the pinned buffer as the device addresses it
+        check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&host_terms), host_batch_terms_.data(), 0),
+              "cudaHostGetDevicePointer (terms)");
+        size_t temp_bytes = 0;
+        const KeptOnDevice kept{keep_flags_.data(), true};
+        const KeptOnDevice back{keep_flags_.data(), false};
+        check(cub::DeviceSelect::If(nullptr, temp_bytes, batch_terms_.data(), buffer->terms.data(), selected_.data() + 2,
+                                    term_count, kept, s),
+              "cub::DeviceSelect::If (terms kept, size)");
+        cub_temp_.reserve(temp_bytes, 0, s);
+        check(cub::DeviceSelect::If(cub_temp_.data(), temp_bytes, batch_terms_.data(), buffer->terms.data(),
+                                    selected_.data() + 2, term_count, kept, s),
+              "cub::DeviceSelect::If (terms kept on the device)");
+        check(cub::DeviceSelect::If(cub_temp_.data(), temp_bytes, batch_terms_.data(), host_terms, selected_.data() + 3,
+                                    term_count, back, s),
+              "cub::DeviceSelect::If (terms brought back)");
+        if (term_byte_count != 0) {
+            check(cudaMemcpyAsync(buffer->arena.data(), arena_.data(), term_byte_count, cudaMemcpyDeviceToDevice, s),
+                  "cudaMemcpyAsync (term bytes kept on the device)");
+        }
+        check(cudaMemcpyAsync(host_totals_.data() + 2, selected_.data() + 2, 2 * sizeof(uint32_t),
+                              cudaMemcpyDeviceToHost, s),
+              "cudaMemcpyAsync (terms kept and brought back)");
+        resident->occurrences = buffer->terms.data();
+        resident->arena = reinterpret_cast<const char*>(buffer->arena.data());
+        resident->arena_bytes = term_byte_count;
+        return resident;
     }
 
     // The host set's arrays with the same lookup, copied when the list
@@ -688,6 +776,12 @@ private:
     cuda::ScopedEvent marks_[12];
     cuda::ScopedEvent stream_done_{cudaEventDisableTiming};  // polled by wait_yielding
     GpuAnalyzerTimes times_;
+
+    // Lent buffers may outlive the analyzer (a GPU indexer still holds them).
+    const std::shared_ptr<ResidentPool> resident_pool_ = std::make_shared<ResidentPool>(device_, kResidentBuffers);
+    std::vector<uint8_t> kept_flags_;  // the keep_on_device flags on the device now
+    PinnedArray<uint8_t> staged_keep_flags_{pinned_memory_};
+    DeviceArray<uint8_t> keep_flags_{device_memory_};
 
     std::unique_ptr<StopwordSet> stopword_set_;
     std::vector<std::string> stopword_words_;

@@ -253,7 +253,12 @@ public:
         slot.view.occurrence_count = 0;
         slot.view.batch_count = 0;
         slot.view.terms_used = 0;
-        if (n == 0) return;  // batches without an owned occurrence
+        slot.submitted_resident.clear();
+        slot.submitted_resident.swap(slot.view.resident);
+        if (n == 0) {  // batches without an owned occurrence
+            slot.submitted_resident.clear();
+            return;
+        }
 
         // Upper bounds: every occurrence not yet counted may be a new term.
         uint64_t upper_terms = known_terms_ + n;
@@ -286,9 +291,8 @@ public:
                            stream_);
 
         check(cudaEventRecord(slot.events.start, stream_), "cudaEventRecord");
-        copy_to_device(chunk_occurrences_.data(), slot.view.occurrences, n);
+        copy_chunk(slot, n, term_bytes);
         copy_to_device(chunk_batches_.data(), slot.view.batches, batches);
-        copy_to_device(chunk_terms_.data(), slot.view.terms, term_bytes);
         expand_chunk<<<blocks_for(n), kThreads, 0, stream_>>>(
             chunk_occurrences_.data(), chunk_size, chunk_batches_.data(), static_cast<uint32_t>(batches),
             chunk_terms_.data(), owned_.data(), chunk_key_offsets_.data(), chunk_key_lengths_.data(),
@@ -486,12 +490,61 @@ private:
         size_t submitted_occurrences = 0;
         size_t submitted_term_bytes = 0;
         size_t submitted_batches = 0;
+        std::vector<GpuResidentPart> submitted_resident;  // held until the device has copied them
     };
 
     static bool fits(const StagingSlot& slot, size_t occurrences, size_t term_bytes) {
         const GpuStaging& view = slot.view;
         return view.occurrence_count + occurrences <= view.occurrence_capacity &&
                view.terms_used + term_bytes <= view.term_capacity && view.batch_count < view.batch_capacity;
+    }
+
+    // The chunk's occurrences and term bytes from the pinned buffer, and
+    // its resident parts from device memory, each where the chunk has it.
+    void copy_chunk(const StagingSlot& slot, size_t n, size_t term_bytes) {
+        size_t occurrences_at = 0;
+        size_t terms_at = 0;
+        for (const GpuResidentPart& part : slot.submitted_resident) {
+            if (part.occurrence_begin < occurrences_at || part.terms_begin < terms_at ||
+                part.occurrence_begin + part.count > n || part.terms_begin + part.term_bytes > term_bytes) {
+                cuda::fail_on(options_.device, "resident parts of a staged chunk overlap or run past it");
+            }
+            copy_to_device(chunk_occurrences_.data() + occurrences_at, slot.view.occurrences + occurrences_at,
+                           part.occurrence_begin - occurrences_at);
+            copy_to_device(chunk_terms_.data() + terms_at, slot.view.terms + terms_at, part.terms_begin - terms_at);
+            copy_on_device(chunk_occurrences_.data() + part.occurrence_begin, part.occurrences, part.count);
+            copy_on_device(chunk_terms_.data() + part.terms_begin, part.terms, part.term_bytes);
+            occurrences_at = part.occurrence_begin + part.count;
+            terms_at = part.terms_begin + part.term_bytes;
+        }
+        copy_to_device(chunk_occurrences_.data() + occurrences_at, slot.view.occurrences + occurrences_at,
+                       n - occurrences_at);
+        copy_to_device(chunk_terms_.data() + terms_at, slot.view.terms + terms_at, term_bytes - terms_at);
+    }
+
+    // Occurrence i of a submitted chunk and its term bytes: from the pinned
+    // buffer, or from the device for a resident part's (still held).
+    std::pair<GpuOccurrence, std::string> staged_occurrence(const StagingSlot& slot, uint32_t i,
+                                                            const GpuStagedBatch& batch) const {
+        for (const GpuResidentPart& part : slot.submitted_resident) {
+            if (i < part.occurrence_begin || i >= part.occurrence_begin + part.count) continue;
+            GpuOccurrence occurrence{};
+            check(cudaMemcpy(&occurrence, part.occurrences + (i - part.occurrence_begin), sizeof occurrence,
+                             cudaMemcpyDeviceToHost),
+                  "cudaMemcpy (refused occurrence)");
+            std::string term;
+            if (uint64_t{occurrence.term_offset} + occurrence.term_length <= part.term_bytes) {
+                term.resize(occurrence.term_length);
+                check(cudaMemcpy(term.data(), part.terms + occurrence.term_offset, term.size(), cudaMemcpyDeviceToHost),
+                      "cudaMemcpy (refused term)");
+            }
+            return {occurrence, term};
+        }
+        const GpuOccurrence occurrence = slot.view.occurrences[i];
+        std::string term;
+        if (uint64_t{occurrence.term_offset} + occurrence.term_length <= batch.terms_bytes)
+            term.assign(slot.view.terms + batch.terms_base + occurrence.term_offset, occurrence.term_length);
+        return {occurrence, term};
     }
 
     // The first refused occurrence of a finished chunk, named as the host
@@ -503,7 +556,7 @@ private:
         size_t b = 0;
         while (b + 1 < slot.submitted_batches && batches[b + 1].occurrence_begin <= i) ++b;
         const GpuStagedBatch& batch = batches[b];
-        const GpuOccurrence& occurrence = slot.view.occurrences[i];
+        const auto [occurrence, term] = staged_occurrence(slot, i, batch);
         std::string what;
         switch (code) {
             case kNotOwned: what = "occurrence of collection " + std::to_string(occurrence.collection) +
@@ -514,9 +567,8 @@ private:
             case kTermTooLong: what = "term longer than 255 bytes"; break;
             case kZeroTf: what = "occurrence with tf 0"; break;
             case kDocidTooLarge: what = "docids above 2^32-1 are not supported"; break;
-            case kWrongPrefix: what = "term '" + std::string(slot.view.terms + batch.terms_base + occurrence.term_offset,
-                                                            occurrence.term_length) +
-                                      "' does not belong to collection " + std::to_string(occurrence.collection);
+            case kWrongPrefix: what = "term '" + term + "' does not belong to collection " +
+                                      std::to_string(occurrence.collection);
                 break;
             default: what = "refused occurrence (code " + std::to_string(code) + ")";
         }
@@ -539,7 +591,13 @@ private:
 
     template <class T>
     void copy_to_device(T* to, const T* from, size_t count) {
+        if (count == 0) return;
         check(cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (H2D)");
+    }
+    template <class T>
+    void copy_on_device(T* to, const T* from, size_t count) {
+        if (count == 0) return;
+        check(cudaMemcpyAsync(to, from, count * sizeof(T), cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync (D2D)");
     }
     template <class T>
     void copy_to_host(T* to, const T* from, size_t count) {
@@ -567,6 +625,7 @@ private:
             failed_ = true;
             fail_occurrence(slot, error);
         }
+        slot.submitted_resident.clear();  // the device has read them: their buffers go back
     }
 
     void synchronize() {

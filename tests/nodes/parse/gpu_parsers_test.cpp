@@ -71,6 +71,10 @@ TEST_CASE("gpu parsers: a list names its devices and slots") {
     CHECK(choice.gpus[1].slots == kDefaultGpuParserSlots);
     CHECK(choice.gpus[0].max_batch_bytes == 1000);
     CHECK(choice.gpus[1].max_batch_bytes == GpuParserSpec{}.max_batch_bytes);
+    CHECK(choice.gpus[1].resident_terms);  // terms stay on the device by default
+    const GpuParserChoice off = choose_gpu_parsers(json::parse(R"([{"device": "gpu:0", "resident_terms": false}])"), kAt, two);
+    REQUIRE(off.gpus.size() == 1);
+    CHECK_FALSE(off.gpus[0].resident_terms);
 }
 
 TEST_CASE("gpu parsers: bad values are ConfigErrors naming the key") {
@@ -100,6 +104,8 @@ TEST_CASE("gpu parsers: bad values are ConfigErrors naming the key") {
                    kAt + "/0/max_batch_bytes"));
     CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "max_batch_bytes": 2147483648}])"), two),
                    kAt + "/0/max_batch_bytes"));
+    CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "resident_terms": 1}])"), two),
+                   kAt + "/0/resident_terms: expected true or false"));
 }
 
 TEST_CASE("gpu parsers: naming a GPU in a build without CUDA says so, naming the key") {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "invidx/error.hpp"
+#include "invidx/resident_terms.hpp"
 
 namespace {
 
@@ -158,4 +159,17 @@ TEST_CASE("regroup: out-of-range collection or document is an error naming the b
     bad_doc.occurrences = {TermOccurrence{.local_docid = 1, .collection = 5, .term_offset = 0,
                                           .term_length = 0, .tf = 1, .positions_offset = 0}};
     CHECK_THROWS_AS(regroup(std::move(bad_doc)), Error);
+}
+
+TEST_CASE("regroup: terms a GPU parser left on the device go along with the batch") {
+    std::mt19937 random(11);
+    ParsedBatch batch = random_batch(random, 4, 3);
+    auto resident = std::make_shared<ResidentTerms>();
+    resident->device = 0;
+    resident->count = 17;
+    batch.resident = resident;
+    const RegroupedBatch out = regroup(std::move(batch));
+    CHECK(out.resident.get() == resident.get());
+    CHECK(out.resident->count == 17);
+    CHECK(regroup(random_batch(random, 2, 2)).resident == nullptr);
 }
