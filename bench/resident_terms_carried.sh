@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue #11 on the GPU machine, binaries carried (bench/carried_setup.sh):
-# GPU parsers whose terms for a GPU indexer stay on the device, against the
-# same graph bringing every term back (resident_terms false), GPU parsers
-# with CPU indexers only (configs/default.json) and CPU parsers only. The
+# configs/default.json (GPU parsers whose terms for the gpu_hash indexer
+# stay on the device, CPU indexers for the popular collections), against
+# the same graph bringing every term back (bench/configs/gpu-parse-gpu-index
+# with resident_terms false), GPU parsers with CPU indexers only, and CPU
+# parsers only (parse.gpus=none). The
 # configurations run in turn, REPEAT rounds, on one collection: generated
 # (COLLECTION=generated, SIZE_MB of bench/gen_collection.py's realistic
 # pages, the default) or the real Debian pages of bench/real_pages_carried.sh
@@ -11,7 +13,8 @@
 # device. GPUS=2 uses the two-GPU configs (both GPUs parse, a gpu_hash
 # indexer on each). Table last: MB/s per run and median, process CPU
 # core-seconds per GB, share of the GPU parsers' terms that stayed on the
-# device, GPU indexers' busy seconds, peak RSS.
+# device, GPU indexers' busy seconds, peak RSS. VARIANTS adds config_sweep
+# variants of the GPU-indexer config (LABEL=K=V,...).
 #   OUT=... COLLECTION=real SIZE_MB=8000 REPEAT=3 TESTS=0 bash bench/resident_terms_carried.sh
 set -uo pipefail
 source bench/carried_setup.sh
@@ -40,6 +43,11 @@ if [ "${TESTS:-1}" = 1 ]; then
       --set memory.batch_bytes=65536 > "$out/memcheck.txt" 2>&1
     echo "compute-sanitizer memcheck, terms on the device: rc $?, $(grep -c 'Invalid\|Error' "$out/memcheck.txt") error lines"
     tail -2 "$out/memcheck.txt"
+    rm -rf /tmp/san-idx
+    timeout 300 compute-sanitizer --tool racecheck build-dev/invidx-run bench/configs/gpu-parse-gpu-index.json \
+      --input sample/debian-docs.warc.gz --output /tmp/san-idx --quiet --progress off \
+      --set memory.batch_bytes=65536 > "$out/racecheck.txt" 2>&1
+    echo "compute-sanitizer racecheck, terms on the device: rc $?"; tail -2 "$out/racecheck.txt"
   fi
 fi
 if [ "${GPUS:-1}" = 2 ]; then
@@ -50,15 +58,20 @@ else
   host_terms=parse.gpus.0.resident_terms=false
 fi
 for r in $(seq 1 "${REPEAT:-3}"); do
-  REPORTS="$out/reports/$r" bash bench/config_sweep.sh build-dev/invidx-run "$coll" "$resident_config" 1 \
-    gpuidx-resident= gpuidx-host=$host_terms > /dev/null 2>&1 || echo "sweep failed"
   REPORTS="$out/reports/$r" bash bench/config_sweep.sh build-dev/invidx-run "$coll" configs/default.json 1 \
-    gpuparse-cpuidx= cpu-only=parse.gpus=none > /dev/null 2>&1 || echo "sweep failed"
+    default= 'gpuparse-cpuidx=index.indexers=[{"kind":"cpu_btree"}]' cpu-only=parse.gpus=none > /dev/null 2>&1 ||
+    echo "sweep failed"
+  REPORTS="$out/reports/$r" bash bench/config_sweep.sh build-dev/invidx-run "$coll" "$resident_config" 1 \
+    gpuidx-host=$host_terms ${VARIANTS:-} > /dev/null 2>&1 || echo "sweep failed"
 done
 python3 - "$out/reports" <<'PY'
 import glob, json, os, statistics, sys
 root = sys.argv[1]
-labels = ["gpuidx-resident", "gpuidx-host", "gpuparse-cpuidx", "cpu-only"]
+labels = ["default", "gpuidx-host", "gpuparse-cpuidx", "cpu-only"]
+for path in sorted(glob.glob(os.path.join(root, "1", "*-1.json"))):  # VARIANTS' labels too
+    label = os.path.basename(path)[:-len("-1.json")]
+    if label not in labels:
+        labels.insert(2, label)
 print("| configuration | MB/s per run | median MB/s | CPU core-s/GB | GPU parsers' terms kept on device | GPU indexer busy s | peak RSS MiB |")
 print("|---|---|---:|---:|---:|---:|---:|")
 for label in labels:

@@ -87,6 +87,14 @@ void list_kinds() {
         std::printf("  GPU parsers on %s, no CPU parsers while \"count\" is \"auto\" (%s)\n", devices.c_str(),
                     parsing.reason.c_str());
     }
+    // Indexer entries with "device": "auto" follow the parsing GPUs.
+    std::puts("GPU indexers with \"device\": \"auto\" (configs/default.json's gpu_hash):");
+    if (parsing.gpus.empty()) {
+        std::puts("  none: no GPU parses, the CPU indexers take every collection");
+    } else {
+        for (const auto& gpu : parsing.gpus)
+            std::printf("  one on %s, taking the GPU parsers' terms for it on the device\n", gpu.device.c_str());
+    }
 }
 
 // SIGINT and SIGTERM become a stop request. They are blocked in every thread

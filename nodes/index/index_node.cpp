@@ -14,6 +14,7 @@
 #include "graph/seconds_since.hpp"
 #include "nodes/index/indexer_registry.hpp"
 #include "nodes/parse/parse_node.hpp"
+#include "devices/gpu_devices.hpp"
 #include "invidx/available_cores.hpp"
 
 namespace invidx {
@@ -43,6 +44,7 @@ struct IndexerEntry {
     std::string pointer;
     unsigned count = 1;
     uint64_t staging_occurrences = 0;  // GPU kinds; 0 = the default
+    std::string device_setting;        // "auto" where the device was placed automatically
 };
 
 // Hands freed memory back to the system (glibc keeps it otherwise), so peak
@@ -135,6 +137,7 @@ public:
             stats["indexer"] = i;
             stats["kind"] = specs_[i].kind;
             stats["device"] = specs_[i].device;
+            if (!specs_[i].device_setting.empty()) stats["device_setting"] = specs_[i].device_setting;
             stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
             stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
             stats["expected_tokens_from_sample"] = expected_tokens_.at(i);
@@ -296,7 +299,40 @@ unsigned automatic_cpu_indexers(const PipelineConfig& config) {
     return std::max(1u, hardware / 4);
 }
 
-std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned automatic) {
+// Where an indexer entry with "device": "auto" goes: one indexer on each
+// GPU the parse node parses on that CUDA can use (so the GPU parsers'
+// terms for it stay on the device), none where no GPU parses, and why.
+struct AutomaticDevices {
+    std::vector<std::string> devices;  // "gpu:N"
+    std::string reason;
+};
+
+AutomaticDevices automatic_gpu_indexers(const PipelineConfig& config) {
+    AutomaticDevices out;
+    const GpuInventory present = list_gpus();
+    std::vector<int> parsing;
+    for (const auto& spec : config.nodes)
+        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec);
+    for (const int ordinal : parsing) {
+        const bool usable = std::any_of(present.devices.begin(), present.devices.end(),
+                                        [&](const GpuDevice& gpu) { return gpu.ordinal == ordinal; });
+        if (usable) out.devices.push_back("gpu:" + std::to_string(ordinal));
+    }
+    if (!out.devices.empty()) {
+        std::string list;
+        for (const auto& device : out.devices) list += (list.empty() ? "" : ", ") + device;
+        out.reason = "\"device\": \"auto\": on the GPUs that parse (" + list + ")";
+    } else if (parsing.empty()) {
+        out.reason = "\"device\": \"auto\": no GPU parses, so no GPU indexer";
+    } else {
+        out.reason = "\"device\": \"auto\": the parsing GPUs are not CUDA devices here (" +
+                     (present.devices.empty() ? present.note : std::string("other ordinals")) + "), so no GPU indexer";
+    }
+    return out;
+}
+
+std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned automatic,
+                                               const AutomaticDevices& automatic_devices) {
     const nlohmann::json& list = options.raw("indexers");
     const std::string at = options.pointer("indexers");
     std::vector<IndexerEntry> entries;
@@ -322,8 +358,12 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned au
         // One GPU indexer per entry unless told: a device's own parallelism
         // does the work, not more host threads.
         entry.count = entry_options.count(entry.device == "cpu" ? automatic : 1u, 1);
-        if (entry.device != "cpu" && entry.device.rfind("gpu:", 0) != 0)
-            throw ConfigError(pointer + "/device", "unknown device '" + entry.device + "'; use \"cpu\" or \"gpu:N\"");
+        if (entry.device != "cpu" && entry.device != "auto" && entry.device.rfind("gpu:", 0) != 0)
+            throw ConfigError(pointer + "/device",
+                              "unknown device '" + entry.device + "'; use \"cpu\", \"gpu:N\" or \"auto\"");
+        if (entry.device == "auto" && entry.kind == "cpu_btree")
+            throw ConfigError(pointer + "/device", "\"auto\" places GPU indexer kinds (gpu_hash, gpu_btree); "
+                                                   "'cpu_btree' runs on \"cpu\"");
         // Occurrences per pinned staging buffer (one device launch each);
         // only device indexers have one, so a CPU entry rejects the key.
         if (entry.device != "cpu") {
@@ -333,8 +373,20 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned au
                 throw ConfigError(pointer + "/staging_occurrences", "must lie in [1, 2^31-1]");
         }
         entry_options.reject_unread();
-        entries.push_back(std::move(entry));
+        if (entry.device != "auto") {
+            entries.push_back(std::move(entry));
+            continue;
+        }
+        entry.device_setting = "auto";
+        for (const auto& device : automatic_devices.devices) {
+            IndexerEntry placed = entry;
+            placed.device = device;
+            entries.push_back(std::move(placed));
+        }
     }
+    if (entries.empty())
+        throw ConfigError(at, "no indexer: every entry has \"device\": \"auto\" and " + automatic_devices.reason +
+                                  "; add a {\"kind\": \"cpu_btree\"} entry");
     return entries;
 }
 
@@ -343,7 +395,8 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned au
 std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const NodeSpec& spec) {
     NodeOptions options(spec);
     std::vector<std::string> devices;
-    for (const auto& entry : read_indexer_entries(options, automatic_cpu_indexers(config)))
+    for (const auto& entry :
+         read_indexer_entries(options, automatic_cpu_indexers(config), automatic_gpu_indexers(config)))
         for (unsigned k = 0; k < entry.count; ++k) devices.push_back(entry.device);
     return devices;
 }
@@ -351,7 +404,9 @@ std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const 
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
     const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
     if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
-    const std::vector<IndexerEntry> entries = read_indexer_entries(options, automatic_cpu_indexers(state.config));
+    const AutomaticDevices automatic_devices = automatic_gpu_indexers(state.config);
+    const std::vector<IndexerEntry> entries =
+        read_indexer_entries(options, automatic_cpu_indexers(state.config), automatic_devices);
 
     // Every kind is checked here, with the rest of the graph's configuration,
     // before the (possibly long) sampling.
@@ -374,10 +429,16 @@ std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
             spec.indexer_id = static_cast<uint32_t>(specs.size());
             spec.positional = state.config.analysis.positions;
             spec.staging_occurrences = entry.staging_occurrences;
+            spec.device_setting = entry.device_setting;
             specs.push_back(std::move(spec));
         }
     }
-    return std::make_unique<IndexNode>(state, std::move(specs), run_bytes);
+    bool any_automatic = false;  // then the report says where "auto" put GPU indexers, or why nowhere
+    for (const auto& item : options.raw("indexers"))
+        any_automatic |= item.is_object() && item.value("device", std::string()) == "auto";
+    auto node = std::make_unique<IndexNode>(state, std::move(specs), run_bytes);
+    if (any_automatic) state.add_report_section("gpu_indexers", automatic_devices.reason);
+    return node;
 }
 
 }  // namespace invidx

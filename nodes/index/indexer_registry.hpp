@@ -24,6 +24,7 @@ struct IndexerSpec {
     std::vector<bool> owned;    // kCollections entries
     bool positional = false;
     uint64_t staging_occurrences = 0;  // device kinds: per staging buffer, 0 = default
+    std::string device_setting;        // "auto" where the index node placed it (report)
 };
 
 using IndexerFactory = std::function<std::unique_ptr<IndexerBackend>(const IndexerSpec&)>;

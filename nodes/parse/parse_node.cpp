@@ -366,6 +366,19 @@ bool parses_on_gpus_only(const NodeSpec& spec) {
     }
 }
 
+std::vector<int> gpu_parser_ordinals(const NodeSpec& spec) {
+    std::vector<int> ordinals;
+    try {
+        const nlohmann::json& options = spec.options;
+        const nlohmann::json gpus = options.contains("gpus") ? options.at("gpus") : nlohmann::json();
+        for (const auto& gpu : choose_gpu_parsers(gpus, spec.pointer + "/gpus", *gpu_parse_backend()).gpus)
+            ordinals.push_back(gpu.ordinal);
+    } catch (const std::exception&) {
+        ordinals.clear();
+    }
+    return ordinals;
+}
+
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
     const unsigned hardware = available_cores();
     std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();

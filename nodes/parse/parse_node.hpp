@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "invidx/config.hpp"
 #include "invidx/node.hpp"
@@ -20,6 +21,10 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state);
 // automatic count of CPU indexers grows (nodes/index/index_node.cpp). A bad
 // spec is left for make_parse_node to report: false.
 bool parses_on_gpus_only(const NodeSpec& spec);
+
+// The CUDA ordinals a parse node of this spec parses on (its "gpus" on this
+// machine and build), in its order; empty for a bad spec, as above.
+std::vector<int> gpu_parser_ordinals(const NodeSpec& spec);
 
 // How large a parser's last batch came out per byte of text: its next
 // batch's arrays are reserved at that size (plus a margin) at once, instead

@@ -72,6 +72,16 @@ TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, wit
     CHECK(parse.at("choice") == "gpu");  // "count": "auto" beside GPU parsers: none on the CPU
     CHECK(parse.at("gpu_backend") == "cuda");
     check_parse_report(report.json, true);
+    // Its gpu_hash indexer ("device": "auto") sits on the parsing GPU and
+    // takes the terms the GPU parsers left there.
+    bool gpu_indexer = false;
+    for (const auto& indexer : report.json.at("indexers")) {
+        if (indexer.at("device") != "gpu:0") continue;
+        gpu_indexer = true;
+        CHECK(indexer.at("device_setting") == "auto");
+        CHECK(indexer.at("resident_batches").get<uint64_t>() > 0);
+    }
+    CHECK(gpu_indexer);
     for (const auto& parser : parse.at("parsers")) {
         if (parser.at("kind") != "gpu" || parser.at("batches") == 0) continue;
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);

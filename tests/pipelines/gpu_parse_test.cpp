@@ -9,6 +9,8 @@
 // gpu_parse_device_test.cpp runs the same checks on a real GPU.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <thread>
 
 #include <string>
@@ -182,8 +184,21 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     // "auto" CPU indexers: one per two cores where the GPUs parse alone, one
     // per four beside CPU parsers.
     const unsigned hardware = available_cores();
-    CHECK(with_gpu.json.at("indexers").size() == std::max(1u, hardware / 2));
-    CHECK(both.json.at("indexers").size() == std::max(1u, hardware / 4));
+    const auto cpu_indexers = [](const nlohmann::json& report) {
+        return std::count_if(report.at("indexers").begin(), report.at("indexers").end(),
+                             [](const nlohmann::json& indexer) { return indexer.at("device") == "cpu"; });
+    };
+    CHECK(cpu_indexers(with_gpu.json) == std::max(1u, hardware / 2));
+    CHECK(cpu_indexers(both.json) == std::max(1u, hardware / 4));
+    // Its gpu_hash entry ("device": "auto") follows the parsing GPUs that
+    // CUDA can use: the pretend one only where a real gpu:0 is present.
+    const std::string placed = with_gpu.json.at("gpu_indexers").get<std::string>();
+    if (here.devices.empty()) {
+        CHECK(with_gpu.json.at("indexers").size() == static_cast<size_t>(cpu_indexers(with_gpu.json)));
+        CHECK(placed.find("not CUDA devices here") != std::string::npos);
+    } else {
+        CHECK(placed.find("gpu:0") != std::string::npos);
+    }
     // And 4 tokens per core (at least 16) where the GPUs parse alone, 3 beside CPU parsers,
     // unless memory.tokens is given.
     CHECK(with_gpu.json.at("memory_tokens") == std::max(16u, 4 * hardware));
@@ -194,7 +209,9 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     CHECK(ciff_bytes(dir / "both") == ciff_bytes(dir / "pretend"));
     const BuildReport forced_cpu = build_default(dir, "forced-cpu", {"parse.gpus=none"});
     CHECK(forced_cpu.json.at("parse").at("gpus") == "none");
+    // No GPU parses: no GPU indexer either, only CPU ones.
     CHECK(forced_cpu.json.at("indexers").size() == std::max(1u, hardware / 4));
+    CHECK(forced_cpu.json.at("gpu_indexers").get<std::string>().find("no GPU parses") != std::string::npos);
     check_parse_report(forced_cpu.json, false);
     const BuildReport gpu_only = build_default(dir, "gpu-only", {"parse.count=0", "memory.batch_bytes=65536"});
     CHECK(gpu_only.json.at("parse").at("choice") == "gpu");

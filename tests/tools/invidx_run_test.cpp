@@ -139,6 +139,12 @@ TEST_CASE("bad pipeline descriptions name the key") {
              j["nodes"][5]["indexers"].push_back({{"kind", "gpu_hash"}, {"device", "cpu"}});
          },
          {"gpu_hash", "runs on a GPU", "/nodes/5/indexers/1/device"}},
+        {"\"auto\" device on a CPU indexer kind", [](nlohmann::json& j) { j["nodes"][5]["indexers"][0]["device"] = "auto"; },
+         {"/nodes/5/indexers/0/device", "'cpu_btree' runs on"}},
+        {"only \"auto\" GPU indexers where no GPU parses", [](nlohmann::json& j) {
+             j["nodes"][5]["indexers"] = nlohmann::json::array({{{"kind", "gpu_hash"}, {"device", "auto"}}});
+         },
+         {"/nodes/5/indexers", "no indexer", "no GPU parses"}},
         {"staging on a CPU indexer", [](nlohmann::json& j) {
              j["nodes"][5]["indexers"][0]["staging_occurrences"] = 10;
          },
