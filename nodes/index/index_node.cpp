@@ -357,7 +357,10 @@ std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned au
         entry.device = entry_options.string("device", "cpu");
         // One GPU indexer per entry unless told: a device's own parallelism
         // does the work, not more host threads.
-        entry.count = entry_options.count(entry.device == "cpu" ? automatic : 1u, 1);
+        // No count is "auto" (as docs/PIPELINE.md says): CPU entries get the
+        // automatic number, GPU ones 1.
+        const unsigned automatic_count = entry.device == "cpu" ? automatic : 1u;
+        entry.count = entry_options.count(automatic_count, automatic_count);
         if (entry.device != "cpu" && entry.device != "auto" && entry.device.rfind("gpu:", 0) != 0)
             throw ConfigError(pointer + "/device",
                               "unknown device '" + entry.device + "'; use \"cpu\", \"gpu:N\" or \"auto\"");

@@ -9,6 +9,7 @@
 #include "graph/seconds_since.hpp"
 #include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
+#include "nodes/parse/parse_node.hpp"
 
 namespace invidx {
 namespace {
@@ -16,16 +17,29 @@ namespace {
 // Measured: a gpu_hash indexer takes 8-14 times the tokens per second of a
 // cpu_btree indexer (docs/PERFORMANCE.md).
 constexpr double kGpuIndexerWeight = 8;
+// A GPU indexer on a device whose GPU parsers leave its terms there costs
+// the host almost nothing per token (no staging): on 16 cores + H100 with
+// 8 CPU indexers, popular fractions 0.1-0.3 built 1.10-1.12x faster than
+// 0.5, 0.2 the fastest (docs/PERFORMANCE.md, "terms on the device"), which
+// this weight gives.
+constexpr double kGpuIndexerFedOnDeviceWeight = 32;
 
 bool is_gpu(const std::string& device) { return device.rfind("gpu:", 0) == 0; }
 
 }  // namespace
 
-double automatic_popular_fraction(const std::vector<bool>& on_gpu) {
-    const auto gpus = static_cast<double>(std::count(on_gpu.begin(), on_gpu.end(), true));
-    const double cpus = static_cast<double>(on_gpu.size()) - gpus;
-    if (gpus == 0 || cpus == 0) return 0.5;
-    return cpus / (cpus + kGpuIndexerWeight * gpus);
+double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device) {
+    double cpus = 0, gpu_capacity = 0;
+    for (size_t i = 0; i < on_gpu.size(); ++i) {
+        if (!on_gpu[i]) {
+            cpus += 1;
+        } else {
+            const bool fed = i < fed_on_device.size() && fed_on_device[i];
+            gpu_capacity += fed ? kGpuIndexerFedOnDeviceWeight : kGpuIndexerWeight;
+        }
+    }
+    if (gpu_capacity == 0 || cpus == 0) return 0.5;
+    return cpus / (cpus + gpu_capacity);
 }
 
 CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::string>& indexer_devices) {
@@ -43,7 +57,17 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
     }
     std::vector<bool> on_gpu;
     for (const auto& device : indexer_devices) on_gpu.push_back(device != "cpu");
-    const double popular_fraction = config.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
+    // The GPU indexers on a device GPU parsers parse on (their terms stay there).
+    std::vector<int> parsing;
+    for (const auto& spec : state.config.nodes)
+        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec);
+    std::vector<bool> fed_on_device;
+    for (const auto& device : indexer_devices) {
+        fed_on_device.push_back(is_gpu(device) && std::find(parsing.begin(), parsing.end(),
+                                                            std::stoi(device.substr(4))) != parsing.end());
+    }
+    const double popular_fraction =
+        config.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu, fed_on_device));
     CollectionAssignment assignment = assign_collections(sample.tokens, on_gpu, popular_fraction, config.max_popular);
     const auto popular = static_cast<uint64_t>(std::count(assignment.popular.begin(), assignment.popular.end(), true));
     state.add_stage_seconds("sampling", seconds_since(start));
@@ -54,6 +78,8 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
                                          {"popular_collections", popular},
                                          {"popular_token_fraction", popular_fraction},
                                          {"popular_token_fraction_auto", !config.popular_token_fraction},
+                                         {"gpu_indexers_fed_on_device",
+                                          std::count(fed_on_device.begin(), fed_on_device.end(), true)},
                                          {"max_popular", config.max_popular},
                                          {"expected_tokens_per_indexer", assignment.expected_tokens_per_indexer}});
     return assignment;

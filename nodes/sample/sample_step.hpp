@@ -25,7 +25,9 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
 // sampler.popular_token_fraction is "auto": the CPU indexers' share of the
 // indexing capacity, a GPU indexer counted as kGpuIndexerWeight CPU ones;
 // 0.5 when the indexers are all CPU or all GPU.
-double automatic_popular_fraction(const std::vector<bool>& on_gpu);
+// A GPU indexer that GPU parsers feed on its device (fed_on_device[i], as
+// many entries as on_gpu or none) counts kGpuIndexerFedOnDeviceWeight.
+double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {});
 
 // GPU contexts take a while to create: this creates those of the GPUs named
 // in `indexer_devices` on threads of their own, so that it overlaps the

@@ -212,6 +212,11 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     // No GPU parses: no GPU indexer either, only CPU ones.
     CHECK(forced_cpu.json.at("indexers").size() == std::max(1u, hardware / 4));
     CHECK(forced_cpu.json.at("gpu_indexers").get<std::string>().find("no GPU parses") != std::string::npos);
+    // An entry without a count is "auto" too.
+    const BuildReport no_count =
+        build_default(dir, "no-count", {"parse.gpus=none", "index.indexers=[{\"kind\": \"cpu_btree\"}]"});
+    CHECK(no_count.json.at("indexers").size() == std::max(1u, hardware / 4));
+    CHECK(ciff_bytes(dir / "no-count") == ciff_bytes(dir / "forced-cpu"));
     check_parse_report(forced_cpu.json, false);
     const BuildReport gpu_only = build_default(dir, "gpu-only", {"parse.count=0", "memory.batch_bytes=65536"});
     CHECK(gpu_only.json.at("parse").at("choice") == "gpu");

@@ -9,6 +9,7 @@
 
 #include "invidx/error.hpp"
 #include "invidx/messages.hpp"
+#include "nodes/sample/sample_step.hpp"
 
 namespace {
 
@@ -138,4 +139,17 @@ TEST_CASE("assignment: bad arguments are errors") {
     CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(10, 1), 2), Error);
     CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(kCollections, 1), 0), Error);
     CHECK_THROWS_AS(assign_collections(std::vector<uint64_t>(kCollections, 1), 2, 1.5), Error);
+}
+
+TEST_CASE("automatic popular fraction: a GPU indexer fed on its device counts for more") {
+    const std::vector<bool> eight_cpu_one_gpu = {false, false, false, false, false, false, false, false, true};
+    // Fed through the host: the GPU counts 8 CPU indexers; half goes to the CPUs.
+    CHECK(automatic_popular_fraction(eight_cpu_one_gpu) == doctest::Approx(0.5));
+    // GPU parsers leave its terms on the device: it counts 32, the CPUs get a fifth.
+    std::vector<bool> fed(9, false);
+    fed[8] = true;
+    CHECK(automatic_popular_fraction(eight_cpu_one_gpu, fed) == doctest::Approx(8.0 / 40));
+    // CPU only, GPU only: half, whatever feeds them.
+    CHECK(automatic_popular_fraction({false, false}) == doctest::Approx(0.5));
+    CHECK(automatic_popular_fraction({true, true}, {true, true}) == doctest::Approx(0.5));
 }
