@@ -14,8 +14,10 @@
 
 namespace invidx {
 
-// Four measured 1.2-1.4x two with GPU parsers only (docs/PERFORMANCE.md).
-constexpr unsigned kDefaultGpuParserSlots = 4;
+// Four measured 1.2-1.4x two with GPU parsers only; with the GPU indexer's
+// terms kept on the device, six 1.07x four (four slots 87% busy; eight no
+// faster than six): docs/PERFORMANCE.md.
+constexpr unsigned kDefaultGpuParserSlots = 6;
 
 struct GpuParserSpec {
     std::string device;   // "gpu:N"

@@ -29,7 +29,7 @@ std::string sample_path() { return std::string(INVIDX_SOURCE_DIR) + "/sample/deb
 
 std::vector<ParseConfiguration> device_configurations() {
     std::vector<ParseConfiguration> configurations = {
-        {"1 CPU + gpu:0 (4 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
+        {"1 CPU + gpu:0 (default slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
         {"gpu:0 only, 1 slot", 0, nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}])")},
         {"gpu:0 only, 3 slots, batches over 6000 bytes on the host", 0,
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 3, "max_batch_bytes": 6000}])")},

@@ -18,6 +18,7 @@
 
 #include "devices/gpu_devices.hpp"
 #include "nodes/parse/gpu_parse_backend.hpp"
+#include "nodes/parse/gpu_parsers.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_parse_builds.hpp"
 #include "invidx/available_cores.hpp"
@@ -32,7 +33,7 @@ std::string sample_path() { return std::string(INVIDX_SOURCE_DIR) + "/sample/deb
 
 std::vector<ParseConfiguration> mixed_configurations() {
     return {
-        {"1 CPU + gpu:0 (4 slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
+        {"1 CPU + gpu:0 (default slots)", 1, nlohmann::json::parse(R"([{"device": "gpu:0"}])")},
         {"GPUs only: gpu:0 and gpu:1, 1 slot each", 0,
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}, {"device": "gpu:1", "slots": 1}])")},
         {"2 CPU + auto (both pretend GPUs)", 2, "auto"},
@@ -176,7 +177,7 @@ TEST_CASE("gpu parse: configs/default.json parses on the CPU where no GPU is, an
     const BuildReport with_gpu = build_default(dir, "pretend", {"memory.batch_bytes=65536"});
     CHECK(with_gpu.json.at("parse").at("choice") == "gpu");
     REQUIRE(with_gpu.json.at("parse").at("parsers").size() == 1);
-    CHECK(with_gpu.json.at("parse").at("parsers")[0].at("slots") == 4);
+    CHECK(with_gpu.json.at("parse").at("parsers")[0].at("slots") == kDefaultGpuParserSlots);
     check_parse_report(with_gpu.json, true);
     const BuildReport both = build_default(dir, "both", {"parse.count=2", "memory.batch_bytes=65536"});
     CHECK(both.json.at("parse").at("choice") == "cpu+gpu");

@@ -256,8 +256,12 @@ struct KeptOnDevice {
 };
 
 // Buffers lent per analyzer (per slot) to batches whose terms stay on the
-// device: enough for the batches between parser and GPU indexer at 2 MiB.
-constexpr size_t kResidentBuffers = 12;
+// device. A buffer takes device memory only once lent (free ones are lent
+// last-in first-out), and no more are lent at once than batches are in
+// flight (memory.tokens) plus the few a GPU indexer holds until its device
+// has read them: this only needs to exceed that. 12 a slot ran out for
+// 10-20% of the batches with 64 tokens (docs/PERFORMANCE.md).
+constexpr size_t kResidentBuffers = 48;
 
 unsigned step_blocks(uint64_t items) {
     const uint64_t blocks = (items + kStepThreads - 1) / kStepThreads;
