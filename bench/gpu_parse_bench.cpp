@@ -77,17 +77,7 @@ void index_resident(GpuTermIndexer& indexer, const GpuAnalysisResult& result, ui
     staged.occurrence_begin = static_cast<uint32_t>(staging.occurrence_count);
     staged.documents = static_cast<uint32_t>(result.documents());
     staged.terms_bytes = static_cast<uint32_t>(terms.arena_bytes);
-    GpuResidentPart part;
-    part.occurrences = static_cast<const GpuOccurrence*>(terms.occurrences);
-    part.occurrence_begin = staging.occurrence_count;
-    part.count = terms.count;
-    part.terms = terms.arena;
-    part.terms_begin = staging.terms_used;
-    part.term_bytes = terms.arena_bytes;
-    part.owner = result.resident;
-    staging.resident.push_back(std::move(part));
-    staging.occurrence_count += terms.count;
-    staging.terms_used += terms.arena_bytes;
+    stage_resident_terms(staging, terms, result.resident);
     indexer.submit();
 }
 

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "invidx/resident_terms.hpp"
+
 namespace invidx {
 
 // How the device finds a term's id (kinds "gpu_hash" and "gpu_btree").
@@ -94,6 +96,24 @@ struct GpuStaging {
     size_t batch_count = 0;
     std::vector<GpuResidentPart> resident;  // stretches on the device, in order
 };
+
+// Appends `terms` (on this indexer's device) to `staging` as a resident
+// part after what it holds; the caller has recorded the batch
+// (GpuStagedBatch) with terms_base at staging.terms_used first. `owner`
+// keeps the terms' buffer until the device has read them.
+inline void stage_resident_terms(GpuStaging& staging, const ResidentTerms& terms, std::shared_ptr<const void> owner) {
+    GpuResidentPart part;
+    part.occurrences = static_cast<const GpuOccurrence*>(terms.occurrences);
+    part.occurrence_begin = staging.occurrence_count;
+    part.count = terms.count;
+    part.terms = terms.arena;
+    part.terms_begin = staging.terms_used;
+    part.term_bytes = terms.arena_bytes;
+    part.owner = std::move(owner);
+    staging.resident.push_back(std::move(part));
+    staging.occurrence_count += terms.count;
+    staging.terms_used += terms.arena_bytes;
+}
 
 // A closed run: postings sorted by (term id, arrival order).
 struct GpuRunPostings {

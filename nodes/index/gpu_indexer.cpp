@@ -109,17 +109,7 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
         staged.terms_bytes = static_cast<uint32_t>(batch.terms.size());
         if (resident) {
             // Copied device to device when the chunk is submitted.
-            GpuResidentPart part;
-            part.occurrences = static_cast<const GpuOccurrence*>(resident->occurrences);
-            part.occurrence_begin = staging.occurrence_count;
-            part.count = resident->count;
-            part.terms = resident->arena;
-            part.terms_begin = staging.terms_used;
-            part.term_bytes = resident->arena_bytes;
-            part.owner = batch.resident;
-            staging.resident.push_back(std::move(part));
-            staging.occurrence_count += resident->count;
-            staging.terms_used += resident->arena_bytes;
+            stage_resident_terms(staging, *resident, batch.resident);
             resident_occurrences_ += resident->count;
         } else {
             std::memcpy(staging.terms + staging.terms_used, batch.terms.data(), batch.terms.size());
