@@ -25,22 +25,7 @@ ls /tmp/real/*.gz | xargs -P "$(nproc)" -n1 sh -c 'gzip -dc "$0" > /dev/null'
 end=$(date +%s.%N)
 python3 -c "print('GNU gzip -dc, one process per file, %d at once: %.1f MB/s of WARC' % ($(nproc), $text_mb / ($end - $start)))"
 start=$(date +%s.%N)
-ls /tmp/real/*.gz | xargs -P "$(nproc)" -n1 python3 -c '
-import sys, zlib
-d = zlib.decompressobj(31)
-with open(sys.argv[1], "rb") as f:
-    while True:
-        b = f.read(1 << 22)
-        if not b:
-            break
-        while b:
-            d.decompress(b)
-            if d.eof:
-                b = d.unused_data
-                d = zlib.decompressobj(31)
-            else:
-                b = b""
-'
+ls /tmp/real/*.gz | xargs -P "$(nproc)" -n1 python3 bench/zlib_gunzip.py
 end=$(date +%s.%N)
 python3 -c "print('Python zlib, one process per file, %d at once: %.1f MB/s of WARC' % ($(nproc), $text_mb / ($end - $start)))"
 REPORTS="$out/real" bash bench/config_sweep.sh build-dev/invidx-run /tmp/real configs/default.json "${REPEAT:-2}" \

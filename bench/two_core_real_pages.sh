@@ -29,22 +29,7 @@ for r in $(seq 1 "${REPEAT:-3}"); do
   end=$(date +%s.%N)
   python3 -c "print($end - $start)" > "$out/gzip-$r.txt"
   start=$(date +%s.%N)
-  ls "$coll"/*.gz | xargs -P2 -n1 python3 -c '
-import sys, zlib
-d = zlib.decompressobj(31)
-with open(sys.argv[1], "rb") as f:
-    while True:
-        b = f.read(1 << 22)
-        if not b:
-            break
-        while b:
-            d.decompress(b)
-            if d.eof:
-                b = d.unused_data
-                d = zlib.decompressobj(31)
-            else:
-                b = b""
-'
+  ls "$coll"/*.gz | xargs -P2 -n1 python3 bench/zlib_gunzip.py
   end=$(date +%s.%N)
   python3 -c "print($end - $start)" > "$out/zlib-$r.txt"
 done
