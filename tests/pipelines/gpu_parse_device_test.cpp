@@ -141,7 +141,7 @@ TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give t
         nlohmann::json cpu_parsers;
         bool expect_resident;
     };
-    const std::vector<Case> cases = {
+    std::vector<Case> cases = {
         {"gpu parsers, 1 CPU + gpu_hash", nlohmann::json::array({cpu1, hash}), nlohmann::json::parse(R"([{"device": "gpu:0"}])"), 0, true},
         {"gpu parsers, 1 CPU + gpu_btree, 1 slot", nlohmann::json::array({cpu1, btree}),
          nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 1}])"), 0, true},
@@ -153,6 +153,12 @@ TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give t
          nlohmann::json::array({cpu1, {{"kind", "gpu_hash"}, {"device", "gpu:0"}, {"count", 2}}}),
          nlohmann::json::parse(R"([{"device": "gpu:0"}])"), 0, false},
     };
+    // Where there are two GPUs: every GPU parses, and "auto" puts a gpu_hash
+    // on each, each fed on its own device (two routes).
+    if (list_gpus().devices.size() > 1) {
+        cases.push_back({"every GPU parses, a gpu_hash on each (\"auto\")",
+                         nlohmann::json::array({cpu1, {{"kind", "gpu_hash"}, {"device", "auto"}}}), "auto", 0, true});
+    }
     for (const auto& positions : {"positions=false", "positions=true"}) {
         CAPTURE(positions);
         const std::vector<std::string> overrides = {positions, "memory.batch_bytes=16384", "memory.run_bytes=200000"};
