@@ -366,13 +366,13 @@ bool parses_on_gpus_only(const NodeSpec& spec) {
     }
 }
 
-std::vector<int> gpu_parser_ordinals(const NodeSpec& spec) {
+std::vector<int> gpu_parser_ordinals(const NodeSpec& spec, bool keeping_terms_only) {
     std::vector<int> ordinals;
     try {
         const nlohmann::json& options = spec.options;
         const nlohmann::json gpus = options.contains("gpus") ? options.at("gpus") : nlohmann::json();
         for (const auto& gpu : choose_gpu_parsers(gpus, spec.pointer + "/gpus", *gpu_parse_backend()).gpus)
-            ordinals.push_back(gpu.ordinal);
+            if (gpu.resident_terms || !keeping_terms_only) ordinals.push_back(gpu.ordinal);
     } catch (const std::exception&) {
         ordinals.clear();
     }

@@ -23,8 +23,10 @@ std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state);
 bool parses_on_gpus_only(const NodeSpec& spec);
 
 // The CUDA ordinals a parse node of this spec parses on (its "gpus" on this
-// machine and build), in its order; empty for a bad spec, as above.
-std::vector<int> gpu_parser_ordinals(const NodeSpec& spec);
+// machine and build), in its order; empty for a bad spec, as above. With
+// `keeping_terms_only`, only those whose parsers may keep terms on the
+// device for a GPU indexer there ("resident_terms", true by default).
+std::vector<int> gpu_parser_ordinals(const NodeSpec& spec, bool keeping_terms_only = false);
 
 // How large a parser's last batch came out per byte of text: its next
 // batch's arrays are reserved at that size (plus a margin) at once, instead

@@ -57,10 +57,10 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
     }
     std::vector<bool> on_gpu;
     for (const auto& device : indexer_devices) on_gpu.push_back(device != "cpu");
-    // The GPU indexers on a device GPU parsers parse on (their terms stay there).
+    // The GPU indexers on a device whose GPU parsers keep their terms there.
     std::vector<int> parsing;
     for (const auto& spec : state.config.nodes)
-        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec);
+        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec, true);
     std::vector<bool> fed_on_device;
     for (const auto& device : indexer_devices) {
         fed_on_device.push_back(is_gpu(device) && std::find(parsing.begin(), parsing.end(),

@@ -7,6 +7,7 @@
 // reference backend everywhere.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,17 @@ TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, wit
         CHECK(indexer.at("resident_batches").get<uint64_t>() > 0);
     }
     CHECK(gpu_indexer);
+    // The sampler counts each as 32 CPU indexers, since GPU parsers feed it
+    // on its device (one per GPU present: "auto" on both sides).
+    const nlohmann::json& sampler = report.json.at("sampler");
+    const nlohmann::json& indexers = report.json.at("indexers");
+    const auto cpu_indexers = static_cast<double>(std::count_if(
+        indexers.begin(), indexers.end(), [](const nlohmann::json& indexer) { return indexer.at("device") == "cpu"; }));
+    const double gpu_indexers = static_cast<double>(indexers.size()) - cpu_indexers;
+    CHECK(gpu_indexers == static_cast<double>(list_gpus().devices.size()));
+    CHECK(sampler.at("gpu_indexers_fed_on_device").get<double>() == gpu_indexers);
+    CHECK(sampler.at("popular_token_fraction").get<double>() ==
+          doctest::Approx(cpu_indexers / (cpu_indexers + 32 * gpu_indexers)));
     for (const auto& parser : parse.at("parsers")) {
         if (parser.at("kind") != "gpu" || parser.at("batches") == 0) continue;
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);

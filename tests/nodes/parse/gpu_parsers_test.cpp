@@ -6,6 +6,8 @@
 
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
+#include "nodes/parse/gpu_parse_backend.hpp"
+#include "nodes/parse/parse_node.hpp"
 
 using namespace invidx;
 using nlohmann::json;
@@ -123,4 +125,19 @@ TEST_CASE("gpu parsers: naming a GPU in a build without CUDA says so, naming the
         CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0"}])"), cuda_gpu_parse_backend()),
                        "needs a build with CUDA"));
     }
+}
+
+TEST_CASE("gpu parsers: the ordinals a parse node parses on, and those that keep terms on the device") {
+    const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
+    NodeSpec spec;
+    spec.kind = "parse";
+    spec.pointer = "/nodes/3";
+    spec.options = json::parse(R"({"kind": "parse", "gpus": [{"device": "gpu:1"}, {"device": "gpu:0", "resident_terms": false}]})");
+    CHECK(gpu_parser_ordinals(spec) == std::vector<int>{1, 0});
+    // The sampler weighs only GPU indexers that GPU parsers feed on their device.
+    CHECK(gpu_parser_ordinals(spec, true) == std::vector<int>{1});
+    spec.options = json::parse(R"({"kind": "parse", "gpus": "none"})");
+    CHECK(gpu_parser_ordinals(spec).empty());
+    spec.options = json::parse(R"({"kind": "parse", "gpus": [{"device": "gpu:7"}]})");  // not present: a bad spec
+    CHECK(gpu_parser_ordinals(spec).empty());
 }
