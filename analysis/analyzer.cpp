@@ -99,9 +99,8 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     uint64_t position = 0;
     // Inlined into both token loops: a call per token is a measurable share
     // of the parse node's time.
-    const auto on_token = [&](std::string_view token, uint64_t h) __attribute__((always_inline)) {
+    const auto on_entry = [&](TokenCache::Entry& entry) __attribute__((always_inline)) {
         const uint64_t this_position = position++;
-        TokenCache::Entry& entry = cache_.lookup(token, h);
         if (entry.stopword) return;  // SPEC §4.1: before stemming
         if (entry.stamp != stamp_) {  // the token's first occurrence in this document
             entry.term_index = find_or_add(cache_.stem(entry), entry.stem_hash, out);
@@ -125,17 +124,26 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
         uint64_t ahead[kAhead];
         const TokenSpan* const spans = scanner_.begin();
         const size_t count = scanner_.size();
+        // The scanner's text is padded (kTokenReadPadding), so short tokens
+        // hash and compare as two masked words, without a branch on length.
+        static_assert(kTokenReadPadding >= kShortTermBytes);
+        const auto hash_of = [&](const TokenSpan& span) {
+            return hash_padded_term(scanner_.token(span).data(), span.length);
+        };
         for (size_t i = 0; i < kAhead && i < count; ++i) {
-            ahead[i] = hash_term(scanner_.token(spans[i]));
+            ahead[i] = hash_of(spans[i]);
             cache_.prefetch(ahead[i]);
         }
         for (size_t i = 0; i < count; ++i) {
             const uint64_t h = ahead[i % kAhead];
             if (i + kAhead < count) {
-                ahead[i % kAhead] = hash_term(scanner_.token(spans[i + kAhead]));
+                ahead[i % kAhead] = hash_of(spans[i + kAhead]);
                 cache_.prefetch(ahead[i % kAhead]);
             }
-            on_token(scanner_.token(spans[i]), h);
+            const std::string_view token = scanner_.token(spans[i]);
+            on_entry(token.size() <= kShortTermBytes
+                         ? cache_.lookup_short(token, padded_short_term_words(token.data(), token.size()), h)
+                         : cache_.lookup(token, h));
         }
     } else {
         start_table(text.size() / 2 + 1);  // tokens are at least a byte apart
@@ -144,7 +152,7 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
             strip_html(text, html_text_);
             text = html_text_;
         }
-        tokenize(text, [&](std::string_view token) { on_token(token, hash_term(token)); });
+        tokenize(text, [&](std::string_view token) { on_entry(cache_.lookup(token, hash_term(token))); });
     }
     out.tokens = position;
 

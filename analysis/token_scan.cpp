@@ -31,6 +31,7 @@
 #include <hwy/highway.h>
 
 #include "analysis/html.hpp"
+#include "analysis/html_rules.hpp"
 #include "analysis/tokenize.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -89,11 +90,19 @@ HWY_INLINE BlockMasks classify_block(const uint8_t* HWY_RESTRICT in, uint8_t* HW
 // Whether the '<' at `at` starts a plain tag (SPEC §2 rule 3) that neither
 // a comment (rule 1) nor a script or style element (rule 2) could take: then
 // it ends at the first '>' after at + 1, which the block's masks often show.
+// (false: html_construct_end decides, for every rule.)
 inline bool plain_tag_start(const uint8_t* in, size_t size, size_t at) {
     if (at + 1 >= size) return false;
     const uint8_t next = in[at + 1];
     const uint8_t folded = next | 0x20;
-    if (folded >= 'a' && folded <= 'z') return folded != 's';  // <s... may be <script or <style
+    if (folded >= 'a' && folded <= 'z') {
+        if (folded != 's') return true;
+        // <span, <strong, <small, <sup...: only "<scr" and "<sty" may open
+        // a raw-text element.
+        if (size - at < 4) return false;
+        const uint8_t second = in[at + 2] | 0x20, third = in[at + 3] | 0x20;
+        return !((second == 'c' && third == 'r') || (second == 't' && third == 'y'));
+    }
     if (next == '/' || next == '?') return true;
     return next == '!' && !(at + 3 < size && in[at + 2] == '-' && in[at + 3] == '-');
 }
@@ -127,6 +136,9 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
     // Bits of the next block that continue a character begun in this one:
     // all of them, and those that are token bytes.
     uint64_t carried = 0, carried_token = 0;
+    // A plain tag began in an earlier block and its '>' is still to come:
+    // the next block's '>' mask finds it (no search past the block).
+    bool in_plain_tag = false;
     while (pos < size) {
         const size_t n = size - pos < kBlockBytes ? size - pos : kBlockBytes;
         BlockMasks masks;
@@ -138,6 +150,11 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
             std::memcpy(tail_in, in + pos, n);
             masks = classify_block(tail_in, tail_lowered);
             std::memcpy(lowered + pos, tail_lowered, n);
+        }
+        if (in_plain_tag) {  // off is 0: the tag ends at this block's first '>', if any
+            const uint64_t close = masks.close & bit_range(0, n);
+            in_plain_tag = close == 0;
+            off = in_plain_tag ? n : static_cast<size_t>(std::countr_zero(close)) + 1;
         }
         uint64_t live = bit_range(off, n);  // bytes outside constructs
         uint64_t token = (masks.token | carried_token) & live;
@@ -154,16 +171,21 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
             const size_t at = pos + r;
             size_t construct_end;
             if (in[at] == '<' && plain_tag_start(in, size, at)) {
-                size_t from = at + 2;  // the '>' is searched after "<x"
-                construct_end = 0;
-                if (from < pos + n) {
-                    const uint64_t close = masks.close & bit_range(from - pos, n);
-                    if (close != 0) construct_end = pos + static_cast<size_t>(std::countr_zero(close)) + 1;
-                    from = pos + n;
+                // The '>' is searched after "<x"; when the block has none,
+                // the tag runs into the next block (x is never '>').
+                const size_t from = r + 2;
+                const uint64_t close = from < n ? masks.close & bit_range(from, n) : 0;
+                if (close == 0) {
+                    live &= bit_range(0, r);
+                    in_plain_tag = true;
+                    break;
                 }
-                if (construct_end == 0) {
-                    const void* gt = from < size ? std::memchr(in + from, '>', size - from) : nullptr;
-                    construct_end = gt != nullptr ? static_cast<size_t>(static_cast<const uint8_t*>(gt) - in) + 1 : size;
+                construct_end = pos + static_cast<size_t>(std::countr_zero(close)) + 1;
+            } else if (in[at] == '&') {
+                construct_end = html_rules::reference_end(in, size, at);
+                if (construct_end == 0) {  // ordinary text
+                    markup &= markup - 1;
+                    continue;
                 }
             } else {
                 construct_end = html_construct_end(whole, at);
@@ -254,7 +276,7 @@ void TokenScanner::scan(std::string_view text, bool html) {
     ensure(text.size() < std::numeric_limits<uint32_t>::max(), "a document of 4 GiB or more");
     if (text.size() > capacity_) {
         capacity_ = text.size() + text.size() / 2;
-        lowered_ = std::make_unique_for_overwrite<char[]>(capacity_);
+        lowered_ = std::make_unique_for_overwrite<char[]>(capacity_ + kTokenReadPadding);
         spans_ = std::make_unique_for_overwrite<TokenSpan[]>(capacity_ / 2 + 1);
     }
     count_ = HWY_DYNAMIC_DISPATCH(ScanTokens)(text.data(), text.size(), html, lowered_.get(), spans_.get());

@@ -14,6 +14,9 @@
 
 namespace invidx {
 
+// Bytes readable after the end of TokenScanner's lowered text.
+inline constexpr size_t kTokenReadPadding = 16;
+
 // One token of the last scanned text, in TokenScanner::lowered().
 struct TokenSpan {
     uint32_t offset;
@@ -28,7 +31,9 @@ public:
     void scan(std::string_view text, bool html);
 
     // The tokens, in order, and the text they point into: the scanned text
-    // with ASCII A-Z lowercased (markup included: only the spans are tokens).
+    // with ASCII A-Z lowercased (markup included: only the spans are tokens),
+    // followed by kTokenReadPadding readable bytes (of no meaning), so that
+    // 16 bytes may be read from any token's start.
     const TokenSpan* begin() const { return spans_.get(); }
     const TokenSpan* end() const { return spans_.get() + count_; }
     size_t size() const { return count_; }

@@ -64,3 +64,31 @@ TEST_CASE("TokenCache: a hit keeps the caller's stamp, a refill or a long token 
     cache.clear_stamps();
     CHECK(cache.lookup("sky", invidx::hash_term("sky")).stamp == 0);
 }
+
+TEST_CASE("TokenCache: lookup_short finds what lookup filled, and tells apart tokens of one hash by their bytes") {
+    invidx::TokenCache cache({"an"}, "porter", 4);
+    const auto words = [](std::string_view token) { return invidx::short_term_words(token.data(), token.size()); };
+    for (const std::string token : {"a", "an", "ponies", "relational", "caresses", "generalizing", "sixteenbytesxyzw"}) {
+        CAPTURE(token);
+        auto& filled = cache.lookup(token, invidx::hash_term(token));
+        filled.stamp = 11;
+        auto& found = cache.lookup_short(token, words(token), invidx::hash_term(token));
+        CHECK(&found == &filled);
+        CHECK(found.stamp == 11);
+    }
+    // One made-up hash for tokens that differ in one byte, at every length up to 16.
+    invidx::PorterStemmer plain("porter");
+    for (size_t n = 1; n <= invidx::kShortTermBytes; ++n) {
+        std::string first(n, 'k');
+        std::string second = first;
+        second[n - 1] = 'm';
+        for (int round = 0; round < 2; ++round) {
+            for (const std::string& token : {first, second}) {
+                CAPTURE(token);
+                const auto& entry = cache.lookup_short(token, words(token), 0x5eed);
+                CHECK(cache.stem(entry) == plain.stem(token));
+                CHECK(entry.token_length == n);
+            }
+        }
+    }
+}

@@ -78,6 +78,18 @@ inline std::vector<std::string> html_pieces() {
         "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", "\xFE", "\x80", "\xBF", "\xC3",
         "\xE2\x80", "\xF0\x9F\x98", "\xE3", "\xF0",
     };
+    // Tags that begin with "<s": only "<scr" and "<sty" may open a raw-text
+    // element; the others are plain tags (the vector scan tells them apart
+    // from their first four bytes).
+    for (const char* tag : {"<span>", "<strong class=x>", "<SMALL>", "<s>", "<s", "<sc", "<st", "<scr", "<sty",
+                            "<scroll>", "<styx>", "<stx>", "<sub", "<sTyLe>", "<SCRipt\n>", "<scRIPT", "<STy"}) {
+        p.push_back(tag);
+    }
+    // Plain tags longer than a vector block, whose '>' is one or more blocks on.
+    for (size_t length : {40u, 63u, 64u, 65u, 127u, 200u}) {
+        p.push_back("<a title=\"" + std::string(length, 'v') + "\">");
+        p.push_back("</" + std::string(length, 'W') + ">");
+    }
     for (size_t length = 1; length <= 33; ++length) {  // references of 1..33 bytes
         p.push_back("&" + std::string(length, "aZ0#"[length % 4]) + ";");
     }
