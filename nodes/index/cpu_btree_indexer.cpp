@@ -49,9 +49,13 @@ void CpuBtreeIndexer::index_slice(const RegroupedBatch& batch, const CollectionS
         // Prefix collections store the key without the three bytes the trie
         // already encodes (§III.B.1).
         const std::string_view key = term.substr(prefix.size());
+        const uint64_t h = TermIdCache::hash(collection, key);
+        uint32_t id = recent_terms_.find(collection, key, h);
         bool inserted = false;
-        const uint32_t id = dictionary->find_or_insert(key, static_cast<uint32_t>(terms_.size()),
-                                                       inserted);
+        if (id == TermIdCache::kMiss) {
+            id = dictionary->find_or_insert(key, static_cast<uint32_t>(terms_.size()), inserted);
+            recent_terms_.remember(collection, key, h, id);
+        }
         if (inserted) {
             if (terms_.size() >= kNone) [[unlikely]] {
                 throw Error("indexer " + std::to_string(indexer_id_) + " has more than 2^32-1 terms",
@@ -194,7 +198,7 @@ size_t CpuBtreeIndexer::memory_bytes() const {
     size_t bytes = terms_.capacity() * sizeof(TermRecord) + refs_.memory_bytes() +
                    run_postings_.capacity() * sizeof(RunPosting) +
                    (run_positions_.capacity() + run_terms_.capacity()) * sizeof(uint32_t) +
-                   dictionaries_.capacity() * sizeof(dictionaries_[0]);
+                   dictionaries_.capacity() * sizeof(dictionaries_[0]) + recent_terms_.memory_bytes();
     for (const auto& dictionary : dictionaries_) {
         if (dictionary) bytes += sizeof(BTreeDictionary) + dictionary->memory_bytes();
     }

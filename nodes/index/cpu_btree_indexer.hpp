@@ -16,6 +16,7 @@
 
 #include "nodes/index/btree_dictionary.hpp"
 #include "nodes/index/partial_list_refs.hpp"
+#include "nodes/index/term_id_cache.hpp"
 #include "invidx/messages.hpp"
 
 namespace invidx {
@@ -84,6 +85,7 @@ private:
     bool positional_;
 
     std::vector<std::unique_ptr<BTreeDictionary>> dictionaries_;  // per collection, made on first use
+    TermIdCache recent_terms_;  // in front of the dictionaries
     std::vector<TermRecord> terms_;
     PartialListRefs refs_;
 
