@@ -1,5 +1,6 @@
-// A fast 64-bit hash for short byte strings (tokens, terms), used by the
-// analyzer's in-memory tables only; it never reaches the disk.
+// A fast 64-bit hash for short byte strings (tokens, terms), used by
+// in-memory tables only (the analyzer's, the CPU indexer's recent terms);
+// it never reaches the disk.
 #pragma once
 
 #include <array>
@@ -53,13 +54,6 @@ inline constexpr auto kWordMasks = [] {
     return masks;
 }();
 
-inline uint64_t mix_short(ShortTermWords words, size_t length) {
-    uint64_t h = (length * kMultiplier ^ words.low) * kMultiplier;
-    h ^= h >> 29;
-    h = (h ^ words.high) * kMultiplier;
-    return h ^ (h >> 32);
-}
-
 }  // namespace term_hash_detail
 
 // The words of a term of `n` <= kShortTermBytes bytes, reading only those
@@ -84,7 +78,11 @@ inline ShortTermWords padded_short_term_words(const char* p, size_t n) {
 
 // The hash of a short term from its words.
 inline uint64_t hash_short_term(ShortTermWords words, size_t length) {
-    return term_hash_detail::mix_short(words, length);
+    using term_hash_detail::kMultiplier;
+    uint64_t h = (length * kMultiplier ^ words.low) * kMultiplier;
+    h ^= h >> 29;
+    h = (h ^ words.high) * kMultiplier;
+    return h ^ (h >> 32);
 }
 
 inline uint64_t hash_long_term(std::string_view term) {
