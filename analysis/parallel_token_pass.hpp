@@ -2,7 +2,7 @@
 // one GPU thread per byte, per markup candidate or per token instead of one
 // per document, with the same result as collect_document_tokens. One
 // implementation for host and device: the kernels
-// (devices/cuda/analysis/gpu_analysis.cu) call these functions, and the CPU
+// (devices/cuda/analysis/analysis_kernels.cuh) call these functions, and the CPU
 // tests run the same steps in loops against the per-document pass.
 //
 // Why it is exact, step by step:
@@ -68,8 +68,9 @@ struct BatchView {
     // the chunk starts, chunks(text bytes) + 1 entries (document_chunks).
     // Steps 1-3 find the document of every markup candidate, step 4 of
     // every byte; a search over all of a batch's documents takes 15 steps
-    // for tens of thousands. With the index the markup steps ran 1.4x
-    // faster on 64 MiB batches (docs/PERFORMANCE.md, 2026-11-25).
+    // for tens of thousands, one through the index only the few documents
+    // near the byte, which counts on large batches (docs/PERFORMANCE.md,
+    // "GPU parsers").
     const uint32_t* chunk_first = nullptr;
 };
 
@@ -215,9 +216,11 @@ INVIDX_HOST_DEVICE inline uint32_t token_run(const BatchView& batch, const uint8
 
 // Step 5's selection: text byte `i` starts a token that is kept.
 // The rule itself, byte by byte: the kernels select over token_byte_flag's
-// flags with starts_kept_run instead (4x faster on the H100), and the tests
-// hold that to this. (Rejecting covered and separator bytes here before
-// finding the document was tried: 1.5x slower, divergent warps.)
+// flags with starts_kept_run instead (a byte's document and UTF-8 decoded
+// once, not again for every byte of a run while the warp's other lanes
+// wait), and the tests hold that to this. (Rejecting covered and separator
+// bytes here before finding the document was tried: slower, its warps
+// diverge.)
 INVIDX_HOST_DEVICE inline bool starts_kept_token(const BatchView& batch, const uint8_t* covered, uint64_t i) {
     const uint32_t d = document_of(batch, i);
     if (d >= batch.documents || !is_token_byte(batch, covered, d, i)) return false;

@@ -50,8 +50,9 @@ public:
     static_assert(kInlineTokenBytes >= kShortTermBytes, "lookup_short reads 16 bytes of an entry");
 
     // `slots` is rounded up to a power of two, at least 2. The default, 4 MiB
-    // of entries, measured faster than half or a quarter of it on real web
-    // pages (fewer tokens stemmed again; docs/PERFORMANCE.md).
+    // of entries, is where a larger cache stops paying: fewer tokens are
+    // stemmed again than with half or a quarter of it, and twice as many
+    // entries were no faster (docs/PERFORMANCE.md, "The CPU parser").
     TokenCache(const std::vector<std::string>& stopwords, const std::string& stemmer,
                size_t slots = size_t{1} << 16);
 

@@ -4,7 +4,8 @@ from figures measured on one node, and prints a markdown table.
 
     python3 bench/cluster_model.py [--node-gbps 1.3] [--collection-gb 1422] ...
 
-Every default is a measurement (docs/PERFORMANCE.md says where each comes
+Every default is a measurement (docs/performance-log.md, "a model of cluster
+builds on 8-128 nodes" and the sections after it, says where each comes
 from); pass your own after running bench/cluster_ranks.sh and
 bench/scaling_16core.sh on your machines. The model, per node, for a
 collection of D GB of document text:
@@ -22,7 +23,7 @@ collection of D GB of document text:
                 C_P = C + 2 * e * (P-1)/P * parse its core-seconds per GB
                 with the remote share's encoding and decoding (a node that
                 is not CPU-bound, one whose GPU parses, keeps r while its
-                cores have room: measured at 2 ranks, docs/PERFORMANCE.md
+                cores have room: measured at 2 ranks, docs/performance-log.md
                 "exchange credits"); without it every node is taken to be
                 CPU-bound (r_P = r * C / C_P), as in the older sections.
   adopt tail    D / P * m: after its last batch each node merges its
@@ -115,7 +116,8 @@ def main():
     ap.add_argument("--parse-core-s-per-gb", type=float, default=43 / 9.0,
                     help="the parse node's share of it")
     # Measured by invidx_wire_bench after the wire was made cheaper (0.093,
-    # rounded up; 0.27 and 0.0632 before it: docs/PERFORMANCE.md).
+    # rounded up; 0.27 and 0.0632 before it: docs/performance-log.md, "a cheaper
+    # postings wire for cluster builds").
     ap.add_argument("--encode-per-parse-s", type=float, default=0.10,
                     help="distribute busy / parse busy when every posting goes elsewhere")
     ap.add_argument("--usable-cores", type=float, default=None,
@@ -132,7 +134,7 @@ def main():
     ap.add_argument("--join", choices=["parallel", "serial"], default="parallel",
                     help="the dictionary joined by every rank, a range each (the code's default), or by rank 0 alone")
     # parallel: implemented (cluster.join "parallel" writes documents.bin
-    # from every rank, docs/PERFORMANCE.md "documents.bin joined by every
+    # from every rank, docs/performance-log.md "documents.bin joined by every
     # rank"); serial was the code's behaviour before it.
     ap.add_argument("--documents-join", choices=["parallel", "serial"], default="parallel",
                     help="documents written by every rank, its own (the code's default), or appended by rank 0 alone")

@@ -28,7 +28,8 @@ fi
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 # COLLECTIONS and CONFIGS narrow a run down (e.g. CONFIGS=bench/configs/gpu-15-0-1.json COLLECTIONS=real);
 # SETTINGS are --set overrides for every run (default: 48 tokens, 8 decoders,
-# so that reading and decoding do not hide the indexers: docs/PERFORMANCE.md).
+# so that reading and decoding do not hide the indexers: docs/performance-log.md,
+# "GPU indexers, 16 cores and one H100").
 read -r -a settings <<< "${SETTINGS:-memory.tokens=48 decompress.count=8}"
 set_args=()
 for setting in "${settings[@]}"; do set_args+=(--set "$setting"); done

@@ -1,6 +1,7 @@
 // A large host-to-host copy split over the threads oneTBB may use: one
-// thread moves about 10 GB/s, too slow to feed a PCIe link through pinned
-// staging buffers (devices/cuda/index/gpu_layout_weights.cu).
+// thread's copy is slower than a PCIe link takes from pinned staging
+// buffers, so a single copier would starve it
+// (devices/cuda/index/gpu_layout_weights.cu).
 #pragma once
 
 #include <cstdint>

@@ -4,8 +4,8 @@
 // Why: a buffer of megabytes that is freed goes back to the system (glibc
 // maps and unmaps allocations that large, and the index node trims the heap),
 // so the next one is faulted in again page by page and zero-filled by its
-// resize. On the 2-core machine those page faults were a tenth of a whole
-// build's cycles (docs/PERFORMANCE.md).
+// resize: a cost paid for every block of the build instead of once per
+// buffer in flight (docs/PERFORMANCE.md, "Memory bounds").
 //
 // Bounds: only buffers that came from take() are given back (share() is used
 // where the buffer was taken), so the pool holds no more buffers than were in

@@ -11,10 +11,10 @@
 // superblock holds 256 blocks, at most 65280 ones before its last). 16 bits
 // per 256: 6.25% over the bits, half the 12.5% of a u32 a block, for one
 // more read of a small, cache-resident array. Blocks of 512 bits (3.1%)
-// were measured too: XBW tries 2.8% smaller, lookups slower in 7 of 10
-// alternating runs (up to seven popcounts a rank instead of three; median
-// 0.33 against 0.45 M lookups/s on a loaded 2-core machine), so 256 it is:
-// the trie is within its size target either way.
+// make the XBW trie a little smaller, but a rank takes up to seven popcounts
+// instead of three and the lookups measured slower, so 256 it is: the trie
+// is within its size target either way (docs/PERFORMANCE.md, "Compact term
+// dictionaries").
 // `select_samples[s]` the block holding the (64·s)-th one, so select
 // binary-searches the one or two blocks between two samples instead of all
 // of them (4 bytes per 64 ones; only vectors that are selected on have them:
@@ -51,8 +51,8 @@ INVIDX_HOST_DEVICE INVIDX_LEXICON_INLINE uint32_t popcount64(uint64_t word) {
     return static_cast<uint32_t>(__builtin_popcountll(word));
 #else
     // The library is built for baseline x86-64, where __builtin_popcountll
-    // is a call into libgcc that cost the XBW lookup 4x; the SWAR count is
-    // a dozen inline instructions.
+    // is a call into libgcc, which would dominate an XBW lookup (a popcount
+    // every few instructions); the SWAR count is a dozen inline instructions.
     word -= (word >> 1) & 0x5555555555555555ull;
     word = (word & 0x3333333333333333ull) + ((word >> 2) & 0x3333333333333333ull);
     word = (word + (word >> 4)) & 0x0F0F0F0F0F0F0F0Full;

@@ -12,8 +12,9 @@
 // read forwards, so the terminal nodes come in the dictionary's byte-wise
 // order and a term's dictionary index is its node's rank among terminal
 // nodes (the FM-index's backward search, on a trie): no id map. The cost is
-// a trie of shared suffixes rather than shared prefixes (7-10% more nodes on
-// the indexes measured, against the 20 bits a term an id map took).
+// a trie of shared suffixes rather than shared prefixes, somewhat more nodes
+// but far less than the 20 bits a term an id map took (docs/PERFORMANCE.md,
+// "Compact term dictionaries").
 //
 // The nodes labelled c are consecutive, ordered as their parents are, and a
 // node's child by c is
@@ -28,8 +29,8 @@
 //            bytes that occur: 7 levels for 65-128), each padded with zeros
 //            to L at the levels below its end: L bits a label as a
 //            fixed-length code would take, but a lookup walks only its
-//            byte's code: 4 levels for the commonest letters, about 5 a
-//            label on average on the indexes measured, instead of 7.
+//            byte's code: fewer levels for the commonest letters, fewer
+//            than L on average over a dictionary's labels.
 //            The codes being prefix-free, the labels that share a code's
 //            bits after its last level are that byte's alone, and they lie
 //            together in that level's order (a wavelet matrix level is

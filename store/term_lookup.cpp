@@ -21,8 +21,8 @@ uint64_t find_in(const lexicon::XbwTrieView& trie, const unsigned char* bytes, u
 // The library is built for baseline x86-64, without the popcnt instruction
 // that the XBW trie's ranks run on (a popcount every few instructions); this
 // copy of the lookup is compiled for it (GCC turns the portable bit count
-// into popcnt here) and chosen once at run time where the CPU has it: 2-3x
-// the lookups a second.
+// into popcnt here) and chosen once at run time where the CPU has it: one
+// instruction instead of a dozen per count, on the lookup's critical path.
 __attribute__((target("popcnt"))) uint64_t find_with_popcnt(const lexicon::XbwTrieView& trie, const unsigned char* bytes,
                                                             uint32_t length) {
     return trie.find(bytes, length);

@@ -1,7 +1,7 @@
 // An LD_PRELOAD shim that makes every fsync and fdatasync SLOW_FSYNC_MS
 // milliseconds slower (default 50): a disk whose cache flush is slow (a
 // network volume), to see what a build's syncs cost on one. Used in
-// docs/PERFORMANCE.md ("cluster builds' fixed costs").
+// docs/performance-log.md ("cluster builds' fixed costs").
 //   cc -O2 -shared -fPIC -o /tmp/slow_fsync.so bench/slow_disk/slow_fsync.c -ldl
 //   LD_PRELOAD=/tmp/slow_fsync.so SLOW_FSYNC_MS=50 build/invidx-run ...
 #define _GNU_SOURCE

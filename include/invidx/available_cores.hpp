@@ -2,7 +2,8 @@
 // taskset, Slurm and container cpusets narrow (and which oneTBB's threads
 // keep to). std::thread::hardware_concurrency() counts every CPU of the
 // machine, so "auto" counts sized from it oversubscribed a rank pinned to
-// half of a machine (docs/PERFORMANCE.md, cluster slices).
+// half of a machine (a cluster rank on its slice of cores and one GPU:
+// docs/PERFORMANCE.md, "Cluster builds").
 #pragma once
 
 namespace invidx {

@@ -24,7 +24,8 @@ public:
     static constexpr uint32_t kMiss = UINT32_MAX;
 
     // `slots` is rounded up to a power of two. The default, 2 MiB, holds
-    // the terms of most postings (docs/PERFORMANCE.md).
+    // the terms of most postings, postings being Zipfian, and stays small
+    // beside the B-trees (docs/PERFORMANCE.md, "Build on 16 cores, CPU only").
     explicit TermIdCache(size_t slots = size_t{1} << 15)
         : entries_(std::bit_ceil(slots < 1 ? size_t{1} : slots)), mask_(entries_.size() - 1) {}
 

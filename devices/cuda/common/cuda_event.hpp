@@ -41,7 +41,7 @@ private:
 // for as long as the device works; a blocking-sync event frees the core but
 // its wake-up adds latency to every batch, and a build with all its batches
 // in flight (memory.tokens) slows by that latency (docs/PERFORMANCE.md,
-// "waiting for the GPU"). A yielding poll returns as soon as the work is
+// "GPU parsers"). A yielding poll returns as soon as the work is
 // done and lets any runnable thread have the core meanwhile.
 inline void wait_yielding(cudaEvent_t recorded, const char* what) {
     for (;;) {

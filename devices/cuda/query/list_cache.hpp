@@ -1,7 +1,7 @@
 // The device's list cache for GPU queries: lists uploaded once, kept until
 // the cache would pass its byte budget, least recently used first out. A
 // bp128 list stays compressed (devices/cuda/query/device_list.cuh), which
-// holds ~5x more lists in the same bytes than decoded ones.
+// holds several times more lists in the same bytes than decoded ones.
 //
 // A batch of queries holds shared references to the lists it uses, so a list
 // evicted while the batch is being planned or run (a cache smaller than the
