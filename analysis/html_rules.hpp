@@ -88,7 +88,7 @@ INVIDX_HOST_DEVICE Size find_comment_close(const unsigned char* text, Size lengt
 
 // The three searches the construct rules make, one after another in one
 // thread: what the host and a GPU thread use. (A GPU warp searching
-// together passes its own, with the same answers: gpu_analysis.cu.)
+// together passes its own, with the same answers: devices/cuda/analysis/analysis_kernels.cuh.)
 struct ScalarSearch {
     template <class Size>
     INVIDX_HOST_DEVICE Size byte(const unsigned char* text, Size length, Size from, unsigned char value) const {
@@ -107,7 +107,7 @@ struct ScalarSearch {
 
 // The same three searches as "the first position at or after `from` where
 // a predicate holds" (or `length`), for searches that test many positions
-// at once: a GPU warp tests 32 a step (gpu_analysis.cu). `First` is
+// at once: a GPU warp tests 32 a step (devices/cuda/analysis/analysis_kernels.cuh). `First` is
 // first(from, length, predicate) -> position; a predicate is
 // predicate(length, p) -> bool. Each predicate holds at p exactly where
 // the scalar search would stop.

@@ -1,7 +1,7 @@
 // Pass 2 of document analysis (document_passes.hpp: group_document_terms)
 // cut into steps of one GPU thread per occurrence instead of one per
 // document, with the same result. One implementation for host and device:
-// the kernels (devices/cuda/analysis/gpu_analysis.cu) call these functions
+// the kernels (devices/cuda/analysis/analysis_kernels.cuh) call these functions
 // with atomic operations, the CPU tests call them in loops with plain ones.
 //
 // The occurrences of the batch are numbered compactly, document after
