@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 #include <memory>
 
+#include "graph/build_plan.hpp"
 #include "graph/seconds_since.hpp"
 
 namespace invidx {
@@ -54,7 +55,10 @@ FlowGraph::FlowGraph(const std::vector<NodeSpec>& specs, const NodeRegistry& reg
     try {
         for (const NodeSpec& spec : specs) {
             const NodeKind& kind = registry.get(spec.kind, spec.pointer + "/kind");
-            NodeOptions options(spec);
+            // The keys the kind's resolver read are not unknown keys.
+            const auto resolved = state_.plan.keys_read.find(spec.pointer);
+            NodeOptions options(spec, resolved == state_.plan.keys_read.end() ? std::set<std::string>{}
+                                                                               : resolved->second);
             std::unique_ptr<Node> node = kind.factory(options, state);
             ensure(node != nullptr, "node kind '" + spec.kind + "' made no node");
             options.reject_unread();

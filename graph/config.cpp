@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "invidx/error.hpp"
-#include "invidx/available_cores.hpp"
+#include "invidx/input_format.hpp"
 
 namespace invidx {
 namespace {
@@ -66,8 +66,6 @@ double read_number(const json& value, const std::string& pointer) {
     return value.get<double>();
 }
 
-const std::vector<std::string> kFormats{"auto", "warc", "trec", "jsonl", "text"};
-
 InputConfig read_input(const json& value, const std::string& pointer) {
     InputConfig input;
     if (value.is_string()) {
@@ -81,9 +79,8 @@ InputConfig read_input(const json& value, const std::string& pointer) {
         reader.reject_unknown();
     }
     if (input.path.empty()) throw ConfigError(pointer, "input path is empty");
-    if (std::find(kFormats.begin(), kFormats.end(), input.format) == kFormats.end())
-        throw ConfigError(pointer + (value.is_string() ? "" : "/format"),
-                          "unknown format '" + input.format + "'; known: auto, warc, trec, jsonl, text");
+    // Checked here; the name travels on (InputFile::format, the manifest).
+    input_format_setting(input.format, pointer + (value.is_string() ? "" : "/format"));
     return input;
 }
 
@@ -135,31 +132,20 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
     }
     if (const json* html = reader.find("html")) {
         ObjectReader html_reader(*html, reader.at("html"));
-        const std::pair<const char*, bool*> formats[] = {{"warc", &analysis.html_warc},
-                                                         {"trec", &analysis.html_trec},
-                                                         {"jsonl", &analysis.html_jsonl},
-                                                         {"text", &analysis.html_text}};
-        for (const auto& [name, flag] : formats)
-            if (const json* v = html_reader.find(name)) *flag = read_bool(*v, html_reader.at(name));
+        for (const auto& row : kInputFormats) {
+            const std::string name(row.name);
+            if (const json* v = html_reader.find(name)) analysis.html[row.format] = read_bool(*v, html_reader.at(name));
+        }
         html_reader.reject_unknown();
     }
     reader.reject_unknown();
 }
 
-}  // namespace
-
-uint32_t default_token_count(bool gpus_parse) {
-    const unsigned cores = available_cores();
-    return std::max(16u, (gpus_parse ? 4 : 3) * cores);
-}
-
-namespace {
-
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("tokens")) {
-        memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));
-        memory.tokens_given = true;
+        if (!(v->is_string() && v->get<std::string>() == "auto"))
+            memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));
     }
     const std::pair<const char*, uint64_t*> sizes[] = {{"read_block_bytes", &memory.read_block_bytes},
                                                        {"text_block_bytes", &memory.text_block_bytes},
@@ -340,6 +326,10 @@ PipelineConfig PipelineConfig::from_file(const std::filesystem::path& file, cons
 }
 
 NodeOptions::NodeOptions(const NodeSpec& spec) : spec_(spec) {}
+
+NodeOptions::NodeOptions(const NodeSpec& spec, const std::set<std::string>& already_read) : spec_(spec) {
+    read_.insert(already_read.begin(), already_read.end());
+}
 
 unsigned NodeOptions::count(unsigned auto_value, unsigned default_value) {
     read_.insert("count");

@@ -2,11 +2,11 @@
 
 namespace invidx {
 
-void NodeRegistry::add(std::string name, std::string description, NodeFactory factory) {
+void NodeRegistry::add(std::string name, std::string description, NodeFactory factory, NodeResolver resolve) {
     std::lock_guard lock(mutex_);
     ensure(!name.empty(), "a node kind needs a name");
     ensure(kinds_.find(name) == kinds_.end(), "node kind '" + name + "' is registered twice");
-    kinds_.emplace(name, NodeKind{name, std::move(description), std::move(factory)});
+    kinds_.emplace(name, NodeKind{name, std::move(description), std::move(factory), std::move(resolve)});
 }
 
 const NodeKind& NodeRegistry::get(const std::string& name, const std::string& pointer) const {

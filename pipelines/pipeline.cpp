@@ -6,19 +6,21 @@
 #include <sstream>
 #include <thread>
 
+#include "graph/build_state.hpp"
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
 #include "graph/seconds_since.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/flush/flush_node.hpp"
 #include "nodes/index/index_node.hpp"
-#include "nodes/parse/parse_node.hpp"
 #include "nodes/sample/sample_step.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #if defined(INVIDX_HAVE_MPI)
-#include "pipelines/cluster/cluster_build.hpp"
+#include "pipelines/cluster/mpi/cluster_build.hpp"
 #endif
+#include "pipelines/build_hooks.hpp"
 #include "pipelines/progress.hpp"
+#include "pipelines/resolve_plan.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_writer.hpp"
 #include "invidx/available_cores.hpp"
@@ -35,15 +37,18 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
 
 }  // namespace
 
-Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {
-    // More batches in flight where GPUs do all the parsing (config.hpp,
-    // default_token_count), unless the pipeline says how many.
-    if (!config_.memory.tokens_given)
-        for (const auto& spec : config_.nodes)
-            if (spec.kind == "parse" && parses_on_gpus_only(spec)) config_.memory.tokens = default_token_count(true);
+Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
+
+nlohmann::json Pipeline::plan(const NodeRegistry& registry) const {
+    return resolve_build_plan(config_, registry, this_machine()).to_json();
 }
 
 BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
+    return run_pipeline(config_, options, BuildHooks{}, registry);
+}
+
+BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
+                         const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
     const double sync_wait_at_start = sync_wait_seconds();
     const double cpu_at_start = process_cpu_seconds();
@@ -51,36 +56,38 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
         if (options.stop.stop_requested()) throw Interrupted();
     };
     stop_if_requested();
-    if (config_.cluster) {
+    if (config.cluster) {
 #if defined(INVIDX_HAVE_MPI)
-        return run_cluster_build(config_, options, registry);
+        return run_cluster_build(config, options, hooks, registry);
 #else
         throw ConfigError("/cluster", "this invidx was built without MPI, so it cannot make a cluster build: install "
                                       "OpenMPI (Debian: libopenmpi-dev openmpi-bin) and rebuild, or remove \"cluster\" "
                                       "to build on one machine");
 #endif
     }
-    std::vector<InputFile> files = options.files ? *options.files : expand_pipeline_inputs(config_);
+    // 0: every "auto" settled once, for this machine, before any node is made.
+    const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
+    std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(config);
 
     oneapi::tbb::flow::graph flow_graph;
-    TokenPool tokens(config_.memory.tokens);
-    RunState state(config_, flow_graph, tokens);
+    TokenPool tokens(plan.tokens);
+    BuildState state(config, plan, flow_graph, tokens);
     state.files = files;
     for (const auto& file : files) state.input_bytes_compressed += file.size_bytes;
 
     // Created first, so an unwritable or locked output fails before any work
     // is done; destroyed without publish() on any error, leaving nothing behind.
     PublishOptions publishing{.notice = options.notice,
-                              .at_step = options.at_publish_step,
-                              .exchange = options.publish_by_exchange,
-                              .durable = options.durable_output,
-                              .keep_dictionary = options.keep_dictionary};
-    IndexWriter writer(config_.output, config_.analysis, std::move(files), std::move(publishing));
+                              .at_step = hooks.at_publish_step,
+                              .exchange = hooks.publish_by_exchange,
+                              .durable = hooks.durable_output,
+                              .keep_dictionary = hooks.keep_dictionary};
+    IndexWriter writer(config.output, config.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
 
     // The steps of a build, in order. 1: the graph, every node made and
     // linked, so that any configuration error comes before any work.
-    FlowGraph graph(config_.nodes, registry, state);
+    FlowGraph graph(config.nodes, registry, state);
     const std::vector<IndexStage*> index_stages = graph.nodes_of_type<IndexStage>();
     const std::vector<FlushStage*> flush_stages = graph.nodes_of_type<FlushStage>();
     if (index_stages.size() > 1 || flush_stages.size() > 1)
@@ -97,15 +104,15 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
             state.fail(std::make_exception_ptr(Interrupted()));
         });
         stop_if_requested();
-        ProgressReporter progress(state, config_.progress);
+        ProgressReporter progress(state, config.progress, options.progress, options.progress_interval);
         // 2: sampling binds each trie collection to one indexer for the
         // whole build; the GPUs' contexts are made meanwhile.
         if (index) {
-            if (options.assignment) {
-                state.assignment = options.assignment;
+            if (hooks.assignment) {
+                state.assignment = hooks.assignment;
             } else {
                 GpuWarmUp warm_up(index->indexer_devices());
-                state.assignment = sample_and_assign(state, index->indexer_devices());
+                state.assignment = sample_and_assign(state);
             }
             index->take_assignment(*state.assignment);
         }
@@ -122,8 +129,8 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     const uint64_t text_bytes = state.text_bytes.load();
     nlohmann::json report;
     report["format"] = "invidx build report";
-    report["description"] = config_.description;
-    report["output"] = config_.output.string();
+    report["description"] = config.description;
+    report["output"] = config.output.string();
     report["input_files"] = state.files.size();
     report["input_bytes_compressed"] = state.input_bytes_compressed;
     report["input_bytes_uncompressed"] = text_bytes;
@@ -131,7 +138,8 @@ BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registr
     report["tokens"] = state.tokens_indexed.load();
     report["terms"] = state.terms;
     report["postings"] = state.postings;
-    report["memory_tokens"] = config_.memory.tokens;
+    report["memory_tokens"] = plan.tokens;
+    report["plan"] = plan.to_json();
     report["peak_tokens_in_flight"] = tokens.peak_in_flight();
     report["hardware_threads"] = available_cores();  // the cores it may use (affinity)
     report["nodes"] = result.nodes;

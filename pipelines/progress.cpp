@@ -35,11 +35,27 @@ std::string human_seconds(double seconds) {
 
 }  // namespace
 
-ProgressReporter::ProgressReporter(const RunState& state, const std::string& mode) : state_(state) {
+ProgressReporter::ProgressReporter(const RunState& state, const std::string& mode,
+                                   std::function<void(const ProgressNotice&)> notify,
+                                   std::chrono::milliseconds notify_interval)
+    : state_(state),
+      notify_(std::move(notify)),
+      notify_interval_(std::max(notify_interval, std::chrono::milliseconds(1))),
+      start_(std::chrono::steady_clock::now()) {
     const bool terminal = isatty(STDERR_FILENO) != 0;
     enabled_ = mode != "off";
     bar_ = mode == "bar" || (mode == "auto" && terminal);
-    if (enabled_) thread_ = std::thread([this] { loop(); });
+    if (enabled_ || notify_) thread_ = std::thread([this] { loop(); });
+}
+
+ProgressNotice ProgressReporter::notice(double seconds, bool finished) const {
+    return {.seconds = seconds,
+            .input_bytes = state_.input_bytes_compressed,
+            .bytes_read = state_.bytes_read.load(),
+            .text_bytes = state_.text_bytes.load(),
+            .documents = state_.documents.load(),
+            .tokens = state_.tokens_indexed.load(),
+            .finished = finished};
 }
 
 ProgressReporter::~ProgressReporter() { stop(); }
@@ -52,6 +68,7 @@ void ProgressReporter::stop() {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
+    if (notify_) notify_(notice(seconds_since(start_), true));
 }
 
 std::string ProgressReporter::line(double seconds) const {
@@ -74,12 +91,22 @@ std::string ProgressReporter::line(double seconds) const {
 }
 
 void ProgressReporter::loop() {
-    const auto start = std::chrono::steady_clock::now();
-    const auto period = bar_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000);
+    using namespace std::chrono;
+    const milliseconds print_period = bar_ ? milliseconds(250) : milliseconds(5000);
+    const milliseconds tick = !enabled_ ? notify_interval_ : notify_ ? std::min(print_period, notify_interval_) : print_period;
+    auto next_print = steady_clock::now() + print_period;
+    auto next_notice = steady_clock::now() + notify_interval_;
     std::unique_lock lock(mutex_);
     bool printed = false;
-    while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
-        const double seconds = seconds_since(start);
+    while (!wake_.wait_for(lock, tick, [this] { return stopping_; })) {
+        const double seconds = seconds_since(start_);
+        const auto now = steady_clock::now();
+        if (notify_ && now >= next_notice) {
+            next_notice = now + notify_interval_;
+            notify_(notice(seconds, false));
+        }
+        if (!enabled_ || now < next_print) continue;
+        next_print = now + print_period;
         const std::string text = line(seconds);
         if (bar_) {
             std::fprintf(stderr, "\r%s\033[K", text.c_str());

@@ -1,5 +1,6 @@
 // The standard node kinds, registered by name. The engine (graph/) knows none
 // of them; this file is the one place that lists them.
+#include "invidx/input_format.hpp"
 #include "invidx/registry.hpp"
 #include "nodes/compress/compress_node.hpp"
 #include "nodes/decompress/decompress_node.hpp"
@@ -17,16 +18,17 @@ NodeRegistry& node_registry() {
         auto* r = new NodeRegistry;
         r->add("read", "source: reads the input files block by block, one read at a time", make_read_node);
         r->add("decompress", "decompresses gzip/bzip2/xz/zstd/lz4 and unpacks tar/zip entries (libarchive)",
-               make_decompress_node);
-        r->add("frame", "cuts entries into documents (warc, trec, jsonl, text; count: framers) and assigns docids", make_frame_node);
+               make_decompress_node, resolve_decompress_node);
+        r->add("frame", "cuts entries into documents (" + input_format_names() + "; count: framers) and assigns docids",
+               make_frame_node, resolve_frame_node);
         r->add("parse",
                "HTML rules, tokens, stop words, Porter stemming, trie collections (count: CPU parsers; "
                "gpus: GPU parsers beside them, \"auto\" where CUDA and a GPU are)",
-               make_parse_node);
-        r->add("regroup", "regroups each parsed batch by trie collection", make_regroup_node);
+               make_parse_node, resolve_parse_node);
+        r->add("regroup", "regroups each parsed batch by trie collection", make_regroup_node, resolve_regroup_node);
         r->add("index", "restores docid order, cuts runs, and feeds the indexers (\"indexers\": [...])",
-               make_index_node);
-        r->add("compress", "variable-byte encodes each run's postings", make_compress_node);
+               make_index_node, resolve_index_node);
+        r->add("compress", "variable-byte encodes each run's postings", make_compress_node, resolve_compress_node);
         r->add("flush", "sink: writes run postings files, documents and the dictionary", make_flush_node);
         return r;
     }();

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "invidx/error.hpp"
+#include "invidx/input_format.hpp"
 #include "store/index_layout.hpp"
 
 namespace invidx {
@@ -24,13 +25,12 @@ T get(const json& object, const char* key, const std::string& file, const std::s
 }
 
 json analysis_to_json(const AnalysisSettings& analysis) {
+    json html = json::object();
+    for (const auto& row : kInputFormats) html[std::string(row.name)] = analysis.html[row.format];
     return json{{"stopwords_name", analysis.stopwords_name},
                 {"stopwords", analysis.stopwords},
                 {"stemmer", analysis.stemmer},
-                {"html", {{"warc", analysis.html_warc},
-                          {"trec", analysis.html_trec},
-                          {"jsonl", analysis.html_jsonl},
-                          {"text", analysis.html_text}}},
+                {"html", html},
                 {"positions", analysis.positions}};
 }
 
@@ -40,10 +40,8 @@ AnalysisSettings analysis_from_json(const json& object, const std::string& file)
     analysis.stopwords = get<std::vector<std::string>>(object, "stopwords", file, "/analysis");
     analysis.stemmer = get<std::string>(object, "stemmer", file, "/analysis");
     const auto html = get<json>(object, "html", file, "/analysis");
-    analysis.html_warc = get<bool>(html, "warc", file, "/analysis/html");
-    analysis.html_trec = get<bool>(html, "trec", file, "/analysis/html");
-    analysis.html_jsonl = get<bool>(html, "jsonl", file, "/analysis/html");
-    analysis.html_text = get<bool>(html, "text", file, "/analysis/html");
+    for (const auto& row : kInputFormats)
+        analysis.html[row.format] = get<bool>(html, std::string(row.name).c_str(), file, "/analysis/html");
     analysis.positions = get<bool>(object, "positions", file, "/analysis");
     return analysis;
 }

@@ -84,3 +84,28 @@ TEST_CASE("public headers include only public headers") {
         }
     }
 }
+
+TEST_CASE("only pipelines/cluster/mpi/ includes MPI") {
+    // CMake builds that folder only where MPI was found, so an MPI header
+    // anywhere else would break every build without MPI.
+    const fs::path root = INVIDX_SOURCE_DIR;
+    const fs::path mpi_folder = root / "pipelines" / "cluster" / "mpi";
+    const std::regex mpi_include(R"(^\s*#\s*include\s+<mpi\.h>)");
+    size_t mpi_files = 0;
+    for (const char* layer : {"include", "analysis", "lexicon", "store", "graph", "devices", "nodes", "query",
+                              "pipelines", "tools"}) {
+        for (const auto& entry : fs::recursive_directory_iterator(root / layer)) {
+            if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+            std::ifstream in(entry.path());
+            std::string line;
+            while (std::getline(in, line)) {
+                if (!std::regex_search(line, mpi_include)) continue;
+                const bool in_mpi_folder = entry.path().parent_path() == mpi_folder;
+                INFO(fs::relative(entry.path(), root).string() << " includes <mpi.h>");
+                CHECK(in_mpi_folder);
+                mpi_files += in_mpi_folder;
+            }
+        }
+    }
+    CHECK(mpi_files > 0);
+}

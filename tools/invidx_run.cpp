@@ -14,8 +14,9 @@
 
 #include "devices/gpu_devices.hpp"
 #include "invidx/pipeline.hpp"
-#include "nodes/index/indexer_registry.hpp"
-#include "nodes/parse/gpu_parsers.hpp"
+#include "invidx/indexer_registry.hpp"
+#include "pipelines/build_hooks.hpp"
+#include "pipelines/resolve_plan.hpp"
 #include "tools/common/flags.hpp"
 
 namespace {
@@ -38,6 +39,10 @@ invidx::tools::Flags run_flags() {
                .help = "progress on stderr: bar on a terminal, a line every 5 s otherwise (auto)",
                .repeats = Repeats::kLastWins});
     flags.add({.name = "--quiet", .help = "print no summary table at the end", .repeats = Repeats::kLastWins});
+    flags.add({.name = "--plan",
+               .help = "print what every \"auto\" of the pipeline settles to on this machine (the\n"
+                       "build's first step; report.json's \"plan\"), as JSON, and exit",
+               .repeats = Repeats::kLastWins});
     flags.add({.name = "--list-kinds", .help = "list the registered node and indexer kinds and the GPUs, and exit",
                .repeats = Repeats::kLastWins, .stops_parsing = true});
     flags.add({.name = "--help", .help = "this help", .repeats = Repeats::kLastWins, .alias = "-h", .stops_parsing = true,
@@ -48,7 +53,7 @@ invidx::tools::Flags run_flags() {
 std::string help_text(const invidx::tools::Flags& flags) {
     return flags.help(
         {.usage = "usage: invidx-run PIPELINE.json [--input PATH]... [--output DIR] [--set KEY=VALUE]...\n"
-                  "                  [--progress auto|bar|lines|off] [--quiet] [--list-kinds] [--help]",
+                  "                  [--progress auto|bar|lines|off] [--quiet] [--plan] [--list-kinds] [--help]",
          .description = "Builds an inverted index as the pipeline description says (docs/PIPELINE.md).",
          .options_heading = "",
          .example = "  invidx-run configs/default.json --input sample/debian-docs.warc.gz --output /tmp/idx --set parse.count=2\n",
@@ -59,6 +64,16 @@ std::string help_text(const invidx::tools::Flags& flags) {
                    "Exit codes: 0 built; 1 the build failed (bad input, I/O error, DIR locked by another\n"
                    "build); 2 bad command line or pipeline description; 130 interrupted by SIGINT; 143\n"
                    "interrupted by SIGTERM.\n"});
+}
+
+// configs/default.json's nodes, for --list-kinds to show what they settle to
+// wherever the tool runs (the file itself may not be at hand).
+nlohmann::json default_like_pipeline() {
+    return nlohmann::json::parse(R"({"input": [], "nodes": [
+        {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"},
+        {"kind": "parse", "count": "auto", "gpus": "auto"}, {"kind": "regroup", "count": "auto"},
+        {"kind": "index", "indexers": [{"kind": "cpu_btree", "count": "auto"}, {"kind": "gpu_hash", "device": "auto"}]},
+        {"kind": "compress", "count": "auto"}, {"kind": "flush"}]})");
 }
 
 void list_kinds() {
@@ -75,26 +90,33 @@ void list_kinds() {
                     gpu.compute_major, gpu.compute_minor, gpu.multiprocessors,
                     static_cast<double>(gpu.memory_bytes) / (1u << 30));
     if (gpus.devices.empty()) std::printf("  none: %s\n", gpus.note.c_str());
-    // What a parse node with "gpus": "auto" (configs/default.json) does on this machine.
-    const invidx::GpuParserChoice parsing =
-        invidx::choose_gpu_parsers("auto", "/gpus", *invidx::gpu_parse_backend());
+    // What configs/default.json's "auto" values become on this machine: its
+    // nodes' plan (the same resolve step a build runs first).
+    const invidx::PipelineConfig standard = invidx::PipelineConfig::from_json(default_like_pipeline());
+    const invidx::BuildPlan plan =
+        invidx::resolve_build_plan(standard, invidx::node_registry(), invidx::this_machine());
+    const invidx::ParsePlan& parsing = *plan.parsing;
     std::puts("parsing with \"gpus\": \"auto\" (configs/default.json):");
     if (parsing.gpus.empty()) {
-        std::printf("  CPU parsers only: %s\n", parsing.reason.c_str());
+        std::printf("  CPU parsers only: %s\n", parsing.gpus_reason.c_str());
     } else {
         std::string devices;
-        for (const auto& gpu : parsing.gpus) devices += (devices.empty() ? "" : ", ") + gpu.device;
+        for (const auto& gpu : parsing.gpus) devices += (devices.empty() ? "" : ", ") + gpu.device.name();
         std::printf("  GPU parsers on %s, no CPU parsers while \"count\" is \"auto\" (%s)\n", devices.c_str(),
-                    parsing.reason.c_str());
+                    parsing.gpus_reason.c_str());
     }
     // Indexer entries with "device": "auto" follow the parsing GPUs.
     std::puts("GPU indexers with \"device\": \"auto\" (configs/default.json's gpu_hash):");
-    if (parsing.gpus.empty()) {
-        std::puts("  none: no GPU parses, the CPU indexers take every collection");
-    } else {
-        for (const auto& gpu : parsing.gpus)
-            std::printf("  one on %s, taking the GPU parsers' terms for it on the device\n", gpu.device.c_str());
+    bool any_gpu_indexer = false;
+    for (const auto& indexer : plan.indexing->indexers) {
+        if (!indexer.placed_automatically) continue;
+        any_gpu_indexer = true;
+        std::printf("  one on %s%s\n", indexer.device.name().c_str(),
+                    plan.device_terms_indexer.count(indexer.device.ordinal) ? ", taking the GPU parsers' terms for it on the device" : "");
     }
+    if (!any_gpu_indexer) std::printf("  none: %s\n", plan.indexing->automatic_device_reason.c_str());
+    std::puts("configs/default.json's plan here (invidx-run PIPELINE.json --plan prints any pipeline's):");
+    std::printf("%s\n", plan.to_json().dump(2).c_str());
 }
 
 // SIGINT and SIGTERM become a stop request. They are blocked in every thread
@@ -141,7 +163,8 @@ private:
 // INVIDX_TEST_FAIL_JOIN_RANK=N makes rank N of a cluster build fail while
 // it joins its range of the dictionary (or, with
 // INVIDX_TEST_FAIL_JOIN=documents, while it writes its documents).
-void apply_test_hooks(invidx::RunOptions& options) {
+invidx::BuildHooks test_hooks() {
+    invidx::BuildHooks options;
     if (const char* step = std::getenv("INVIDX_TEST_STOP_AT"); step && *step) {
         options.at_publish_step = [stop_at = std::string(step)](const std::string& reached) {
             if (reached != stop_at) return;
@@ -160,6 +183,7 @@ void apply_test_hooks(invidx::RunOptions& options) {
                 throw invidx::Error("failing while joining (INVIDX_TEST_FAIL_JOIN_RANK)");
         };
     }
+    return options;
 }
 
 int usage_error(const std::string& message) {
@@ -197,6 +221,7 @@ int main(int argc, char** argv) {
     const std::string output = given.value("--output").value_or("");
     const std::string progress = given.value("--progress").value_or("");
     const bool quiet = given.has("--quiet");
+    const bool plan_only = given.has("--plan");
 
     invidx::PipelineConfig config;
     try {
@@ -213,15 +238,24 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    if (plan_only) {
+        try {
+            std::printf("%s\n", invidx::Pipeline(std::move(config)).plan().dump(2).c_str());
+            return 0;
+        } catch (const invidx::Error& error) {
+            std::fprintf(stderr, "invidx-run: %s\n", error.what());
+            return 2;
+        }
+    }
     const std::string output_dir = config.output.string();
     const auto& watcher = *new InterruptWatcher;
     invidx::RunOptions options;
     options.stop = watcher.token();
     options.notice = [](const std::string& line) { std::fprintf(stderr, "invidx-run: %s\n", line.c_str()); };
-    apply_test_hooks(options);
+
     try {
         invidx::Pipeline pipeline(std::move(config));
-        const invidx::BuildReport report = pipeline.run(options);
+        const invidx::BuildReport report = invidx::run_pipeline(pipeline.config(), options, test_hooks());
         // A cluster build's other ranks stay quiet: rank 0 has the whole report.
         if (report.json.value("rank", 0) != 0) return 0;
         if (!quiet) std::cout << report.summary_table();

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "invidx/input_format.hpp"
+
 namespace invidx {
 
 struct AnalysisSettings {
@@ -11,11 +13,9 @@ struct AnalysisSettings {
     std::vector<std::string> stopwords;
     std::string stopwords_name = "english";   // "english", "none", "custom" (for the manifest)
     std::string stemmer = "porter";           // "porter" (libstemmer) or "none"
-    // Apply the HTML rules of SPEC §2 to each format's text.
-    bool html_warc = true;
-    bool html_trec = true;
-    bool html_jsonl = false;
-    bool html_text = false;
+    // Whether the HTML rules of SPEC §2 apply to each input format's text;
+    // each format's default is its row's (invidx/input_format.hpp).
+    InputFormatFlags html = default_html_rules();
     bool positions = false;                   // keep term positions (SPEC §3)
 
     static AnalysisSettings defaults();       // english stopwords, porter

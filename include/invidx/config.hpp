@@ -13,28 +13,23 @@
 #include <nlohmann/json.hpp>
 
 #include "invidx/analysis_settings.hpp"
+#include "invidx/input_format.hpp"
 
 namespace invidx {
 
 struct InputConfig {
     std::string path;             // file, directory or glob
-    std::string format = "auto";  // "auto" (from the name), "warc", "trec", "jsonl", "text"
+    // "auto" (from each file's name) or a name of invidx/input_format.hpp's
+    // table; checked by the config reader.
+    std::string format{kAutoInputFormat};
 };
-
-// The default token count: 3 per core, at least 16. Sized from the machine:
-// on 16 cores 48 tokens keep the decoders and parsers fed where 16 left the
-// read node waiting (docs/PERFORMANCE.md, 2026-11-23). Where GPUs do all the
-// parsing (`gpus_parse`), 4 per core: a batch is held longer on its way
-// through a GPU's slots, and 64 tokens measured 1.08-1.10x 48 on 16 cores
-// (docs/PERFORMANCE.md, "CPU indexers beside GPU parsers"); the pipeline
-// applies it unless memory.tokens is given.
-uint32_t default_token_count(bool gpus_parse = false);
 
 // Memory is bounded by tokens: at most `tokens` read blocks (and everything
 // derived from them) are in flight at once, whatever the input's size.
 struct MemoryConfig {
-    uint32_t tokens = default_token_count();
-    bool tokens_given = false;                // memory.tokens was in the JSON (or --set)
+    // Unset ("auto"): settled from the cores by the build's plan
+    // (pipelines/resolve_plan.hpp).
+    std::optional<uint32_t> tokens;
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
     uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch
@@ -112,6 +107,8 @@ void apply_override(nlohmann::json& json, const std::string& assignment);
 class NodeOptions {
 public:
     explicit NodeOptions(const NodeSpec& spec);
+    // With the keys that were read already (by the kind's resolver).
+    NodeOptions(const NodeSpec& spec, const std::set<std::string>& already_read);
 
     const NodeSpec& spec() const { return spec_; }
     std::string pointer(const std::string& key) const { return spec_.pointer + "/" + key; }
@@ -129,6 +126,7 @@ public:
 
     // Throws a ConfigError for every key of the entry that no one read.
     void reject_unread() const;
+    const std::set<std::string>& keys_read() const { return read_; }
 
 private:
     const NodeSpec& spec_;

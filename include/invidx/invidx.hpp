@@ -2,7 +2,9 @@
 #pragma once
 
 #include "invidx/config.hpp"
+#include "invidx/device.hpp"
 #include "invidx/error.hpp"
+#include "invidx/indexer_registry.hpp"
 #include "invidx/metrics.hpp"
 #include "invidx/node.hpp"
 #include "invidx/pipeline.hpp"

@@ -28,7 +28,7 @@ struct InputFile {
     uint32_t ordinal = 0;       // position in the sorted file list
     std::string path;           // as opened
     std::string name;           // relative to its input root (text docs use it)
-    std::string format;         // "warc", "trec", "jsonl", "text"
+    std::string format;         // a name of the input format table (invidx/input_format.hpp)
     uint64_t size_bytes = 0;    // on disk (compressed)
 };
 

@@ -9,16 +9,15 @@
 // of your own passed to run()) and named in the JSON's "nodes" list.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
-#include <optional>
 #include <vector>
 #include <stop_token>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
-#include "invidx/collection_assignment.hpp"
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
 #include "invidx/registry.hpp"
@@ -32,11 +31,22 @@ struct BuildReport {
         : json(std::move(report)), dictionary(std::move(kept)) {}
 
     nlohmann::json json;
-    // With RunOptions::keep_dictionary: the index's dictionary as written
-    // (dictionary.bin's order).
+    // The index's dictionary as written (dictionary.bin's order), where the
+    // engine asked for it (a cluster build's part); empty otherwise.
     std::vector<DictionaryTerm> dictionary;
     // The paper's Table VI figures and one row per node, as text.
     std::string summary_table() const;
+};
+
+// How far a running build has come, for RunOptions::progress.
+struct ProgressNotice {
+    double seconds = 0;                  // since the graph started
+    uint64_t input_bytes = 0;            // the input's size on disk
+    uint64_t bytes_read = 0;             // of it, read so far
+    uint64_t text_bytes = 0;             // decompressed bytes framed into documents
+    uint64_t documents = 0;
+    uint64_t tokens = 0;                 // kept tokens parsed
+    bool finished = false;               // the last notice: the graph has drained
 };
 
 // What a caller can do to a running build besides waiting for it.
@@ -49,31 +59,11 @@ struct RunOptions {
     // One-line notices about leftovers of earlier builds into the same output
     // (removed, or an old index restored); default: "invidx: ..." on stderr.
     std::function<void(const std::string&)> notice;
-    // Called between the steps of publishing ("publish:1", "publish:2",
-    // "publish:3": docs/FORMAT.md), so tests can stop the process there.
-    std::function<void(const std::string&)> at_publish_step;
-    // Publish over an old index by renameat2(RENAME_EXCHANGE) where the file
-    // system allows it; false: always by two renames (tests of that path).
-    bool publish_by_exchange = true;
-    // false: the output is published without syncing anything but its runs
-    // (as they are written): a cluster build's part, which the joined index
-    // rewrites or adopts and syncs itself.
-    bool durable_output = true;
-    // true: the build returns its dictionary (BuildReport::dictionary) as
-    // well as writing it (a cluster build's part).
-    bool keep_dictionary = false;
-    // Called on each rank of a cluster build as it joins its range of the
-    // dictionary and as it writes its documents (with its rank and the
-    // join: "dictionary" or "documents"), so tests can make one fail there.
-    std::function<void(int, std::string_view)> at_cluster_join;
-    // The input already expanded, instead of the configuration's "input"
-    // (a cluster rank's share of the sorted file list: names as the whole
-    // list gave them, ordinals 0, 1, ... within the share).
-    std::optional<std::vector<InputFile>> files;
-    // The collection ownership decided elsewhere (a cluster build's, over
-    // the indexers of every rank): the sampling step is skipped and the
-    // index node takes this one, made for its number of indexers.
-    std::optional<CollectionAssignment> assignment;
+    // Called on a thread of the build's own every `progress_interval` while
+    // the graph runs, and once more when it has drained (finished = true);
+    // independent of the configuration's "progress" (the terminal's).
+    std::function<void(const ProgressNotice&)> progress;
+    std::chrono::milliseconds progress_interval{1000};
 };
 
 class Pipeline {
@@ -82,6 +72,11 @@ public:
 
     const PipelineConfig& config() const { return config_; }
     PipelineConfig& config() { return config_; }
+
+    // What the build would settle every "auto" to on this machine (cores,
+    // GPUs), with the reasons: report.json's "plan", without building.
+    // Throws ConfigError as run() would for a bad configuration.
+    nlohmann::json plan(const NodeRegistry& registry = node_registry()) const;
 
     // Builds the index into config().output: written into a temporary
     // directory beside it and published atomically at the very end, so a

@@ -16,21 +16,30 @@
 namespace invidx {
 
 class RunState;
+struct BuildPlan;
 
 // Makes one node from its pipeline entry. Read every key through `options`
-// (unread keys are rejected after the factory returns).
+// (unread keys are rejected after the factory returns); what the kind's
+// resolver settled is in state.plan.
 using NodeFactory = std::function<std::unique_ptr<Node>(NodeOptions& options, RunState& state)>;
+
+// Optional, for a kind whose "auto" values depend on the machine or on the
+// nodes before it: runs once per build, in pipeline order, before any node
+// is made, and writes what it settled into the plan (graph/build_plan.hpp).
+// The keys it reads count as read for the factory too.
+using NodeResolver = std::function<void(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan)>;
 
 struct NodeKind {
     std::string name;
     std::string description;  // one line, for `invidx-run --list-kinds`
     NodeFactory factory;
+    NodeResolver resolve;     // empty for most kinds
 };
 
 class NodeRegistry {
 public:
     // Adds a kind; a second registration of the same name is an error.
-    void add(std::string name, std::string description, NodeFactory factory);
+    void add(std::string name, std::string description, NodeFactory factory, NodeResolver resolve = {});
     // The kind named at `pointer` of the pipeline, or a ConfigError listing the known ones.
     const NodeKind& get(const std::string& name, const std::string& pointer) const;
     bool contains(const std::string& name) const;

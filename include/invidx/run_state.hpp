@@ -1,5 +1,5 @@
-// What the nodes of one build share: the configuration, the input files, the
-// token pool, the index being written, progress counters and the report's
+// What the nodes of one build share: the configuration and its settled plan,
+// the input files, the token pool, progress counters and the report's
 // sections. Node factories receive it; it outlives every node.
 #pragma once
 
@@ -17,33 +17,28 @@
 
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
-#include "invidx/collection_assignment.hpp"
-#include "invidx/resident_terms.hpp"
 
 namespace invidx {
 
 class TokenPool;
-class IndexWriter;
+struct BuildPlan;
 
 class RunState {
 public:
-    RunState(const PipelineConfig& config, oneapi::tbb::flow::graph& graph, TokenPool& tokens)
-        : config(config), graph(graph), tokens(tokens) {}
+    RunState(const PipelineConfig& config, const BuildPlan& plan, oneapi::tbb::flow::graph& graph, TokenPool& tokens)
+        : config(config), plan(plan), graph(graph), tokens(tokens) {}
+    virtual ~RunState() = default;
+    RunState(const RunState&) = delete;
+    RunState& operator=(const RunState&) = delete;
 
     const PipelineConfig& config;
+    // Every "auto" of `config` settled for this machine (graph/build_plan.hpp).
+    const BuildPlan& plan;
     oneapi::tbb::flow::graph& graph;
     TokenPool& tokens;
 
     std::vector<InputFile> files;          // sorted collection order (SPEC §1)
     uint64_t input_bytes_compressed = 0;   // sum of file sizes on disk
-    IndexWriter* writer = nullptr;         // the index being written (publish is the pipeline's)
-
-    // Collection ownership, decided once by the sampling step before the
-    // graph runs (Wei & JaJa §III.E); empty in a pipeline without an index node.
-    std::optional<CollectionAssignment> assignment;
-    // The devices whose GPU indexer takes terms GPU parsers leave on the
-    // device, set with the assignment by the index node; empty: none.
-    std::vector<ResidentRoute> resident_routes;
 
     // Progress, updated by the nodes as they work.
     std::atomic<uint64_t> bytes_read{0};       // compressed bytes read from disk

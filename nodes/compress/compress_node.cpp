@@ -9,11 +9,14 @@
 
 namespace invidx {
 
+void resolve_compress_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+    settle_count(options, plan, std::max(1u, plan.machine.cores / 4), 1, "one per four cores");
+}
+
 std::unique_ptr<Node> make_compress_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = available_cores();
     using Compress = TransformStage<RunPostings, CompressedRun>;
     return std::make_unique<Compress>(
-        state.graph, options.count(std::max(1u, hardware / 4), 1),
+        state.graph, state.plan.count_of(options),
         [](const std::shared_ptr<const RunPostings>& run) {
             return std::make_shared<CompressedRun>(run_list::encode_run(*run));
         },

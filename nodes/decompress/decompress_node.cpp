@@ -256,19 +256,25 @@ private:
 
 }  // namespace
 
+void resolve_decompress_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+    // Default "auto": one worker per two cores. Decoders wait on their files'
+    // order as much as they work, so more of them than a core's share pays
+    // once enough tokens keep several files going; more than that only takes
+    // cores from the other nodes (docs/PERFORMANCE.md, "Pipeline defaults").
+    const unsigned automatic = std::max(1u, plan.machine.cores / 2);
+    settle_count(options, plan, automatic, automatic, "one per two cores");
+}
+
 std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state) {
     const uint64_t text_block_bytes = options.unsigned_integer("text_block_bytes", state.config.memory.text_block_bytes);
     if (text_block_bytes == 0 || text_block_bytes > (1ull << 30))
         throw ConfigError(options.pointer("text_block_bytes"), "must be between 1 and 2^30");
-    // Default "auto": one worker per two cores. Decoders wait on their files'
-    // order as much as they work, so more of them than a core's share pays
-    // (16 cores: 8 decoders and 48 tokens 661 MB/s, 4 and 16 512 MB/s).
-    const unsigned hardware = available_cores();
-    const unsigned automatic = std::max(1u, hardware / 2);
-    const unsigned count = options.count(automatic, automatic);
+    const unsigned count = state.plan.count_of(options);
     // A plain gzip file of several read blocks decoded on several cores
-    // (split_gzip.hpp): 16 cores + H100, 3 GB in 2 files 2.3-2.9x, in 16
-    // files 1.09-1.15x (docs/PERFORMANCE.md, "one gzip file on several cores").
+    // (split_gzip.hpp), on by default: decoded by one worker, a large file
+    // goes at one core's pace and every later file's text waits behind it,
+    // so the build's rate would follow the file size (docs/PERFORMANCE.md,
+    // "Large gzip files").
     const bool split_gzip = options.boolean("split_gzip", true);
     return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip);
 }

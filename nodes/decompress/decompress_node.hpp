@@ -7,9 +7,13 @@
 
 #include "invidx/config.hpp"
 #include "invidx/node.hpp"
+#include "graph/build_plan.hpp"
 #include "invidx/run_state.hpp"
 
 namespace invidx {
+
+// Settles "count" (the decoders) from the cores, before any node is made.
+void resolve_decompress_node(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan);
 
 std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state);
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include "graph/build_state.hpp"
 #include "graph/guard.hpp"
 #include "graph/seconds_since.hpp"
 #include "store/index_writer.hpp"
@@ -19,7 +20,7 @@ using In = std::shared_ptr<const CompressedRun>;
 class FlushNode final : public FlushStage {
 public:
     explicit FlushNode(RunState& state)
-        : state_(state), node_(state.graph, flow::serial, [this](const In& part) {
+        : state_(build_state(state)), node_(state.graph, flow::serial, [this](const In& part) {
               run_guarded(metrics_, [&] { receive(part); });
               return flow::continue_msg();
           }) {
@@ -77,7 +78,7 @@ private:
         ++metrics_.items_out;
     }
 
-    RunState& state_;
+    BuildState& state_;
     std::map<uint32_t, std::vector<In>> pending_;
     uint32_t next_run_ = 0;
     bool finished_ = false;

@@ -155,14 +155,17 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
-    const uint64_t batch_bytes = options.byte_size("batch_bytes", state.config.memory.batch_bytes);
+void resolve_frame_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
     // Default "auto": one framer per four cores. Framing costs well under a
     // nanosecond per byte, a tenth of parsing, and files can only be framed
     // at once as far as the decompress workers decode them at once.
-    const unsigned hardware = available_cores();
-    const unsigned automatic = std::max(1u, hardware / 4);
-    return std::make_unique<FrameNode>(state, batch_bytes, options.count(automatic, automatic));
+    const unsigned automatic = std::max(1u, plan.machine.cores / 4);
+    settle_count(options, plan, automatic, automatic, "one per four cores");
+}
+
+std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
+    const uint64_t batch_bytes = options.byte_size("batch_bytes", state.config.memory.batch_bytes);
+    return std::make_unique<FrameNode>(state, batch_bytes, state.plan.count_of(options));
 }
 
 }  // namespace invidx

@@ -1,6 +1,7 @@
 // Record framing (SPEC §1): a framer turns the decompressed bytes of one
 // entry (a file, or one archive member), fed in pieces of any size, into the
-// records of its format. One file per format: warc, trec, jsonl, text.
+// records of its format. One file per format of the input format table
+// (invidx/input_format.hpp): warc, trec, jsonl, text.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "invidx/analysis_settings.hpp"
+#include "invidx/input_format.hpp"
 
 namespace invidx {
 
@@ -38,12 +40,19 @@ public:
     virtual void finish(const EmitRecord& emit) = 0;
 };
 
-// format: "warc", "trec", "jsonl" or "text" (anything else is an Error).
-// entry_name names the entry in errors and is the name of a text document.
-std::unique_ptr<Framer> make_framer(const std::string& format, const std::string& entry_name,
+// The framer of `format`, applying the HTML rules where the settings say so
+// for that format. entry_name names the entry in errors and is the name of a
+// text document.
+std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry_name,
                                     const AnalysisSettings& settings);
 
-// The format of a file from its name; see framer.cpp for the rules.
+// The same for a format's name, as InputFile::format holds it; an unknown
+// name is an Error naming the entry and listing the known names.
+std::unique_ptr<Framer> make_framer(const std::string& format_name, const std::string& entry_name,
+                                    const AnalysisSettings& settings);
+
+// The name of a file's format from its path (input_format_of_file), as
+// InputFile::format holds it.
 std::string detect_format(std::string_view file_name);
 
 }  // namespace invidx

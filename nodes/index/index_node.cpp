@@ -11,13 +11,12 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "graph/async_worker.hpp"
+#include "graph/build_plan.hpp"
+#include "graph/build_state.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "graph/seconds_since.hpp"
-#include "nodes/index/indexer_registry.hpp"
-#include "nodes/parse/parse_node.hpp"
-#include "devices/gpu_devices.hpp"
-#include "invidx/available_cores.hpp"
+#include "invidx/indexer_registry.hpp"
 
 namespace invidx {
 namespace {
@@ -40,15 +39,6 @@ using IndexerBody = flow::multifunction_node<Work, std::tuple<Out>>;
 using OffloadedBody = flow::async_node<Work, Out>;
 using CutterBody = flow::multifunction_node<In, std::tuple<Work>>;
 
-struct IndexerEntry {
-    std::string kind;
-    std::string device;
-    std::string pointer;
-    unsigned count = 1;
-    uint64_t staging_occurrences = 0;  // GPU kinds; 0 = the default
-    std::string device_setting;        // "auto" where the device was placed automatically
-};
-
 // Hands freed memory back to the system (glibc keeps it otherwise), so peak
 // RSS measures what the build holds, not what malloc kept.
 void trim_heap() {
@@ -64,7 +54,7 @@ public:
 
     // `specs`: one per indexer, in indexer order, without their collections.
     IndexNode(RunState& state, std::vector<IndexerSpec> specs, uint64_t run_bytes)
-        : state_(state),
+        : state_(build_state(state)),
           specs_(std::move(specs)),
           run_bytes_(run_bytes),
           busy_ns_(specs_.size()),
@@ -85,7 +75,7 @@ public:
     flow::receiver<In>& input_port() override { return cutter_; }
     flow::sender<Out>& output_port() override { return output_; }
 
-    const std::vector<std::string>& indexer_devices() const override { return devices_; }
+    const std::vector<Device>& indexer_devices() const override { return devices_; }
 
     void start() override {
         ensure(!backends_.empty(), "the index node has no indexers: it was never given its collection assignment");
@@ -154,8 +144,8 @@ public:
             state.postings += stats.value("postings", uint64_t{0});
             stats["indexer"] = i;
             stats["kind"] = specs_[i].kind;
-            stats["device"] = specs_[i].device;
-            if (!specs_[i].device_setting.empty()) stats["device_setting"] = specs_[i].device_setting;
+            stats["device"] = specs_[i].device.name();
+            if (specs_[i].placed_automatically) stats["device_setting"] = "auto";
             stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
             stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
             stats["expected_tokens_from_sample"] = expected_tokens_.at(i);
@@ -180,23 +170,16 @@ public:
     }
 
 private:
-    // A device with exactly one indexer that takes terms in device memory
-    // gets a route: GPU parsers there keep that indexer's collections'
-    // terms on the device. With two such indexers on one device, neither
-    // (each would need its own share split out).
+    // The plan's device with exactly one indexer that takes terms in device
+    // memory gets a route: GPU parsers there keep that indexer's
+    // collections' terms on the device.
     void publish_resident_routes() {
         state_.resident_routes.clear();
-        std::map<int, std::vector<size_t>> by_device;
-        for (size_t i = 0; i < backends_.size(); ++i) {
-            const int device = backends_[i]->resident_device();
-            if (device >= 0) by_device[device].push_back(i);
-        }
-        for (const auto& [device, indexers] : by_device) {
-            if (indexers.size() != 1) continue;
+        for (const auto& [device, indexer] : state_.plan.device_terms_indexer) {
             ResidentRoute route;
             route.device = device;
             route.owned.resize(kCollections);
-            const auto& owned = specs_[indexers.front()].owned;
+            const auto& owned = specs_.at(indexer).owned;
             for (uint32_t c = 0; c < kCollections; ++c) route.owned[c] = owned[c] ? 1 : 0;
             state_.resident_routes.push_back(std::move(route));
         }
@@ -274,9 +257,9 @@ private:
         emit(std::move(postings));
     }
 
-    RunState& state_;
+    BuildState& state_;
     std::vector<IndexerSpec> specs_;
-    std::vector<std::string> devices_;          // specs_[i].device
+    std::vector<Device> devices_;               // specs_[i].device
     std::vector<std::unique_ptr<IndexerBackend>> backends_;  // made by take_assignment
     std::vector<uint64_t> expected_tokens_;     // per indexer, from the sample
     std::vector<DictionaryTerm> dictionary_;    // finish() fills it, take_dictionary() empties it
@@ -308,158 +291,170 @@ private:
 // How many CPU indexers "auto" (or no count) makes: one per four cores
 // beside CPU parsers; one per two cores where GPUs do all the parsing, since
 // the cores the parsers would take are free and an index node with few
-// indexers held the GPU-parsed stream back (16 cores + H100: 8 indexers
-// 1.10-1.20x 4; 10 and 12 no faster than 8: docs/PERFORMANCE.md, "CPU
-// indexers beside GPU parsers").
-unsigned automatic_cpu_indexers(const PipelineConfig& config) {
-    const unsigned hardware = available_cores();
-    for (const auto& spec : config.nodes)
-        if (spec.kind == "parse" && parses_on_gpus_only(spec)) return std::max(1u, hardware / 2);
-    return std::max(1u, hardware / 4);
+// indexers held the GPU-parsed stream back (docs/PERFORMANCE.md, "Pipeline
+// defaults").
+unsigned automatic_cpu_indexers(const BuildPlan& plan, std::string& reason) {
+    const unsigned cores = plan.machine.cores;
+    if (plan.parsing && plan.parsing->gpus_only()) {
+        reason = "\"auto\": one per two cores where GPUs do all the parsing";
+        return std::max(1u, cores / 2);
+    }
+    reason = "\"auto\": one per four cores";
+    return std::max(1u, cores / 4);
 }
 
 // Where an indexer entry with "device": "auto" goes: one indexer on each
 // GPU the parse node parses on that CUDA can use (so the GPU parsers'
 // terms for it stay on the device), none where no GPU parses, and why.
 struct AutomaticDevices {
-    std::vector<std::string> devices;  // "gpu:N"
+    std::vector<Device> devices;
     std::string reason;
 };
 
-AutomaticDevices automatic_gpu_indexers(const PipelineConfig& config) {
+AutomaticDevices automatic_gpu_indexers(const BuildPlan& plan) {
     AutomaticDevices out;
-    const GpuInventory present = list_gpus();
-    std::vector<int> parsing;
-    for (const auto& spec : config.nodes)
-        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec);
-    for (const int ordinal : parsing) {
-        const bool usable = std::any_of(present.devices.begin(), present.devices.end(),
-                                        [&](const GpuDevice& gpu) { return gpu.ordinal == ordinal; });
-        if (usable) out.devices.push_back("gpu:" + std::to_string(ordinal));
-    }
+    const std::vector<int> parsing = plan.parsing ? plan.parsing->gpu_ordinals() : std::vector<int>{};
+    const std::vector<int>& present = plan.machine.gpus;
+    for (const int ordinal : parsing)
+        if (std::find(present.begin(), present.end(), ordinal) != present.end())
+            out.devices.push_back(Device::gpu(ordinal));
     if (!out.devices.empty()) {
         std::string list;
-        for (const auto& device : out.devices) list += (list.empty() ? "" : ", ") + device;
+        for (const auto& device : out.devices) list += (list.empty() ? "" : ", ") + device.name();
         out.reason = "\"device\": \"auto\": on the GPUs that parse (" + list + ")";
     } else if (parsing.empty()) {
         out.reason = "\"device\": \"auto\": no GPU parses, so no GPU indexer";
     } else {
         out.reason = "\"device\": \"auto\": the parsing GPUs are not CUDA devices here (" +
-                     (present.devices.empty() ? present.note : std::string("other ordinals")) + "), so no GPU indexer";
+                     (present.empty() ? plan.machine.gpus_note : std::string("other ordinals")) + "), so no GPU indexer";
     }
     return out;
 }
 
-std::vector<IndexerEntry> read_indexer_entries(NodeOptions& options, unsigned automatic,
-                                               const AutomaticDevices& automatic_devices) {
-    const nlohmann::json& list = options.raw("indexers");
-    const std::string at = options.pointer("indexers");
-    std::vector<IndexerEntry> entries;
-    if (list.is_null()) {
-        entries.push_back({"cpu_btree", "cpu", at, automatic, 0, ""});
-        return entries;
+// One "indexers" entry, read and checked; "auto" devices not yet placed.
+struct IndexerEntry {
+    IndexerPlan indexer;   // its device: the CPU where "auto"
+    bool automatic_device = false;
+    unsigned count = 1;
+};
+
+IndexerEntry read_indexer_entry(const nlohmann::json& item, const std::string& pointer, unsigned automatic) {
+    if (!item.is_object()) throw ConfigError(pointer, "expected an object such as {\"kind\": \"cpu_btree\", \"count\": 2}");
+    NodeSpec spec;
+    spec.kind = "indexer";
+    spec.pointer = pointer;
+    spec.options = item;
+    NodeOptions options(spec);
+    IndexerEntry entry;
+    entry.indexer.pointer = pointer;
+    entry.indexer.kind = options.string("kind", "cpu_btree");
+    const std::string device = options.string("device", "cpu");
+    entry.automatic_device = device == "auto";
+    if (!entry.automatic_device) {
+        const std::optional<Device> parsed = parse_device(device);
+        if (!parsed)
+            throw ConfigError(pointer + "/device", "unknown device '" + device + "'; use \"cpu\", \"gpu:N\" or \"auto\"");
+        entry.indexer.device = *parsed;
     }
-    if (!list.is_array() || list.empty())
-        throw ConfigError(at, "expected a non-empty array of indexers, e.g. [{\"kind\": \"cpu_btree\", \"count\": 2}]");
-    for (size_t i = 0; i < list.size(); ++i) {
-        const std::string pointer = at + "/" + std::to_string(i);
-        const nlohmann::json& item = list[i];
-        if (!item.is_object()) throw ConfigError(pointer, "expected an object such as {\"kind\": \"cpu_btree\", \"count\": 2}");
-        NodeSpec spec;
-        spec.kind = "indexer";
-        spec.pointer = pointer;
-        spec.options = item;
-        NodeOptions entry_options(spec);
-        IndexerEntry entry;
-        entry.pointer = pointer;
-        entry.kind = entry_options.string("kind", "cpu_btree");
-        entry.device = entry_options.string("device", "cpu");
-        // One GPU indexer per entry unless told: a device's own parallelism
-        // does the work, not more host threads.
-        // No count is "auto" (as docs/PIPELINE.md says): CPU entries get the
-        // automatic number, GPU ones 1.
-        const unsigned automatic_count = entry.device == "cpu" ? automatic : 1u;
-        entry.count = entry_options.count(automatic_count, automatic_count);
-        if (entry.device != "cpu" && entry.device != "auto" && entry.device.rfind("gpu:", 0) != 0)
-            throw ConfigError(pointer + "/device",
-                              "unknown device '" + entry.device + "'; use \"cpu\", \"gpu:N\" or \"auto\"");
-        if (entry.device == "auto" && entry.kind == "cpu_btree")
-            throw ConfigError(pointer + "/device", "\"auto\" places GPU indexer kinds (gpu_hash, gpu_btree); "
-                                                   "'cpu_btree' runs on \"cpu\"");
-        // Occurrences per pinned staging buffer (one device launch each);
-        // only device indexers have one, so a CPU entry rejects the key.
-        if (entry.device != "cpu") {
-            entry.staging_occurrences = entry_options.unsigned_integer("staging_occurrences", 0);
-            if (item.contains("staging_occurrences") &&
-                (entry.staging_occurrences == 0 || entry.staging_occurrences >= (uint64_t{1} << 31)))
-                throw ConfigError(pointer + "/staging_occurrences", "must lie in [1, 2^31-1]");
-        }
-        entry_options.reject_unread();
-        if (entry.device != "auto") {
-            entries.push_back(std::move(entry));
-            continue;
-        }
-        entry.device_setting = "auto";
-        for (const auto& device : automatic_devices.devices) {
-            IndexerEntry placed = entry;
-            placed.device = device;
-            entries.push_back(std::move(placed));
-        }
+    // No count is "auto" (as docs/PIPELINE.md says): CPU entries get the
+    // automatic number; GPU ones 1, since a device's own parallelism does
+    // the work, not more host threads.
+    const unsigned automatic_count = device == "cpu" ? automatic : 1u;
+    entry.count = options.count(automatic_count, automatic_count);
+    if (entry.automatic_device && entry.indexer.kind == "cpu_btree")
+        throw ConfigError(pointer + "/device", "\"auto\" places GPU indexer kinds (gpu_hash, gpu_btree); "
+                                               "'cpu_btree' runs on \"cpu\"");
+    // Occurrences per pinned staging buffer (one device launch each); only
+    // device indexers have one, so a CPU entry rejects the key.
+    if (device != "cpu") {
+        entry.indexer.staging_occurrences = options.unsigned_integer("staging_occurrences", 0);
+        if (item.contains("staging_occurrences") &&
+            (entry.indexer.staging_occurrences == 0 || entry.indexer.staging_occurrences >= (uint64_t{1} << 31)))
+            throw ConfigError(pointer + "/staging_occurrences", "must lie in [1, 2^31-1]");
     }
-    if (entries.empty())
-        throw ConfigError(at, "no indexer: every entry has \"device\": \"auto\" and " + automatic_devices.reason +
-                                  "; add a {\"kind\": \"cpu_btree\"} entry");
-    return entries;
+    options.reject_unread();
+    return entry;
+}
+
+// Every kind is checked here, with the rest of the graph's configuration,
+// before the (possibly long) sampling.
+void check_indexer(const IndexerPlan& indexer, const MachineResources& machine) {
+    indexer_registry().get(indexer.kind, indexer.pointer + "/kind");
+    IndexerSpec probe;
+    probe.kind = indexer.kind;
+    probe.device = indexer.device;
+    probe.pointer = indexer.pointer;
+    indexer_registry().validate(probe, machine);
 }
 
 }  // namespace
 
-std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const NodeSpec& spec) {
-    NodeOptions options(spec);
-    std::vector<std::string> devices;
-    for (const auto& entry :
-         read_indexer_entries(options, automatic_cpu_indexers(config), automatic_gpu_indexers(config)))
-        for (unsigned k = 0; k < entry.count; ++k) devices.push_back(entry.device);
-    return devices;
-}
+void resolve_index_node(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan) {
+    if (plan.indexing) throw ConfigError(options.spec().pointer, "a pipeline has at most one \"index\" node");
+    IndexPlan indexing;
+    indexing.run_bytes = options.unsigned_integer("run_bytes", config.memory.run_bytes);
+    if (indexing.run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
+    const unsigned automatic = automatic_cpu_indexers(plan, indexing.cpu_indexers_reason);
+    const AutomaticDevices automatic_devices = automatic_gpu_indexers(plan);
 
-std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state) {
-    const uint64_t run_bytes = options.unsigned_integer("run_bytes", state.config.memory.run_bytes);
-    if (run_bytes == 0) throw ConfigError(options.pointer("run_bytes"), "must be positive");
-    const AutomaticDevices automatic_devices = automatic_gpu_indexers(state.config);
-    const std::vector<IndexerEntry> entries =
-        read_indexer_entries(options, automatic_cpu_indexers(state.config), automatic_devices);
-
-    // Every kind is checked here, with the rest of the graph's configuration,
-    // before the (possibly long) sampling.
-    for (const auto& entry : entries) {
-        indexer_registry().get(entry.kind, entry.pointer + "/kind");
-        IndexerSpec probe;
-        probe.kind = entry.kind;
-        probe.device = entry.device;
-        probe.pointer = entry.pointer;
-        indexer_registry().validate(probe);
+    const nlohmann::json& list = options.raw("indexers");
+    const std::string at = options.pointer("indexers");
+    std::vector<IndexerEntry> entries;
+    if (list.is_null()) {
+        IndexerEntry entry;
+        entry.indexer = {"cpu_btree", Device::cpu(), at};
+        entry.count = automatic;
+        entries.push_back(entry);
+    } else if (!list.is_array() || list.empty()) {
+        throw ConfigError(at, "expected a non-empty array of indexers, e.g. [{\"kind\": \"cpu_btree\", \"count\": 2}]");
+    } else {
+        for (size_t i = 0; i < list.size(); ++i)
+            entries.push_back(read_indexer_entry(list[i], at + "/" + std::to_string(i), automatic));
     }
-
-    std::vector<IndexerSpec> specs;
-    for (const auto& entry : entries) {
-        for (unsigned k = 0; k < entry.count; ++k) {
-            IndexerSpec spec;
-            spec.kind = entry.kind;
-            spec.device = entry.device;
-            spec.pointer = entry.pointer;
-            spec.indexer_id = static_cast<uint32_t>(specs.size());
-            spec.positional = state.config.analysis.positions;
-            spec.staging_occurrences = entry.staging_occurrences;
-            spec.device_setting = entry.device_setting;
-            specs.push_back(std::move(spec));
+    for (const IndexerEntry& entry : entries) {
+        indexing.any_automatic_device |= entry.automatic_device;
+        std::vector<IndexerPlan> placed;
+        if (!entry.automatic_device) {
+            placed.push_back(entry.indexer);
+        } else {
+            for (const Device& device : automatic_devices.devices) {
+                IndexerPlan indexer = entry.indexer;
+                indexer.device = device;
+                indexer.placed_automatically = true;
+                placed.push_back(indexer);
+            }
+        }
+        for (IndexerPlan& indexer : placed) {
+            check_indexer(indexer, plan.machine);
+            indexer.takes_device_terms = indexer_registry().takes_device_terms(indexer.kind);
+            for (unsigned k = 0; k < entry.count; ++k) indexing.indexers.push_back(indexer);
         }
     }
-    bool any_automatic = false;  // then the report says where "auto" put GPU indexers, or why nowhere
-    for (const auto& item : options.raw("indexers"))
-        any_automatic |= item.is_object() && item.value("device", std::string()) == "auto";
-    auto node = std::make_unique<IndexNode>(state, std::move(specs), run_bytes);
-    if (any_automatic) state.add_report_section("gpu_indexers", automatic_devices.reason);
+    if (indexing.indexers.empty())
+        throw ConfigError(at, "no indexer: every entry has \"device\": \"auto\" and " + automatic_devices.reason +
+                                  "; add a {\"kind\": \"cpu_btree\"} entry");
+    indexing.automatic_device_reason = automatic_devices.reason;
+    plan.indexing = std::move(indexing);
+}
+
+std::unique_ptr<Node> make_index_node(NodeOptions&, RunState& state) {
+    ensure(state.plan.indexing.has_value(), "the index node was made without its plan");
+    const IndexPlan& indexing = *state.plan.indexing;
+    std::vector<IndexerSpec> specs;
+    for (const IndexerPlan& indexer : indexing.indexers) {
+        IndexerSpec spec;
+        spec.kind = indexer.kind;
+        spec.device = indexer.device;
+        spec.pointer = indexer.pointer;
+        spec.indexer_id = static_cast<uint32_t>(specs.size());
+        spec.positional = state.config.analysis.positions;
+        spec.staging_occurrences = indexer.staging_occurrences;
+        spec.placed_automatically = indexer.placed_automatically;
+        specs.push_back(std::move(spec));
+    }
+    auto node = std::make_unique<IndexNode>(state, std::move(specs), indexing.run_bytes);
+    // Where "auto" put GPU indexers, or why nowhere.
+    if (indexing.any_automatic_device) state.add_report_section("gpu_indexers", indexing.automatic_device_reason);
     return node;
 }
 

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "invidx/collection_assignment.hpp"
+#include "graph/build_plan.hpp"
 #include "invidx/config.hpp"
+#include "invidx/device.hpp"
 #include "invidx/messages.hpp"
 #include "invidx/node.hpp"
 #include "invidx/run_state.hpp"
@@ -23,8 +25,8 @@ namespace invidx {
 // runs, and what it gives back after.
 class IndexStage : public Stage<RegroupedBatch, RunPostings> {
 public:
-    // One entry per indexer, in indexer order: "cpu" or "gpu:N".
-    virtual const std::vector<std::string>& indexer_devices() const = 0;
+    // One entry per indexer, in indexer order.
+    virtual const std::vector<Device>& indexer_devices() const = 0;
     // Makes the indexers, each owning the collections `assignment` gives it
     // (one owner per collection, for indexer_devices().size() indexers).
     // Once, before the graph runs.
@@ -34,11 +36,9 @@ public:
     virtual std::vector<DictionaryTerm> take_dictionary() = 0;
 };
 
-// The devices of the indexers an "index" entry of the pipeline makes, in
-// indexer order ("cpu" or "gpu:N"), without making them: what a cluster
-// build tells rank 0 before the collections are assigned. Throws
-// ConfigError for a bad "indexers" list.
-std::vector<std::string> indexer_devices_of(const PipelineConfig& config, const NodeSpec& spec);
+// Settles the index node's indexers (their counts, and "device": "auto"
+// from the GPUs that parse) into plan.indexing, before any node is made.
+void resolve_index_node(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan);
 
 // Makes an IndexStage; it indexes nothing until given its assignment.
 std::unique_ptr<Node> make_index_node(NodeOptions& options, RunState& state);

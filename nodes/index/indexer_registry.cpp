@@ -1,4 +1,4 @@
-#include "nodes/index/indexer_registry.hpp"
+#include "invidx/indexer_registry.hpp"
 
 #include <algorithm>
 
@@ -11,26 +11,28 @@ namespace invidx {
 
 namespace {
 
-// "gpu:N" -> N, checked against the GPUs present; a ConfigError at
-// <entry>/device otherwise.
-int gpu_ordinal(const IndexerSpec& spec) {
+// The GPU an entry names, checked against the GPUs present; a ConfigError
+// at <entry>/device otherwise.
+int gpu_ordinal(const IndexerSpec& spec, const std::vector<int>& present, const std::string& none_note) {
     const std::string at = spec.pointer + "/device";
-    const std::string& device = spec.device;
-    const std::string digits = device.rfind("gpu:", 0) == 0 ? device.substr(4) : std::string();
-    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    if (!spec.device.is_gpu()) {
         throw ConfigError(at, "indexer kind '" + spec.kind + "' runs on a GPU: set \"device\" to \"gpu:0\", "
-                              "\"gpu:1\", ..., not \"" + device + "\"");
+                              "\"gpu:1\", ..., not \"" + spec.device.name() + "\"");
     }
-    const int ordinal = std::stoi(digits);
-    const GpuInventory gpus = list_gpus();
-    const bool present = std::any_of(gpus.devices.begin(), gpus.devices.end(),
-                                     [&](const GpuDevice& gpu) { return gpu.ordinal == ordinal; });
-    if (!present) {
-        std::string seen = gpus.devices.empty() ? gpus.note : std::to_string(gpus.devices.size()) + " GPU(s)";
-        throw ConfigError(at, "\"" + device + "\" is not available (" + seen +
+    if (std::find(present.begin(), present.end(), spec.device.ordinal) == present.end()) {
+        std::string seen = present.empty() ? none_note : std::to_string(present.size()) + " GPU(s)";
+        throw ConfigError(at, "\"" + spec.device.name() + "\" is not available (" + seen +
                                   "); use \"cpu_btree\" indexers, e.g. configs/cpu-6-2.json");
     }
-    return ordinal;
+    return spec.device.ordinal;
+}
+
+// At the time the indexer is made: the GPUs CUDA sees now.
+int present_gpu_ordinal(const IndexerSpec& spec) {
+    const GpuInventory gpus = list_gpus();
+    std::vector<int> present;
+    for (const auto& gpu : gpus.devices) present.push_back(gpu.ordinal);
+    return gpu_ordinal(spec, present, gpus.note);
 }
 
 void add_gpu_kind(IndexerRegistry& registry, const std::string& kind, GpuDictionaryAlgorithm algorithm,
@@ -39,7 +41,7 @@ void add_gpu_kind(IndexerRegistry& registry, const std::string& kind, GpuDiction
         kind, description,
         [algorithm](const IndexerSpec& spec) -> std::unique_ptr<IndexerBackend> {
             GpuTermIndexerOptions options;
-            options.device = gpu_ordinal(spec);
+            options.device = present_gpu_ordinal(spec);
             options.algorithm = algorithm;
             if (spec.staging_occurrences != 0) {
                 options.staging_occurrences = spec.staging_occurrences;
@@ -49,19 +51,28 @@ void add_gpu_kind(IndexerRegistry& registry, const std::string& kind, GpuDiction
             return std::make_unique<IndexerAdapter<GpuIndexer>>(spec.indexer_id, spec.owned, spec.positional,
                                                                 options);
         },
-        [](const IndexerSpec& spec) { gpu_ordinal(spec); });
+        [](const IndexerSpec& spec, const MachineResources& machine) {
+            gpu_ordinal(spec, machine.gpus, machine.gpus_note);
+        },
+        IndexerInput::host_or_gpu_terms);
 }
 
 }  // namespace
 
 void IndexerRegistry::add(std::string kind, std::string description, IndexerFactory factory,
-                          IndexerValidator validate) {
+                          IndexerValidator validate, IndexerInput input) {
     std::lock_guard lock(mutex_);
     ensure(kinds_.find(kind) == kinds_.end(), "indexer kind '" + kind + "' is registered twice");
-    kinds_.emplace(std::move(kind), Entry{std::move(description), std::move(factory), std::move(validate)});
+    kinds_.emplace(std::move(kind), Entry{std::move(description), std::move(factory), std::move(validate), input});
 }
 
-void IndexerRegistry::validate(const IndexerSpec& spec) const {
+bool IndexerRegistry::takes_device_terms(const std::string& kind) const {
+    std::lock_guard lock(mutex_);
+    auto it = kinds_.find(kind);
+    return it != kinds_.end() && it->second.input == IndexerInput::host_or_gpu_terms;
+}
+
+void IndexerRegistry::validate(const IndexerSpec& spec, const MachineResources& machine) const {
     IndexerValidator validate;
     {
         std::lock_guard lock(mutex_);
@@ -69,7 +80,7 @@ void IndexerRegistry::validate(const IndexerSpec& spec) const {
         if (it == kinds_.end()) return;
         validate = it->second.validate;
     }
-    if (validate) validate(spec);
+    if (validate) validate(spec, machine);
 }
 
 const IndexerFactory& IndexerRegistry::get(const std::string& kind, const std::string& pointer) const {
@@ -95,10 +106,10 @@ IndexerRegistry& indexer_registry() {
                [](const IndexerSpec& spec) -> std::unique_ptr<IndexerBackend> {
                    return std::make_unique<IndexerAdapter<CpuBtreeIndexer>>(spec.indexer_id, spec.owned, spec.positional);
                },
-               [](const IndexerSpec& spec) {
-                   if (spec.device != "cpu")
-                       throw ConfigError(spec.pointer + "/device",
-                                         "indexer kind 'cpu_btree' runs on device \"cpu\", not \"" + spec.device + "\"");
+               [](const IndexerSpec& spec, const MachineResources&) {
+                   if (!spec.device.is_cpu())
+                       throw ConfigError(spec.pointer + "/device", "indexer kind 'cpu_btree' runs on device \"cpu\", not \"" +
+                                                                       spec.device.name() + "\"");
                });
         add_gpu_kind(*r, "gpu_hash", GpuDictionaryAlgorithm::hash,
                      "dictionary in a CUDA GPU's memory, one thread per posting probing a hash table; "

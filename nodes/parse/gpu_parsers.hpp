@@ -14,9 +14,10 @@
 
 namespace invidx {
 
-// Four measured 1.2-1.4x two with GPU parsers only; with the GPU indexer's
-// terms kept on the device, six 1.07x four (four slots 87% busy; eight no
-// faster than six): docs/PERFORMANCE.md.
+// Several batches in flight on one GPU hide each other's launches and host
+// round trips; with the GPU indexer's terms kept on the device six were
+// faster than four and eight no faster than six (docs/PERFORMANCE.md,
+// "Pipeline defaults").
 constexpr unsigned kDefaultGpuParserSlots = 6;
 
 struct GpuParserSpec {

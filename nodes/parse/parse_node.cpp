@@ -9,6 +9,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "graph/async_worker.hpp"
+#include "graph/build_state.hpp"
 #include "graph/guard.hpp"
 #include "graph/resource_usage.hpp"
 #include "nodes/parse/gpu_parse_batch.hpp"
@@ -104,11 +105,10 @@ public:
     using CpuQueueing = flow::function_node<In, Out>;
     using GpuBody = flow::async_node<In, Out>;
 
-    ParseNode(RunState& state, unsigned cpu_parsers, GpuParserChoice choice,
-              std::shared_ptr<const GpuParseBackend> backend)
-        : state_(state),
-          cpu_parsers_(cpu_parsers),
-          choice_(std::move(choice)),
+    ParseNode(RunState& state, const ParsePlan& plan, std::shared_ptr<const GpuParseBackend> backend)
+        : state_(build_state(state)),
+          cpu_parsers_(plan.cpu_parsers),
+          choice_(plan),
           backend_(std::move(backend)),
           parsers_state_(state.config.analysis) {
         unsigned concurrency = cpu_parsers_;
@@ -185,7 +185,7 @@ public:
                 times.add(slot->analyzer->times());
             }
             parsers.push_back({{"kind", "gpu"},
-                               {"device", choice_.gpus[g].device},
+                               {"device", choice_.gpus[g].device.name()},
                                {"slots", choice_.gpus[g].slots},
                                {"max_batch_bytes", choice_.gpus[g].max_batch_bytes},
                                {"batches", counters.batches.load()},
@@ -217,9 +217,9 @@ public:
                                  {"host_pack", times.pack_seconds},
                                  {"analyze_call", times.analyze_seconds}}}});
         }
-        nlohmann::json section = {{"gpus", choice_.setting},
+        nlohmann::json section = {{"gpus", choice_.gpus_setting},
                                   {"choice", choice_.gpus.empty() ? "cpu" : (cpu_parsers_ > 0 ? "cpu+gpu" : "gpu")},
-                                  {"reason", choice_.reason},
+                                  {"reason", choice_.gpus_reason},
                                   {"parsers", std::move(parsers)}};
         if (!choice_.gpus.empty()) section["gpu_backend"] = backend_->name;
         state.add_report_section("parse", std::move(section));
@@ -255,7 +255,7 @@ private:
     }
 
     GpuBatchAnalyzer& analyzer_of(GpuSlot& slot) {
-        if (!slot.analyzer) slot.analyzer = backend_->make_analyzer(choice_.gpus[slot.gpu].ordinal);
+        if (!slot.analyzer) slot.analyzer = backend_->make_analyzer(choice_.gpus[slot.gpu].device.ordinal);
         return *slot.analyzer;
     }
 
@@ -314,10 +314,10 @@ private:
     // indexer there (the route the index node set before the graph ran),
     // or null.
     const uint8_t* kept_on_device(const GpuSlot& slot) const {
-        const GpuParserSpec& spec = choice_.gpus[slot.gpu];
-        if (!spec.resident_terms) return nullptr;
+        const GpuParserPlan& gpu = choice_.gpus[slot.gpu];
+        if (!gpu.resident_terms) return nullptr;
         for (const ResidentRoute& route : state_.resident_routes)
-            if (route.device == spec.ordinal && route.owned.size() == kCollections) return route.owned.data();
+            if (route.device == gpu.device.ordinal && route.owned.size() == kCollections) return route.owned.data();
         return nullptr;
     }
 
@@ -329,9 +329,9 @@ private:
         counters.text_bytes += out.text_bytes;
     }
 
-    RunState& state_;
+    BuildState& state_;
     const unsigned cpu_parsers_;
-    const GpuParserChoice choice_;
+    const ParsePlan choice_;
     const std::shared_ptr<const GpuParseBackend> backend_;
     oneapi::tbb::enumerable_thread_specific<ParserState> parsers_state_;
     ParserCounters cpu_counters_;
@@ -352,52 +352,48 @@ bool no_cpu_parsers(const nlohmann::json& count, const GpuParserChoice& choice) 
     return none || (automatic && !choice.gpus.empty());
 }
 
+std::string cpu_parsers_reason(const nlohmann::json& count, unsigned cpu_parsers, const GpuParserChoice& choice) {
+    if (count.is_null() && !choice.gpus.empty()) return "no count beside GPU parsers: the GPUs parse alone";
+    if (count.is_null()) return "no count: 1";
+    if (count.is_string() && !choice.gpus.empty()) return "\"auto\" beside GPU parsers: the GPUs parse alone";
+    if (count.is_string()) return "\"auto\": 3 for every 4 cores, rounded up (" + std::to_string(cpu_parsers) + ")";
+    return "given";
+}
+
 }  // namespace
 
-bool parses_on_gpus_only(const NodeSpec& spec) {
-    try {
-        const nlohmann::json& options = spec.options;
-        const nlohmann::json gpus = options.contains("gpus") ? options.at("gpus") : nlohmann::json();
-        const nlohmann::json count = options.contains("count") ? options.at("count") : nlohmann::json();
-        const GpuParserChoice choice = choose_gpu_parsers(gpus, spec.pointer + "/gpus", *gpu_parse_backend());
-        return !choice.gpus.empty() && no_cpu_parsers(count, choice);
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
-std::vector<int> gpu_parser_ordinals(const NodeSpec& spec, bool keeping_terms_only) {
-    std::vector<int> ordinals;
-    try {
-        const nlohmann::json& options = spec.options;
-        const nlohmann::json gpus = options.contains("gpus") ? options.at("gpus") : nlohmann::json();
-        for (const auto& gpu : choose_gpu_parsers(gpus, spec.pointer + "/gpus", *gpu_parse_backend()).gpus)
-            if (gpu.resident_terms || !keeping_terms_only) ordinals.push_back(gpu.ordinal);
-    } catch (const std::exception&) {
-        ordinals.clear();
-    }
-    return ordinals;
-}
-
-std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = available_cores();
-    std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
-    GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
+void resolve_parse_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+    if (plan.parsing)
+        throw ConfigError(options.spec().pointer, "a pipeline has at most one \"parse\" node");
+    const std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
+    const GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
     // "auto" (or no count): with GPU parsers, none on the CPU: the GPUs
     // parse and the cores are left to reading, decompression, framing and
     // indexing, which measured faster than CPU parsers beside the GPUs (they
     // take batches a GPU would finish sooner, and their cores are missed
-    // upstream: docs/PERFORMANCE.md, "GPU parsers against CPU parsers").
+    // upstream: docs/PERFORMANCE.md, "GPU parsers").
     // Without GPU parsers, three for every four cores, rounded up (parsing
     // is the costly stage; on 2 cores two parsers measured faster than one).
     // 0 is allowed beside GPU parsers: GPUs only.
-    const unsigned cpu_parsers = no_cpu_parsers(options.raw("count"), choice)
-                                     ? 0
-                                     : options.count(std::max(1u, (hardware * 3 + 3) / 4), 1);
+    const unsigned cores = plan.machine.cores;
+    const unsigned cpu_parsers =
+        no_cpu_parsers(options.raw("count"), choice) ? 0 : options.count(std::max(1u, (cores * 3 + 3) / 4), 1);
     if (cpu_parsers == 0 && choice.gpus.empty())
         throw ConfigError(options.pointer("count"),
                           "0 CPU parsers needs GPU parsers, and there are none (" + choice.reason + ")");
-    return std::make_unique<ParseNode>(state, cpu_parsers, std::move(choice), std::move(backend));
+    ParsePlan parsing;
+    parsing.cpu_parsers = cpu_parsers;
+    parsing.cpu_parsers_reason = cpu_parsers_reason(options.raw("count"), cpu_parsers, choice);
+    parsing.gpus_setting = choice.setting;
+    parsing.gpus_reason = choice.reason;
+    for (const GpuParserSpec& gpu : choice.gpus)
+        parsing.gpus.push_back({Device::gpu(gpu.ordinal), gpu.slots, gpu.max_batch_bytes, gpu.resident_terms});
+    plan.parsing = std::move(parsing);
+}
+
+std::unique_ptr<Node> make_parse_node(NodeOptions&, RunState& state) {
+    ensure(state.plan.parsing.has_value(), "the parse node was made without its plan");
+    return std::make_unique<ParseNode>(state, *state.plan.parsing, gpu_parse_backend());
 }
 
 }  // namespace invidx

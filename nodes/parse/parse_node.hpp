@@ -7,26 +7,20 @@
 #include <memory>
 #include <vector>
 
+#include "graph/build_plan.hpp"
 #include "invidx/config.hpp"
 #include "invidx/node.hpp"
 #include "invidx/run_state.hpp"
 
 namespace invidx {
 
+// Settles the parse node's "count" and "gpus" against the machine (CPU
+// parsers from the cores; GPU parsers from the GPUs present) into
+// plan.parsing, before any node is made.
+void resolve_parse_node(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan);
+
+// Makes the parse node from plan.parsing.
 std::unique_ptr<Node> make_parse_node(NodeOptions& options, RunState& state);
-
-// Whether a parse node of this spec leaves all parsing to GPUs (its "gpus"
-// give some on this machine and build, and its "count" is "auto" or 0):
-// the cores are then free for the other nodes, and the index node's
-// automatic count of CPU indexers grows (nodes/index/index_node.cpp). A bad
-// spec is left for make_parse_node to report: false.
-bool parses_on_gpus_only(const NodeSpec& spec);
-
-// The CUDA ordinals a parse node of this spec parses on (its "gpus" on this
-// machine and build), in its order; empty for a bad spec, as above. With
-// `keeping_terms_only`, only those whose parsers may keep terms on the
-// device for a GPU indexer there ("resident_terms", true by default).
-std::vector<int> gpu_parser_ordinals(const NodeSpec& spec, bool keeping_terms_only = false);
 
 // How large a parser's last batch came out per byte of text: its next
 // batch's arrays are reserved at that size (plus a margin) at once, instead

@@ -165,7 +165,7 @@ std::vector<InputFile> expand_inputs(const std::vector<InputSpec>& specs,
     for (auto& entry : found) {
         InputFile file;
         file.ordinal = static_cast<uint32_t>(files.size());
-        file.format = entry.spec->format == "auto" ? detect_format(entry.path) : entry.spec->format;
+        file.format = entry.spec->format == kAutoInputFormat ? detect_format(entry.path) : entry.spec->format;
         file.path = std::move(entry.path);
         file.name = std::move(entry.name);
         file.size_bytes = entry.size_bytes;

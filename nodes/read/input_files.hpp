@@ -9,20 +9,21 @@
 #include <string_view>
 #include <vector>
 
+#include "invidx/input_format.hpp"
 #include "invidx/messages.hpp"
 
 namespace invidx {
 
 // One input path of the pipeline: a file, a directory (walked recursively) or
-// a glob(3) pattern. `format` names the container format, or "auto" to detect
-// it from the file's path.
+// a glob(3) pattern. `format` names an input format (invidx/input_format.hpp),
+// or is "auto" to detect each file's from its path.
 struct InputSpec {
     std::string path;
-    std::string format = "auto";
+    std::string format{kAutoInputFormat};
 };
 
-// Maps a file's path to its format name ("warc", "trec", ...); the engine
-// passes invidx::detect_format (nodes/frame/framer.hpp).
+// Maps a file's path to its format's name; the engine passes
+// invidx::detect_format (nodes/frame/framer.hpp), the table's rule.
 using FormatDetector = std::function<std::string(std::string_view)>;
 
 // Expands `specs` into the sorted file list. Names are relative to each spec's

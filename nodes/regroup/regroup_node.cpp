@@ -9,11 +9,14 @@
 
 namespace invidx {
 
+void resolve_regroup_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+    settle_count(options, plan, std::max(1u, (plan.machine.cores * 3 + 3) / 4), 1, "3 for every 4 cores, rounded up");
+}
+
 std::unique_ptr<Node> make_regroup_node(NodeOptions& options, RunState& state) {
-    const unsigned hardware = available_cores();
     using Regroup = TransformStage<ParsedBatch, RegroupedBatch>;
     return std::make_unique<Regroup>(
-        state.graph, options.count(std::max(1u, (hardware * 3 + 3) / 4), 1),
+        state.graph, state.plan.count_of(options),
         [](const std::shared_ptr<const ParsedBatch>& batch) {
             // The parser hands each batch to this node alone; when no one
             // else holds it, it is moved from instead of copied.

@@ -5,26 +5,25 @@
 #include <set>
 
 #include "devices/gpu_devices.hpp"
-#include "invidx/error.hpp"
+#include "graph/build_plan.hpp"
 #include "graph/seconds_since.hpp"
+#include "invidx/error.hpp"
 #include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
-#include "nodes/parse/parse_node.hpp"
 
 namespace invidx {
 namespace {
 
-// Measured: a gpu_hash indexer takes 8-14 times the tokens per second of a
-// cpu_btree indexer (docs/PERFORMANCE.md).
+// A gpu_hash indexer takes several times the tokens per second of a
+// cpu_btree indexer, so the popular fraction counts it as 8 CPU ones
+// (docs/PERFORMANCE.md, "GPU indexers" and "Pipeline defaults").
 constexpr double kGpuIndexerWeight = 8;
 // A GPU indexer on a device whose GPU parsers leave its terms there costs
-// the host almost nothing per token (no staging): on 16 cores + H100 with
-// 8 CPU indexers, popular fractions 0.1-0.3 built 1.10-1.12x faster than
-// 0.5, 0.2 the fastest (docs/PERFORMANCE.md, "terms on the device"), which
-// this weight gives.
+// the host almost nothing per token (no staging), so it should take more of
+// the collections than its kernel rate alone says: with 8 CPU indexers this
+// weight gives a popular fraction of 0.2, the fastest of those swept
+// (docs/PERFORMANCE.md, "Pipeline defaults").
 constexpr double kGpuIndexerFedOnDeviceWeight = 32;
-
-bool is_gpu(const std::string& device) { return device.rfind("gpu:", 0) == 0; }
 
 }  // namespace
 
@@ -42,9 +41,11 @@ double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::ve
     return cpus / (cpus + gpu_capacity);
 }
 
-CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::string>& indexer_devices) {
+CollectionAssignment sample_and_assign(RunState& state) {
     const auto start = std::chrono::steady_clock::now();
     const SamplerConfig& config = state.config.sampler;
+    const BuildPlan& plan = state.plan;
+    ensure(plan.indexing.has_value(), "sampling needs the plan's indexers");
     CollectionSample sample;
     if (config.enabled) {
         try {
@@ -56,19 +57,9 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
         sample.tokens.assign(kCollections, 0);
     }
     std::vector<bool> on_gpu;
-    for (const auto& device : indexer_devices) on_gpu.push_back(device != "cpu");
-    // The GPU indexers on a device whose GPU parsers keep their terms there.
-    std::vector<int> parsing;
-    for (const auto& spec : state.config.nodes)
-        if (spec.kind == "parse") parsing = gpu_parser_ordinals(spec, true);
-    std::vector<bool> fed_on_device;
-    for (const auto& device : indexer_devices) {
-        fed_on_device.push_back(is_gpu(device) && std::find(parsing.begin(), parsing.end(),
-                                                            std::stoi(device.substr(4))) != parsing.end());
-    }
-    const double popular_fraction =
-        config.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu, fed_on_device));
-    CollectionAssignment assignment = assign_collections(sample.tokens, on_gpu, popular_fraction, config.max_popular);
+    for (const auto& device : plan.indexing->devices()) on_gpu.push_back(device.is_gpu());
+    CollectionAssignment assignment =
+        assign_collections(sample.tokens, on_gpu, plan.popular_token_fraction, config.max_popular);
     const auto popular = static_cast<uint64_t>(std::count(assignment.popular.begin(), assignment.popular.end(), true));
     state.add_stage_seconds("sampling", seconds_since(start));
     state.add_report_section("sampler", {{"enabled", config.enabled},
@@ -76,22 +67,21 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
                                          {"bytes", sample.bytes},
                                          {"documents", sample.documents},
                                          {"popular_collections", popular},
-                                         {"popular_token_fraction", popular_fraction},
-                                         {"popular_token_fraction_auto", !config.popular_token_fraction},
+                                         {"popular_token_fraction", plan.popular_token_fraction},
+                                         {"popular_token_fraction_auto", plan.popular_token_fraction_auto},
                                          {"gpu_indexers_fed_on_device",
-                                          std::count(fed_on_device.begin(), fed_on_device.end(), true)},
+                                          std::count(plan.fed_on_device.begin(), plan.fed_on_device.end(), true)},
                                          {"max_popular", config.max_popular},
                                          {"expected_tokens_per_indexer", assignment.expected_tokens_per_indexer}});
     return assignment;
 }
 
-GpuWarmUp::GpuWarmUp(const std::vector<std::string>& indexer_devices) {
+GpuWarmUp::GpuWarmUp(const std::vector<Device>& devices) {
     std::set<int> ordinals;
-    for (const auto& device : indexer_devices)
-        if (is_gpu(device)) ordinals.insert(std::stoi(device.substr(4)));
+    for (const auto& device : devices)
+        if (device.is_gpu()) ordinals.insert(device.ordinal);
     for (const int ordinal : ordinals) threads_.emplace_back([ordinal] { warm_up_gpu(ordinal); });
 }
-
 GpuWarmUp::~GpuWarmUp() {
     for (auto& thread : threads_) thread.join();
 }

@@ -10,16 +10,16 @@
 #include <vector>
 
 #include "invidx/collection_assignment.hpp"
+#include "invidx/device.hpp"
 #include "invidx/run_state.hpp"
 
 namespace invidx {
 
-// `indexer_devices`: one entry per indexer, in indexer order, "cpu" or
-// "gpu:N" (as the index node validated them). Uses state.files and
+// For the plan's indexers, with its popular fraction. Uses state.files and
 // state.config's sampler and analysis settings; adds the "sampler" report
 // section and the "sampling" stage time to `state`. With the sampler
 // disabled, every collection counts 0 tokens (the c mod n rule).
-CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::string>& indexer_devices);
+CollectionAssignment sample_and_assign(RunState& state);
 
 // The share of sampled tokens the popular collections cover when
 // sampler.popular_token_fraction is "auto": the CPU indexers' share of the
@@ -29,12 +29,12 @@ CollectionAssignment sample_and_assign(RunState& state, const std::vector<std::s
 // many entries as on_gpu or none) counts kGpuIndexerFedOnDeviceWeight.
 double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {});
 
-// GPU contexts take a while to create: this creates those of the GPUs named
-// in `indexer_devices` on threads of their own, so that it overlaps the
-// sampling, and joins them when destroyed. Errors are left to the indexers.
+// GPU contexts take a while to create: this creates those of the GPUs in
+// `devices` on threads of their own, so that it overlaps the sampling, and
+// joins them when destroyed. Errors are left to the indexers.
 class GpuWarmUp {
 public:
-    explicit GpuWarmUp(const std::vector<std::string>& indexer_devices);
+    explicit GpuWarmUp(const std::vector<Device>& devices);
     ~GpuWarmUp();
     GpuWarmUp(const GpuWarmUp&) = delete;
     GpuWarmUp& operator=(const GpuWarmUp&) = delete;

@@ -10,7 +10,7 @@
 //
 // Memory: a credit stands for one batch's remote postings (wire bytes in the
 // outbox, then the destinations' decoded slices), a small share of the
-// batch's text (docs/PERFORMANCE.md: 55 MB of postings per GB of text), so
+// batch's text (ranks send postings, never text: docs/PERFORMANCE.md, "Cluster builds"), so
 // `capacity` credits cost far less than as many tokens.
 #pragma once
 

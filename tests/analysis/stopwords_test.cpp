@@ -17,10 +17,10 @@ TEST_CASE("english_stopwords: the classic 33-word list") {
     const auto settings = invidx::AnalysisSettings::defaults();
     CHECK(settings.stopwords == words);
     CHECK(settings.stemmer == "porter");
-    CHECK(settings.html_warc);
-    CHECK(settings.html_trec);
-    CHECK_FALSE(settings.html_jsonl);
-    CHECK_FALSE(settings.html_text);
+    CHECK(settings.html[invidx::InputFormat::warc]);
+    CHECK(settings.html[invidx::InputFormat::trec]);
+    CHECK_FALSE(settings.html[invidx::InputFormat::jsonl]);
+    CHECK_FALSE(settings.html[invidx::InputFormat::text]);
     CHECK_FALSE(settings.positions);
 }
 

@@ -31,7 +31,7 @@ TEST_CASE("builder: nodes whose message types do not fit are a ConfigError namin
     TempDir dir;
     dir.write("in/a.warc", warc_response("a", "one two"));
     NodeRegistry registry;
-    for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory);
+    for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory, kind.resolve);
     registry.add("pass_parsed", "test", [](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
         return std::make_unique<ParsedPassThrough>(state.graph);
     });

@@ -33,13 +33,13 @@ TEST_CASE("defaults are the SPEC's analysis and a bounded memory budget") {
     const auto config = PipelineConfig::from_json(minimal());
     CHECK(config.analysis.stemmer == "porter");
     CHECK(config.analysis.stopwords.size() == 33);
-    CHECK(config.analysis.html_warc);
-    CHECK(config.analysis.html_trec);
-    CHECK_FALSE(config.analysis.html_jsonl);
-    CHECK_FALSE(config.analysis.html_text);
+    CHECK(config.analysis.html[invidx::InputFormat::warc]);
+    CHECK(config.analysis.html[invidx::InputFormat::trec]);
+    CHECK_FALSE(config.analysis.html[invidx::InputFormat::jsonl]);
+    CHECK_FALSE(config.analysis.html[invidx::InputFormat::text]);
     CHECK_FALSE(config.analysis.positions);
     CHECK(config.output == "index");
-    CHECK(config.memory.tokens == std::max(16u, 3 * invidx::available_cores()));
+    CHECK_FALSE(config.memory.tokens.has_value());  // "auto": the build's plan settles it
     REQUIRE(config.nodes.size() == 3);
     CHECK(config.nodes[1].name == "parse");
     CHECK(config.nodes[1].pointer == "/nodes/1");
@@ -52,7 +52,7 @@ TEST_CASE("analysis settings") {
     const auto config = PipelineConfig::from_json(j);
     CHECK(config.analysis.stopwords == std::vector<std::string>{"foo", "bar"});
     CHECK(config.analysis.stemmer == "none");
-    CHECK(config.analysis.html_text);
+    CHECK(config.analysis.html[invidx::InputFormat::text]);
     CHECK(config.analysis.positions);
     j["analysis"] = {{"stopwords", "none"}};
     CHECK(PipelineConfig::from_json(j).analysis.stopwords.empty());
@@ -61,7 +61,7 @@ TEST_CASE("analysis settings") {
 TEST_CASE("overrides: dotted paths, nodes by name, JSON values or bare strings") {
     const auto config = PipelineConfig::from_json(
         minimal(), {"memory.tokens=4", "parse.count=7", "output=/tmp/x", "positions=true", "input=[\"a\",\"b\"]"});
-    CHECK(config.memory.tokens == 4);
+    CHECK(config.memory.tokens == 4u);
     CHECK(config.nodes[1].options["count"] == 7);
     CHECK(config.output == "/tmp/x");
     CHECK(config.analysis.positions);

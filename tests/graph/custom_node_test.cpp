@@ -31,7 +31,7 @@ private:
 };
 
 void add_counter_and_standard_kinds(NodeRegistry& registry, std::atomic<uint64_t>& documents) {
-    for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory);
+    for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory, kind.resolve);
     registry.add("count_documents", "test", [&documents](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
         return std::make_unique<CountingNode>(state.graph, documents);
     });

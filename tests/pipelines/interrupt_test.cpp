@@ -7,6 +7,7 @@
 #include <chrono>
 #include <stop_token>
 #include <thread>
+#include <vector>
 
 #include "support/collections.hpp"
 #include "support/temp_dir.hpp"
@@ -81,4 +82,26 @@ TEST_CASE("a stop requested while the graph runs ends run() with Interrupted and
         pipeline.run();
         CHECK(ciff_bytes(output) != old_ciff);
     }
+}
+
+TEST_CASE("RunOptions::progress: notices while the graph runs, then a last one with the totals") {
+    TempDir dir;
+    const std::string input = write_collection(dir, 3, 2000);
+    Pipeline pipeline(PipelineConfig::from_json(standard_pipeline({input}, dir / "idx", 2, 1)));
+    std::vector<ProgressNotice> notices;
+    RunOptions options;
+    options.progress_interval = std::chrono::milliseconds(1);
+    options.progress = [&](const ProgressNotice& notice) { notices.push_back(notice); };
+    const BuildReport report = pipeline.run(options);
+    REQUIRE(notices.size() >= 2);
+    CHECK(notices.back().finished);
+    for (size_t i = 0; i + 1 < notices.size(); ++i) {
+        CHECK_FALSE(notices[i].finished);
+        CHECK(notices[i].documents <= notices[i + 1].documents);
+        CHECK(notices[i].bytes_read <= notices[i + 1].bytes_read);
+        CHECK(notices[i].seconds <= notices[i + 1].seconds);
+    }
+    CHECK(notices.back().documents == report.json.at("documents").get<uint64_t>());
+    CHECK(notices.back().text_bytes == report.json.at("input_bytes_uncompressed").get<uint64_t>());
+    CHECK(notices.back().bytes_read == notices.back().input_bytes);
 }

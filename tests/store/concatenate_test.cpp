@@ -2,6 +2,7 @@
 // what a cluster build does after its ranks have indexed their shares.
 #include <doctest/doctest.h>
 
+#include "pipelines/build_hooks.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include <algorithm>
 #include <fstream>
@@ -41,9 +42,9 @@ TEST_CASE("concatenated part indexes export the single build's CIFF, positions o
         if (ranges[r].begin == ranges[r].end) continue;
         PipelineConfig config = whole;
         config.output = dir / ("part-" + std::to_string(r));
-        RunOptions options;
-        options.files = files_of_range(files, ranges[r]);
-        Pipeline(std::move(config)).run(options);
+        BuildHooks hooks;
+        hooks.files = files_of_range(files, ranges[r]);
+        run_pipeline(config, RunOptions{}, hooks);
         parts.push_back(IndexPart{.directory = dir / ("part-" + std::to_string(r)), .first_file = ranges[r].begin});
     }
     ConcatenatedIndex joined;
@@ -125,10 +126,10 @@ SourceParts build_source_parts(const TempDir& dir, const std::vector<std::string
     for (size_t r = 0; r < ranges.size(); ++r) {
         PipelineConfig config = whole;
         config.output = dir / ("part-" + std::to_string(r));
-        RunOptions options;
-        options.files = files_of_range(out.files, ranges[r]);
-        options.keep_dictionary = keep_dictionaries;
-        out.dictionaries.push_back(Pipeline(std::move(config)).run(options).dictionary);
+        BuildHooks hooks;
+        hooks.files = files_of_range(out.files, ranges[r]);
+        hooks.keep_dictionary = keep_dictionaries;
+        out.dictionaries.push_back(run_pipeline(config, RunOptions{}, hooks).dictionary);
         out.parts.push_back(SourcePart{.directory = dir / ("part-" + std::to_string(r)), .first_docid = first_docid});
         out.first_files.push_back(ranges[r].begin);
         first_docid += IndexReader(out.parts.back().directory).num_documents();

@@ -89,7 +89,7 @@ inline AnalysisSettings fixture_settings(bool positional) {
     settings.stopwords = {"a", "an", "the"};
     settings.stopwords_name = "custom";
     settings.stemmer = "porter";
-    settings.html_jsonl = true;
+    settings.html[invidx::InputFormat::jsonl] = true;
     settings.positions = positional;
     return settings;
 }

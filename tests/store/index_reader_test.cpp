@@ -38,7 +38,7 @@ void check_index_matches(const invidx::IndexReader& index, const Collection& col
     CHECK(index.positional() == positional);
     CHECK(index.analysis().stopwords == std::vector<std::string>{"a", "an", "the"});
     CHECK(index.analysis().stopwords_name == "custom");
-    CHECK(index.analysis().html_jsonl);
+    CHECK(index.analysis().html[invidx::InputFormat::jsonl]);
     CHECK(index.analysis().positions == positional);
 
     uint64_t i = 0;

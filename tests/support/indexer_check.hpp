@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nodes/index/indexer.hpp"
+#include "invidx/indexer.hpp"
 #include "invidx/messages.hpp"
 #include "nodes/regroup/regroup.hpp"
 

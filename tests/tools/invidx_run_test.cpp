@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "devices/gpu_devices.hpp"
+#include "invidx/available_cores.hpp"
 #include "support/collections.hpp"
 #include "support/temp_dir.hpp"
 
@@ -223,6 +224,9 @@ TEST_CASE("--list-kinds says whether \"gpus\": \"auto\" parses on GPUs here, and
     const auto report = nlohmann::json::parse(read_file(dir / "cpu" / "report.json"));
     CHECK(report.at("parse").at("gpus") == "none");
     CHECK(report.at("parse").at("choice") == "cpu");
+    // The plan the build settled, with its reasons.
+    CHECK(report.at("plan").at("parse").at("gpus_setting") == "none");
+    CHECK(report.at("plan").at("memory_tokens").at("value") == report.at("memory_tokens"));
     if (gpus.devices.empty()) {
         const auto forced_gpu = run_command(run + quote(dir / "gpu") + " --set 'parse.gpus=[\"gpu:0\"]'");
         INFO(forced_gpu.output);
@@ -230,4 +234,24 @@ TEST_CASE("--list-kinds says whether \"gpus\": \"auto\" parses on GPUs here, and
         CHECK(forced_gpu.output.find("/nodes/3/gpus/0") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(dir / "gpu"));
     }
+}
+
+TEST_CASE("--plan prints what every \"auto\" becomes here, builds nothing, and names a bad key") {
+    TempDir dir;
+    const std::string run = "cd '" + std::string(INVIDX_SOURCE_DIR) + "' && " + invidx_run() +
+                            " configs/default.json --plan --output " + quote(dir / "idx");
+    const auto shown = run_command(run + " --set parse.gpus=none --set memory.tokens=24");
+    INFO(shown.output);
+    REQUIRE(shown.exit_code == 0);
+    const auto plan = nlohmann::json::parse(shown.output);
+    const unsigned cores = invidx::available_cores();
+    CHECK(plan.at("machine").at("cores") == cores);
+    CHECK(plan.at("parse").at("cpu_parsers") == std::max(1u, (cores * 3 + 3) / 4));
+    CHECK(plan.at("parse").at("gpus").empty());
+    CHECK(plan.at("memory_tokens").at("value") == 24);
+    CHECK(plan.at("index").at("indexers").size() == std::max(1u, cores / 4));
+    CHECK_FALSE(std::filesystem::exists(dir / "idx"));
+    const auto bad = run_command(run + " --set 'index.indexers=[{\"kind\": \"cpu_btree\", \"device\": \"tpu\"}]'");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find("/nodes/5/indexers/0/device") != std::string::npos);
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "invidx/device.hpp"
 #include "analysis/analyzer.hpp"
 #include "invidx/error.hpp"
 #include "nodes/frame/jsonl.hpp"
@@ -47,10 +48,9 @@ struct WeightFlags {
 // "gpu" is gpu:0; "gpu:N" names GPU N.
 int gpu_ordinal(const std::string& device) {
     if (device == "gpu") return 0;
-    const std::string ordinal = device.substr(4);
-    const uint64_t value = tools::unsigned_integer("--device gpu:N", ordinal);
-    if (value > 1024) throw UsageError("--device " + device + ": no such GPU ordinal");
-    return static_cast<int>(value);
+    const std::optional<Device> gpu = parse_gpu(device);
+    if (!gpu) throw UsageError("--device must be cpu, gpu or gpu:N, not '" + device + "'");
+    return gpu->ordinal;
 }
 
 WeightFlags weight_flags(const Invocation& invocation) {

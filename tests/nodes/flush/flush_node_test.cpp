@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "graph/build_plan.hpp"
+#include "graph/build_state.hpp"
 #include "graph/token_pool.hpp"
 #include "invidx/run_state.hpp"
 #include "nodes/flush/flush_node.hpp"
@@ -52,7 +54,8 @@ TEST_CASE("flush: runs are written in run order and the dictionary once, after t
         {{"input", {"unused"}}, {"output", (dir / "idx").string()}, {"nodes", {{{"kind", "flush"}}}}});
     oneapi::tbb::flow::graph graph;
     TokenPool tokens(2);
-    RunState state(config, graph, tokens);
+    const BuildPlan plan;
+    BuildState state(config, plan, graph, tokens);
     InputFile file;
     file.path = file.name = "in.warc";
     file.format = "warc";

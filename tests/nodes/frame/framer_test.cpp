@@ -37,6 +37,14 @@ TEST_CASE("make_framer: unknown formats are errors that list the known ones") {
     }
 }
 
+TEST_CASE("make_framer: every format of the table has a framer, by enum and by name") {
+    for (const auto& row : invidx::kInputFormats) {
+        CAPTURE(row.name);
+        CHECK(invidx::make_framer(row.format, "in", invidx::AnalysisSettings::defaults()) != nullptr);
+        CHECK(invidx::make_framer(std::string(row.name), "in", invidx::AnalysisSettings::defaults()) != nullptr);
+    }
+}
+
 TEST_CASE("framers: a file read back in odd-sized pieces frames like the whole") {
     // The way the pipeline sees an entry: bytes from disk, in blocks.
     invidx::testing::TempDir dir;

@@ -40,7 +40,7 @@ TEST_CASE("jsonl: empty entry, html from the settings") {
     CHECK(frame_whole("jsonl", "").empty());
     CHECK(frame_whole("jsonl", "\n\n").empty());
     auto settings = invidx::AnalysisSettings::defaults();
-    settings.html_jsonl = true;
+    settings.html[invidx::InputFormat::jsonl] = true;
     const auto records = frame_whole("jsonl", R"({"id":"x","contents":"y"})", settings);
     REQUIRE(records.size() == 1);
     CHECK(records[0].html);

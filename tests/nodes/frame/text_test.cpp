@@ -22,7 +22,7 @@ TEST_CASE("text: an empty entry is still a document") {
 
 TEST_CASE("text: html follows the settings") {
     auto settings = invidx::AnalysisSettings::defaults();
-    settings.html_text = true;
+    settings.html[invidx::InputFormat::text] = true;
     const auto records = frame_cut("text", "x", {}, settings, "a.html");
     REQUIRE(records.size() == 1);
     CHECK(records[0].html);

@@ -38,7 +38,7 @@ TEST_CASE("trec: a DOC may hold no text, empty entries hold no DOC") {
 
 TEST_CASE("trec: html follows the settings") {
     auto settings = invidx::AnalysisSettings::defaults();
-    settings.html_trec = false;
+    settings.html[invidx::InputFormat::trec] = false;
     const auto records = frame_whole("trec", "<DOC><DOCNO>x</DOCNO>t</DOC>", settings);
     REQUIRE(records.size() == 1);
     CHECK_FALSE(records[0].html);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "invidx/error.hpp"
-#include "nodes/index/indexer.hpp"
+#include "invidx/indexer.hpp"
 #include "nodes/regroup/regroup.hpp"
 #include "support/indexer_check.hpp"
 

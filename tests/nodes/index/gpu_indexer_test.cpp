@@ -14,7 +14,7 @@
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
 #include "nodes/index/cpu_btree_indexer.hpp"
-#include "nodes/index/indexer.hpp"
+#include "invidx/indexer.hpp"
 #include "support/indexer_check.hpp"
 
 namespace {

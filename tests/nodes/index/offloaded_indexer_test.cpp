@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "nodes/index/cpu_btree_indexer.hpp"
-#include "nodes/index/indexer_registry.hpp"
+#include "invidx/indexer_registry.hpp"
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/temp_dir.hpp"

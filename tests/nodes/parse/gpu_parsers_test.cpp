@@ -127,17 +127,29 @@ TEST_CASE("gpu parsers: naming a GPU in a build without CUDA says so, naming the
     }
 }
 
-TEST_CASE("gpu parsers: the ordinals a parse node parses on, and those that keep terms on the device") {
+TEST_CASE("gpu parsers: the plan holds the ordinals a parse node parses on, and those that keep terms on the device") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     NodeSpec spec;
     spec.kind = "parse";
     spec.pointer = "/nodes/3";
-    spec.options = json::parse(R"({"kind": "parse", "gpus": [{"device": "gpu:1"}, {"device": "gpu:0", "resident_terms": false}]})");
-    CHECK(gpu_parser_ordinals(spec) == std::vector<int>{1, 0});
+    const auto resolved = [&](const char* options) {
+        spec.options = json::parse(options);
+        NodeOptions node_options(spec);
+        BuildPlan plan;
+        plan.machine.cores = 16;
+        resolve_parse_node(node_options, PipelineConfig{}, plan);
+        return *plan.parsing;
+    };
+    const ParsePlan two = resolved(R"({"kind": "parse", "gpus": [{"device": "gpu:1"}, {"device": "gpu:0", "resident_terms": false}]})");
+    CHECK(two.gpu_ordinals() == std::vector<int>{1, 0});
     // The sampler weighs only GPU indexers that GPU parsers feed on their device.
-    CHECK(gpu_parser_ordinals(spec, true) == std::vector<int>{1});
-    spec.options = json::parse(R"({"kind": "parse", "gpus": "none"})");
-    CHECK(gpu_parser_ordinals(spec).empty());
-    spec.options = json::parse(R"({"kind": "parse", "gpus": [{"device": "gpu:7"}]})");  // not present: a bad spec
-    CHECK(gpu_parser_ordinals(spec).empty());
+    CHECK(two.gpu_ordinals(true) == std::vector<int>{1});
+    CHECK(two.gpus_only());
+    CHECK(two.cpu_parsers == 0);
+    const ParsePlan none = resolved(R"({"kind": "parse", "gpus": "none", "count": "auto"})");
+    CHECK(none.gpu_ordinals().empty());
+    CHECK(none.cpu_parsers == 12);  // 3 for every 4 of the 16 cores
+    CHECK_FALSE(none.gpus_only());
+    // A GPU that is not present is the parse node's ConfigError, raised once, in the plan.
+    CHECK_THROWS_AS(resolved(R"({"kind": "parse", "gpus": [{"device": "gpu:7"}]})"), ConfigError);
 }

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/mpi/mpi_session.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {

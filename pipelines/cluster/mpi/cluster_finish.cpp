@@ -1,11 +1,12 @@
-#include "pipelines/cluster/cluster_finish.hpp"
+#include "pipelines/cluster/mpi/cluster_finish.hpp"
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
-#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/mpi/mpi_session.hpp"
 #include "pipelines/cluster/rank_figures.hpp"
 
 namespace invidx {
@@ -14,22 +15,22 @@ using nlohmann::json;
 
 ClusterOutcome finish_cluster_build(Messages& messages, int ranks, const std::function<void()>& finish) {
     const std::string rank_0 = "rank 0 of " + std::to_string(ranks);
-    json outcome = {{"ok", true}};
+    std::optional<ControlMessage> finished;
     if (messages.rank() == 0) {
         try {
             finish();
+            finished = FinishedMessage{};
         } catch (const Interrupted&) {
-            outcome = {{"ok", false}, {"error", rank_0 + ": interrupted"}, {"interrupted", true}};
+            finished = FailureMessage{.error = rank_0 + ": interrupted", .interrupted = true};
         } catch (const std::exception& error) {
-            outcome = {{"ok", false}, {"error", rank_0 + ": joining the parts failed: " + error.what()}};
+            finished = FailureMessage{.error = rank_0 + ": joining the parts failed: " + error.what()};
         }
     }
-    std::string outcome_text = messages.rank() == 0 ? outcome.dump() : std::string();
-    messages.broadcast(outcome_text);
-    outcome = json::parse(outcome_text);
-    return ClusterOutcome{.ok = outcome.at("ok").get<bool>(),
-                          .error = outcome.value("error", std::string()),
-                          .interrupted = outcome.value("interrupted", false)};
+    const ControlMessage outcome = messages.broadcast(std::move(finished));
+    if (const auto* failure = std::get_if<FailureMessage>(&outcome))
+        return ClusterOutcome{.ok = false, .error = failure->error, .interrupted = failure->interrupted};
+    expect<FinishedMessage>(outcome);
+    return ClusterOutcome{};
 }
 
 void report_and_publish(json& report, const json& per_rank, const JoinedCounts& joined, const PipelineConfig& config,

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/mpi/mpi_session.hpp"
 #include "store/checksum_spans.hpp"
 
 namespace invidx {

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "pipelines/cluster/control_messages.hpp"
 
 namespace invidx {
 
@@ -36,6 +39,10 @@ public:
     void broadcast(std::string& text);
     // Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
     std::vector<std::string> gather(const std::string& text);
+    // The same for control messages: rank 0's `message` (the others pass
+    // none) on every rank; every rank's, in rank order, on rank 0.
+    ControlMessage broadcast(std::optional<ControlMessage> message);
+    std::vector<ControlMessage> gather(const ControlMessage& message);
 
     int rank() const { return rank_; }
     uint64_t sent() const { return sent_; }

@@ -1,4 +1,4 @@
-#include "pipelines/cluster/postings_exchange.hpp"
+#include "pipelines/cluster/mpi/postings_exchange.hpp"
 
 #include <mpi.h>
 

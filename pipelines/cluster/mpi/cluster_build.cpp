@@ -1,4 +1,4 @@
-#include "pipelines/cluster/cluster_build.hpp"
+#include "pipelines/cluster/mpi/cluster_build.hpp"
 
 #include <mpi.h>
 
@@ -16,11 +16,11 @@
 #include "graph/resource_usage.hpp"
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
-#include "pipelines/cluster/cluster_finish.hpp"
-#include "pipelines/cluster/cluster_start.hpp"
+#include "pipelines/cluster/mpi/cluster_finish.hpp"
+#include "pipelines/cluster/mpi/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
-#include "pipelines/cluster/mpi_session.hpp"
-#include "pipelines/cluster/partition_build.hpp"
+#include "pipelines/cluster/mpi/mpi_session.hpp"
+#include "pipelines/cluster/mpi/partition_build.hpp"
 #include "pipelines/cluster/rank_figures.hpp"
 #include "pipelines/cluster/written_run_json.hpp"
 #include "store/concatenate.hpp"
@@ -109,7 +109,8 @@ json rank_figures(int rank, FileRange range, const std::vector<InputFile>& files
 
 // The files mode: every rank indexes its files alone into a part index,
 // which rank 0 joins.
-BuildReport run_files_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
+BuildReport run_files_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
+                            const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
     MpiSession& mpi = MpiSession::get();
     const int rank = mpi.rank();
@@ -121,7 +122,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     // directory, leftovers of killed builds), then tells every rank the file
     // list and where the parts go. Nothing starts before all know.
     std::optional<IndexWriter> writer;
-    ClusterPlan cluster_plan = start_cluster_build(config, options, messages, who, writer);
+    ClusterPlan cluster_plan = start_cluster_build(config, options, hooks, messages, who, writer);
     std::vector<InputFile> files = std::move(cluster_plan.files);
     const fs::path parts_dir = cluster_plan.parts_dir;
 
@@ -149,10 +150,11 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         RunOptions part_options;
         part_options.stop = stop.get_token();
         part_options.notice = options.notice;
-        part_options.files = files_of_range(files, range);
-        part_options.durable_output = false;  // read and rewritten by the join
+        BuildHooks part_hooks;
+        part_hooks.files = files_of_range(files, range);
+        part_hooks.durable_output = false;  // read and rewritten by the join
         auto build = std::async(std::launch::async, [&] {
-            return Pipeline(std::move(part_config)).run(part_options, registry).json;
+            return run_pipeline(part_config, part_options, part_hooks, registry).json;
         });
         while (build.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
             if (!stopped_by_peer && notices.arrived() && !options.stop.stop_requested()) {
@@ -332,9 +334,10 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
 
 }  // namespace
 
-BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry) {
-    if (config.cluster->mode == "files") return run_files_build(config, options, registry);
-    return run_partition_build(config, options, registry);
+BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
+                              const NodeRegistry& registry) {
+    if (config.cluster->mode == "files") return run_files_build(config, options, hooks, registry);
+    return run_partition_build(config, options, hooks, registry);
 }
 
 }  // namespace invidx

@@ -1,4 +1,4 @@
-#include "pipelines/cluster/join_reports.hpp"
+#include "pipelines/cluster/mpi/join_reports.hpp"
 
 #include <fcntl.h>
 

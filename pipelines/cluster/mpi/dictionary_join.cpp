@@ -1,4 +1,4 @@
-#include "pipelines/cluster/dictionary_join.hpp"
+#include "pipelines/cluster/mpi/dictionary_join.hpp"
 
 #include <mpi.h>
 
@@ -10,7 +10,7 @@
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
-#include "pipelines/cluster/join_reports.hpp"
+#include "pipelines/cluster/mpi/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
 #include "store/concatenate.hpp"
 #include "store/dictionary_pieces.hpp"

@@ -23,7 +23,7 @@
 #include "invidx/node.hpp"
 #include "invidx/run_state.hpp"
 #include "pipelines/cluster/exchange_credits.hpp"
-#include "pipelines/cluster/postings_exchange.hpp"
+#include "pipelines/cluster/mpi/postings_exchange.hpp"
 
 namespace invidx {
 

@@ -1,4 +1,4 @@
-#include "pipelines/cluster/documents_join.hpp"
+#include "pipelines/cluster/mpi/documents_join.hpp"
 
 #include <mpi.h>
 
@@ -7,7 +7,7 @@
 
 #include "graph/seconds_since.hpp"
 #include "invidx/error.hpp"
-#include "pipelines/cluster/join_reports.hpp"
+#include "pipelines/cluster/mpi/join_reports.hpp"
 #include "pipelines/cluster/positioned_file.hpp"
 #include "store/binary_io.hpp"
 #include "store/checksum_spans.hpp"

@@ -17,6 +17,7 @@
 
 #include "invidx/config.hpp"
 #include "invidx/pipeline.hpp"
+#include "pipelines/build_hooks.hpp"
 #include "invidx/registry.hpp"
 
 namespace invidx {
@@ -26,6 +27,7 @@ namespace invidx {
 // that rank's share only, with "rank" set. Throws on every rank when any
 // rank failed: invidx::Interrupted where that rank was stopped, else an
 // invidx::Error naming the rank that failed and its reason.
-BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const NodeRegistry& registry);
+BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
+                              const NodeRegistry& registry);
 
 }  // namespace invidx

@@ -1,9 +1,10 @@
-#include "pipelines/cluster/cluster_nodes.hpp"
+#include "pipelines/cluster/mpi/cluster_nodes.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <thread>
 
+#include "graph/build_plan.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
@@ -170,14 +171,14 @@ private:
 std::unique_ptr<Node> make_distribute_node(NodeOptions& options, RunState& state, PostingsExchange& exchange,
                                            std::shared_ptr<ExchangeCredits> credits,
                                            std::shared_ptr<const std::vector<uint32_t>> owner_rank) {
-    const unsigned hardware = available_cores();
-    const unsigned count = options.count(std::max(1u, hardware / 2), std::max(1u, hardware / 2));
+    const unsigned cores = state.plan.machine.cores;
+    const unsigned count = options.count(std::max(1u, cores / 2), std::max(1u, cores / 2));
     return std::make_unique<DistributeNode>(state, count, exchange, std::move(credits), std::move(owner_rank));
 }
 
 std::unique_ptr<Node> make_receive_node(NodeOptions& options, RunState& state, ReceiveChannel& channel, int source) {
-    const unsigned hardware = available_cores();
-    const unsigned count = options.count(std::max(1u, hardware / 4), std::max(1u, hardware / 4));
+    const unsigned cores = state.plan.machine.cores;
+    const unsigned count = options.count(std::max(1u, cores / 4), std::max(1u, cores / 4));
     return std::make_unique<ReceiveNode>(state, count, channel, source);
 }
 

@@ -1,4 +1,4 @@
-#include "pipelines/cluster/mpi_session.hpp"
+#include "pipelines/cluster/mpi/mpi_session.hpp"
 
 #include <mpi.h>
 
@@ -59,6 +59,18 @@ std::vector<std::string> Messages::gather(const std::string& text) {
         if (r != 0) received_ += static_cast<uint64_t>(lengths[r]) + 4;
     }
     return texts;
+}
+
+ControlMessage Messages::broadcast(std::optional<ControlMessage> message) {
+    std::string text = message ? encode(*message) : std::string();
+    broadcast(text);
+    return decode(text);
+}
+
+std::vector<ControlMessage> Messages::gather(const ControlMessage& message) {
+    std::vector<ControlMessage> messages;
+    for (const auto& text : gather(encode(message))) messages.push_back(decode(text));
+    return messages;
 }
 
 }  // namespace invidx

@@ -1,0 +1,85 @@
+#include "pipelines/resolve_plan.hpp"
+
+#include <algorithm>
+
+#include "devices/gpu_devices.hpp"
+#include "invidx/available_cores.hpp"
+#include "nodes/sample/sample_step.hpp"
+
+namespace invidx {
+namespace {
+
+void settle_tokens(const PipelineConfig& config, BuildPlan& plan) {
+    const bool gpus_parse_alone = plan.parsing && plan.parsing->gpus_only();
+    if (config.memory.tokens) {
+        plan.tokens = *config.memory.tokens;
+        plan.tokens_reason = "memory.tokens is given";
+        return;
+    }
+    plan.tokens = automatic_token_count(plan.machine.cores, gpus_parse_alone);
+    plan.tokens_reason = gpus_parse_alone
+                             ? "\"auto\": 4 per core (at least 16) where GPUs do all the parsing"
+                             : "\"auto\": 3 per core (at least 16)";
+}
+
+// A GPU with exactly one indexer that takes device terms gets that indexer.
+void settle_device_terms(BuildPlan& plan) {
+    if (!plan.indexing) return;
+    std::map<int, std::vector<uint32_t>> by_device;
+    const auto& indexers = plan.indexing->indexers;
+    for (uint32_t i = 0; i < indexers.size(); ++i)
+        if (indexers[i].device.is_gpu() && indexers[i].takes_device_terms)
+            by_device[indexers[i].device.ordinal].push_back(i);
+    for (const auto& [device, ids] : by_device)
+        if (ids.size() == 1) plan.device_terms_indexer[device] = ids.front();
+}
+
+// The GPU indexers on a device whose GPU parsers keep their terms there
+// count for more in the sampler's automatic fraction.
+void settle_sampler(const PipelineConfig& config, BuildPlan& plan) {
+    if (!plan.indexing) return;
+    const std::vector<int> keeping = plan.parsing ? plan.parsing->gpu_ordinals(true) : std::vector<int>{};
+    std::vector<bool> on_gpu;
+    for (const auto& indexer : plan.indexing->indexers) {
+        on_gpu.push_back(indexer.device.is_gpu());
+        plan.fed_on_device.push_back(indexer.device.is_gpu() &&
+                                     std::find(keeping.begin(), keeping.end(), indexer.device.ordinal) != keeping.end());
+    }
+    plan.popular_token_fraction_auto = !config.sampler.popular_token_fraction;
+    plan.popular_token_fraction =
+        config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu, plan.fed_on_device));
+}
+
+}  // namespace
+
+MachineResources this_machine() {
+    MachineResources machine;
+    machine.cores = available_cores();
+    const GpuInventory inventory = list_gpus();
+    for (const auto& gpu : inventory.devices) machine.gpus.push_back(gpu.ordinal);
+    machine.gpus_note = inventory.devices.empty() ? inventory.note : std::string();
+    return machine;
+}
+
+uint32_t automatic_token_count(unsigned cores, bool gpus_parse_alone) {
+    return std::max(16u, (gpus_parse_alone ? 4 : 3) * cores);
+}
+
+BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& registry,
+                             const MachineResources& machine) {
+    BuildPlan plan;
+    plan.machine = machine;
+    for (const NodeSpec& spec : config.nodes) {
+        const NodeKind& kind = registry.get(spec.kind, spec.pointer + "/kind");
+        if (!kind.resolve) continue;
+        NodeOptions options(spec);
+        kind.resolve(options, config, plan);
+        plan.keys_read[spec.pointer] = options.keys_read();
+    }
+    settle_tokens(config, plan);
+    settle_device_terms(plan);
+    settle_sampler(config, plan);
+    return plan;
+}
+
+}  // namespace invidx

@@ -1,0 +1,28 @@
+// The resolve step of a build (graph/build_plan.hpp): the pipeline
+// description and the machine in, every "auto" settled out, once, before any
+// node is made. A single build and each rank of a cluster build resolve
+// their plan the same way, each from its own cores and GPUs.
+#pragma once
+
+#include "graph/build_plan.hpp"
+#include "invidx/config.hpp"
+#include "invidx/registry.hpp"
+
+namespace invidx {
+
+// The cores this process may use and the CUDA GPUs it sees.
+MachineResources this_machine();
+
+// Runs the resolvers of the pipeline's node kinds in pipeline order, then
+// settles what depends on several nodes: the token count, which GPU indexer
+// takes which GPU parsers' terms, and the sampler's popular fraction.
+// Throws ConfigError naming the key for a bad configuration.
+BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& registry,
+                             const MachineResources& machine);
+
+// "auto" memory.tokens: 3 per core, at least 16, so on many cores the
+// decoders and parsers stay fed; 4 per core where GPUs do all the parsing,
+// since a batch is held longer on its way through a GPU's slots.
+uint32_t automatic_token_count(unsigned cores, bool gpus_parse_alone);
+
+}  // namespace invidx

@@ -1,0 +1,162 @@
+// The resolve step: configs/default.json and configs/cluster.json settled
+// for machines this test pretends to be (cores, CUDA GPUs, GPUs the parsers
+// see), without building.
+#include "pipelines/resolve_plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "nodes/parse/gpu_parse_backend.hpp"
+
+using namespace invidx;
+
+namespace {
+
+PipelineConfig config_file(const std::string& name, const std::vector<std::string>& overrides = {}) {
+    return PipelineConfig::from_file(std::string(INVIDX_SOURCE_DIR) + "/configs/" + name, overrides);
+}
+
+MachineResources machine(unsigned cores, std::vector<int> gpus = {}) {
+    MachineResources out;
+    out.cores = cores;
+    out.gpus = std::move(gpus);
+    out.gpus_note = out.gpus.empty() ? "no CUDA device (pretend)" : "";
+    return out;
+}
+
+BuildPlan resolve(const PipelineConfig& config, const MachineResources& resources) {
+    return resolve_build_plan(config, node_registry(), resources);
+}
+
+unsigned count_at(const BuildPlan& plan, const std::string& pointer) { return plan.counts.at(pointer).value; }
+
+size_t indexers_on(const BuildPlan& plan, bool gpu) {
+    size_t n = 0;
+    for (const auto& indexer : plan.indexing->indexers) n += indexer.device.is_gpu() == gpu;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("plan: default.json on 16 cores without GPUs") {
+    const ScopedGpuParseBackend no_gpus(host_reference_gpu_parse_backend(0));
+    const BuildPlan plan = resolve(config_file("default.json"), machine(16));
+    REQUIRE(plan.parsing);
+    CHECK(plan.parsing->cpu_parsers == 12);
+    CHECK(plan.parsing->gpus.empty());
+    CHECK(plan.tokens == 48);
+    CHECK(count_at(plan, "/nodes/1") == 8);   // decompress: one per two cores
+    CHECK(count_at(plan, "/nodes/2") == 4);   // frame: one per four
+    CHECK(count_at(plan, "/nodes/4") == 12);  // regroup: 3 per 4
+    CHECK(count_at(plan, "/nodes/6") == 4);   // compress: one per four
+    REQUIRE(plan.indexing);
+    CHECK(indexers_on(plan, false) == 4);
+    CHECK(indexers_on(plan, true) == 0);
+    CHECK(plan.indexing->automatic_device_reason.find("no GPU parses") != std::string::npos);
+    CHECK(plan.device_terms_indexer.empty());
+    CHECK(plan.popular_token_fraction == doctest::Approx(0.5));
+    CHECK(plan.popular_token_fraction_auto);
+    const nlohmann::json shown = plan.to_json();
+    CHECK(shown.at("counts").at("regroup").at("count") == 12);
+    CHECK(shown.at("counts").at("regroup").at("at") == "/nodes/4");
+    CHECK(shown.at("memory_tokens").at("value") == 48);
+    CHECK(shown.at("machine").at("cores") == 16);
+}
+
+TEST_CASE("plan: default.json on 16 cores and two GPUs parses on the GPUs, a gpu_hash on each takes its terms there") {
+    const ScopedGpuParseBackend two(host_reference_gpu_parse_backend(2));
+    const BuildPlan plan = resolve(config_file("default.json"), machine(16, {0, 1}));
+    CHECK(plan.parsing->gpus_only());
+    CHECK(plan.parsing->gpu_ordinals() == std::vector<int>{0, 1});
+    CHECK(plan.tokens == 64);                  // 4 per core where GPUs parse alone
+    CHECK(indexers_on(plan, false) == 8);      // one per two cores beside GPU parsers
+    REQUIRE(indexers_on(plan, true) == 2);
+    const auto& indexers = plan.indexing->indexers;
+    CHECK(indexers[8].device == Device::gpu(0));
+    CHECK(indexers[9].device == Device::gpu(1));
+    CHECK(indexers[9].placed_automatically);
+    CHECK_FALSE(indexers[0].placed_automatically);
+    CHECK(plan.device_terms_indexer == std::map<int, uint32_t>{{0, 8}, {1, 9}});
+    CHECK(plan.fed_on_device == std::vector<bool>{false, false, false, false, false, false, false, false, true, true});
+    // 8 CPU indexers against two GPU indexers fed on their devices, 32 each.
+    CHECK(plan.popular_token_fraction == doctest::Approx(8.0 / (8 + 64)));
+    const nlohmann::json shown = plan.to_json();
+    CHECK(shown.at("terms_kept_on_device").size() == 2);
+    CHECK(shown.at("index").at("indexers").at(9).at("device_setting") == "auto");
+    CHECK(shown.at("parse").at("cpu_parsers") == 0);
+}
+
+TEST_CASE("plan: GPUs the parsers see but CUDA does not get no GPU indexer, and say why") {
+    const ScopedGpuParseBackend two(host_reference_gpu_parse_backend(2));
+    const BuildPlan plan = resolve(config_file("default.json"), machine(4));
+    CHECK(plan.parsing->gpus_only());
+    CHECK(indexers_on(plan, true) == 0);
+    CHECK(indexers_on(plan, false) == 2);
+    CHECK(plan.indexing->automatic_device_reason.find("not CUDA devices here") != std::string::npos);
+}
+
+TEST_CASE("plan: what the pipeline gives wins over \"auto\"") {
+    const ScopedGpuParseBackend two(host_reference_gpu_parse_backend(2));
+    const BuildPlan plan = resolve(
+        config_file("default.json", {"memory.tokens=20", "parse.count=3", "sampler.popular_token_fraction=0.4",
+                                     "index.indexers=[{\"kind\": \"cpu_btree\", \"count\": 2}, "
+                                     "{\"kind\": \"gpu_hash\", \"device\": \"gpu:1\", \"count\": 2}]"}),
+        machine(16, {0, 1}));
+    CHECK(plan.tokens == 20);
+    CHECK(plan.tokens_reason == "memory.tokens is given");
+    CHECK(plan.parsing->cpu_parsers == 3);
+    CHECK_FALSE(plan.parsing->gpus_only());
+    CHECK(indexers_on(plan, true) == 2);
+    // Two indexers that take device terms on one GPU: neither gets them.
+    CHECK(plan.device_terms_indexer.empty());
+    CHECK(plan.popular_token_fraction == doctest::Approx(0.4));
+    CHECK_FALSE(plan.popular_token_fraction_auto);
+}
+
+TEST_CASE("plan: a rank of a cluster build sizes itself from its own cores") {
+    const ScopedGpuParseBackend no_gpus(host_reference_gpu_parse_backend(0));
+    const PipelineConfig cluster = config_file("cluster.json");
+    const BuildPlan small = resolve(cluster, machine(2));
+    CHECK(small.parsing->cpu_parsers == 2);
+    CHECK(small.indexing->indexers.size() == 1);
+    const BuildPlan big = resolve(cluster, machine(64));
+    CHECK(big.parsing->cpu_parsers == 48);
+    CHECK(big.indexing->indexers.size() == 16);
+    CHECK(big.tokens == 192);
+}
+
+TEST_CASE("plan: configuration errors come from the resolve step, naming the key") {
+    const ScopedGpuParseBackend no_gpus(host_reference_gpu_parse_backend(0));
+    const auto error_of = [](const PipelineConfig& config) -> std::string {
+        try {
+            resolve(config, machine(2));
+        } catch (const ConfigError& error) {
+            return error.what();
+        }
+        return "";
+    };
+    CHECK(error_of(config_file("default.json", {"index.indexers=[{\"kind\": \"gpu_hash\", \"device\": \"gpu:3\"}]"}))
+              .find("/nodes/5/indexers/0/device") != std::string::npos);
+    CHECK(error_of(config_file("default.json", {"index.indexers=[{\"kind\": \"cpu_btree\", \"device\": \"tpu\"}]"}))
+              .find("unknown device 'tpu'") != std::string::npos);
+    CHECK(error_of(config_file("default.json", {"parse.count=0"})).find("/nodes/3/count") != std::string::npos);
+    nlohmann::json two_parsers = nlohmann::json::parse(R"({"input": [], "nodes": [
+        {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"}, {"kind": "parse"}, {"kind": "parse", "name": "again"},
+        {"kind": "regroup"}, {"kind": "index"}, {"kind": "compress"}, {"kind": "flush"}]})");
+    CHECK(error_of(PipelineConfig::from_json(two_parsers)).find("at most one \"parse\" node") != std::string::npos);
+}
+
+TEST_CASE("Device: \"cpu\" and \"gpu:N\" are parsed in one place") {
+    CHECK(parse_device("cpu") == Device::cpu());
+    CHECK(parse_device("gpu:0") == Device::gpu(0));
+    CHECK(parse_device("gpu:12")->ordinal == 12);
+    CHECK(parse_device("gpu:12")->name() == "gpu:12");
+    CHECK(Device::cpu().name() == "cpu");
+    for (const char* bad : {"", "gpu", "gpu:", "gpu:x", "gpu:-1", "gpu:12345", "GPU:0", "cpu:0", " gpu:0"})
+        CHECK_FALSE(parse_device(bad).has_value());
+    CHECK_FALSE(parse_gpu("cpu").has_value());
+    CHECK(parse_gpu("gpu:3") == Device::gpu(3));
+}
