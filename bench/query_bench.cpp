@@ -321,7 +321,8 @@ int main(int argc, char** argv) {
         if (batches.empty()) batches = {1, 8, 32, 128};
 
         const IndexReader index(directory);
-        const Searcher searcher(index);  // reads the length norms on every thread
+        // Reads the length norms on every thread; --gpu: GPU 0 as well.
+        const Searcher searcher(index, {}, gpu ? std::optional<GpuOptions>(GpuOptions{}) : std::nullopt);
         if (searcher.query_postings() == nullptr) {
             throw Error(directory + " has no query layout: run invidx merge " + directory + " --layout query");
         }
@@ -419,7 +420,7 @@ int main(int argc, char** argv) {
             std::printf("\nGPU %s: list cache %.1f MB in %llu lists (%llu misses, %llu hits), %zu queries per batch at most\n",
                         stats.device.c_str(), static_cast<double>(stats.cache_bytes) / 1e6,
                         static_cast<unsigned long long>(stats.cache_lists), static_cast<unsigned long long>(stats.cache_misses),
-                        static_cast<unsigned long long>(stats.cache_hits), searcher.max_gpu_batch({}));
+                        static_cast<unsigned long long>(stats.cache_hits), searcher.max_gpu_batch());
             std::printf("throughput: the %zu queries through Searcher::search_gpu_batch in batches of B (analysis included),\n"
                         "median of %u passes; CPU 1 thread = 1000 / the query layout's mean latency; CPU %u threads =\n"
                         "Searcher::search_all on the query layout, median of %u passes\n\n",

@@ -354,11 +354,11 @@ int main(int argc, char** argv) {
     try {
         Settings settings = parse(argc, argv);
         const IndexReader index(settings.directory);
-        const Searcher searcher(index);
-        const SearchOptions options{.k = settings.k, .mode = settings.mode};
-
         const GpuInventory gpus = list_gpus();
         const bool have_gpu = !gpus.devices.empty();
+        const Searcher searcher(index, {}, have_gpu ? std::optional<GpuOptions>(GpuOptions{}) : std::nullopt);
+        const SearchOptions options{.k = settings.k, .mode = settings.mode};
+
         if (!have_gpu) {
             std::erase_if(settings.configs, [](const std::string& config) { return config != "cpu"; });
             std::printf("no GPU (%s): config cpu only\n", gpus.note.empty() ? "none found" : gpus.note.c_str());

@@ -17,7 +17,7 @@ enum class Algorithm {
     // (lists decoded from query.post when the index has it).
     kBlockMaxMaxscore,
     // As kBlockMaxMaxscore with OR by Block-Max WAND (slower on the benchmark
-    // collections; kept for comparisons, docs/PERFORMANCE.md "Query latency").
+    // collections; kept for comparisons, docs/PERFORMANCE.md, "Query latency on the CPU").
     kBlockMaxWand,
     // Every list decoded whole from the run files, even where the index has
     // a query layout: OR by MaxScore with exact list maxima, AND by daat_and.

@@ -8,8 +8,8 @@
 //
 // Its own code rather than a BlockCursor inside: next_geq within a block
 // scans forward instead of binary searching (probes land mostly a few
-// postings ahead: integer MaxScore took 48 -> 45 us a query on the
-// synthetic benchmark index, docs/PERFORMANCE.md), and the integer bounds
+// postings ahead, where a forward scan beats a binary search's dependent
+// loads; docs/PERFORMANCE.md, "Impact scoring"), and the integer bounds
 // are read without a conversion.
 #pragma once
 

@@ -52,7 +52,7 @@ std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lis
 // (rare terms with short lists); a single list needs no accumulation and
 // its block maxima alone prune well. Otherwise the windows win at every
 // query length and at k 10 and 1000 on the benchmark collections
-// (docs/PERFORMANCE.md).
+// (docs/PERFORMANCE.md, "Impact scoring").
 inline constexpr uint64_t kImpactTaatDocsPerPosting = 50;
 bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documents);
 

@@ -7,7 +7,7 @@
 namespace invidx {
 
 CostLine QueryCostModel::default_line(QueryDevice device, QueryMode mode) {
-    // From docs/PERFORMANCE.md ("Query latency", "GPU query processing"): the
+    // From docs/PERFORMANCE.md ("Query latency on the CPU", "Queries on the GPU"): the
     // CPU's block-max paths cost tens of µs plus a few ns per posting of the
     // lists; the GPU's time is nearly flat (~0.1 ms of clears, sort and
     // synchronizations) plus well under 1 ns per posting once cached.

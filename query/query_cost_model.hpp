@@ -9,7 +9,7 @@
 //   CPU AND-OR Σ df (the OR may follow the AND)
 //   GPU        Σ df (exhaustive accumulation, one term at a time, any mode)
 // The lines start from defaults measured on the GPU machine
-// (docs/PERFORMANCE.md) and are refitted online by least squares over the
+// (docs/PERFORMANCE.md, "Query latency on the CPU" and "Queries on the GPU") and are refitted online by least squares over the
 // measured times of the queries already run, so they follow the machine, the
 // collection and k.
 #pragma once

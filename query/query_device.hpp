@@ -1,4 +1,4 @@
-// Where a query runs: a CPU thread or GPU 0 (devices/gpu_query.hpp).
+// Where a query runs: a CPU thread or the Searcher's GPU (query/gpu_evaluator.hpp).
 #pragma once
 
 #include <string_view>

@@ -41,7 +41,8 @@
 #include <vector>
 
 #include "query/query_cost_model.hpp"
-#include "query/searcher.hpp"
+#include "query/query_device.hpp"
+#include "query/search_result.hpp"
 
 namespace invidx {
 

@@ -38,24 +38,20 @@ QueryProcessors searcher_processors(const Searcher& searcher, const SearchOption
     QueryProcessors processors;
     // Analyzers own a stemmer and scratch tables: one per worker, made on first use.
     auto analyzers = std::make_shared<std::vector<std::unique_ptr<Analyzer>>>(std::max<size_t>(cpu_workers, 1));
-    SearchOptions on_cpu = options;
-    on_cpu.device = QueryDevice::kCpu;
-    processors.cpu = [&searcher, analyzers, on_cpu](const QueryJob& job, size_t worker) {
+    processors.cpu = [&searcher, &cpu = searcher.evaluator(QueryDevice::kCpu), analyzers, options](const QueryJob& job,
+                                                                                                  size_t worker) {
         auto& analyzer = analyzers->at(worker);
         if (!analyzer) analyzer = std::make_unique<Analyzer>(searcher.index().analysis());
-        return searcher.search(job.text, on_cpu, *analyzer);
+        return cpu.evaluate(searcher.plan(job.text, options, *analyzer));
     };
-    if (with_gpu) {
-        SearchOptions on_gpu = options;
-        on_gpu.device = QueryDevice::kGpu;
-        // One launch sequence and one synchronization for the whole batch.
-        processors.gpu = [&searcher, on_gpu](std::span<const QueryJob* const> batch) {
-            std::vector<std::string> texts;
-            texts.reserve(batch.size());
-            for (const QueryJob* job : batch) texts.push_back(job->text);
-            return searcher.search_gpu_batch(texts, on_gpu);
-        };
-    }
+    if (!with_gpu) return processors;
+    // One launch sequence and one synchronization for the whole batch.
+    processors.gpu = [&searcher, &gpu = searcher.evaluator(QueryDevice::kGpu), options](std::span<const QueryJob* const> batch) {
+        std::vector<std::string> texts;
+        texts.reserve(batch.size());
+        for (const QueryJob* job : batch) texts.push_back(job->text);
+        return gpu.evaluate_batch(searcher.plan_batch(texts, options));
+    };
     return processors;
 }
 
@@ -65,7 +61,7 @@ std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<c
     SchedulerOptions scheduling;
     scheduling.cpu_workers = cpu_workers;
     scheduling.deadline = std::nullopt;  // every query arrives at once: throughput, not deadlines
-    if (with_gpu) scheduling.max_gpu_batch = searcher.max_gpu_batch(options);
+    if (with_gpu) scheduling.max_gpu_batch = searcher.max_gpu_batch();
     QueryScheduler scheduler(searcher_processors(searcher, options, cpu_workers, with_gpu), model, scheduling);
     Analyzer analyzer(searcher.index().analysis());
     for (const auto& text : texts) scheduler.submit(text, query_features(searcher, text, options, analyzer));

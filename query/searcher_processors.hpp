@@ -21,10 +21,11 @@ namespace invidx {
 QueryFeatures query_features(const Searcher& searcher, std::string_view text, const SearchOptions& options,
                              Analyzer& analyzer);
 
-// The processors over a Searcher: CPU workers run Searcher::search with
-// their own Analyzer; the GPU runs each batch with Searcher::search_gpu_batch
-// (few launches and one synchronization per batch).
-// with_gpu false: no GPU processor.
+// The processors over a Searcher, each a plan maker and a device's evaluator
+// (query/query_evaluator.hpp, and-or included): CPU workers plan with their
+// own Analyzer and evaluate on the CPU; the GPU plans each batch on all
+// threads and evaluates it at once (few launches and one synchronization).
+// with_gpu false: no GPU processor; true needs a Searcher made with a GPU.
 QueryProcessors searcher_processors(const Searcher& searcher, const SearchOptions& options, size_t cpu_workers,
                                     bool with_gpu);
 

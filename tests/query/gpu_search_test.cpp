@@ -4,7 +4,7 @@
 // decoded on the host), one query at a time and in batches, with a cache far
 // smaller than a batch's lists; lists of 1, 127, 128 and 129 postings; and an
 // AND whose block selection must skip most of a long list's blocks.
-// Skipped without a CUDA device; run on the GPU machine.
+// GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "devices/gpu_devices.hpp"
 #include "long_lists.hpp"
 #include "query/searcher.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/merge.hpp"
 #include "support/collections.hpp"
+#include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 
@@ -26,12 +26,6 @@ using namespace invidx;
 using namespace invidx::testing;
 
 namespace {
-
-bool no_gpu() {
-    if (!list_gpus().devices.empty()) return false;
-    MESSAGE("no CUDA device here: GPU test skipped");
-    return true;
-}
 
 void require_same(const std::vector<ScoredDocument>& got, const std::vector<ScoredDocument>& expected) {
     REQUIRE(got.size() == expected.size());
@@ -50,14 +44,13 @@ std::vector<ScoredDocument> cpu_hits(const Searcher& searcher, const std::string
 // Every query one at a time and as one batch (split by the processor when it
 // holds more than max_gpu_batch()), against the CPU's answers.
 void check_against_cpu(const Searcher& cpu, const Searcher& gpu, const std::vector<std::string>& queries,
-                       size_t cache_bytes, bool one_at_a_time) {
+                       bool one_at_a_time) {
     for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
         for (const size_t k : {size_t{1}, size_t{10}, size_t{1000}, size_t{3000}}) {  // 3000: the radix sort path
             CAPTURE(k);
             CAPTURE(mode == QueryMode::kAnd ? "AND" : "OR");
             SearchOptions options{.k = k, .mode = mode};
             options.device = QueryDevice::kGpu;
-            options.gpu_cache_bytes = cache_bytes;
             const auto batch = gpu.search_gpu_batch(queries, options);
             REQUIRE(batch.size() == queries.size());
             for (size_t q = 0; q < queries.size(); ++q) {
@@ -93,8 +86,7 @@ std::vector<std::string> skewed_texts(std::mt19937& random, const std::vector<st
 
 }  // namespace
 
-TEST_CASE("gpu search: the CPU's hits and scores on the run files and every codec's layout, batches, tiny cache") {
-    if (no_gpu()) return;
+GPU_TEST_CASE("gpu search: the CPU's hits and scores on the run files and every codec's layout, batches, tiny cache") {
     TempDir dir;
     std::mt19937 random(77);
     const auto words = test_vocabulary(random, 300);
@@ -113,26 +105,25 @@ TEST_CASE("gpu search: the CPU's hits and scores on the run files and every code
     const Searcher cpu(plain);
 
     SUBCASE("run files") {
-        const Searcher gpu(plain);
-        check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
-        const Searcher tiny(plain);
-        check_against_cpu(cpu, tiny, queries, 4096, false);  // every list evicted, even within a batch
+        const Searcher gpu(plain, {}, GpuOptions{});
+        check_against_cpu(cpu, gpu, queries, true);
+        const Searcher tiny(plain, {}, GpuOptions{.cache_bytes = 4096});  // every list evicted, even within a batch
+        check_against_cpu(cpu, tiny, queries, false);
     }
     for (const auto& codec : codecs::all_codecs()) {
         SUBCASE(("query layout " + std::string(codec.name)).c_str()) {
             const auto merged = with_query_layout(dir, standard, codec.name);
             const IndexReader index(merged);
-            const Searcher gpu(index);
+            const Searcher gpu(index, {}, GpuOptions{});
             REQUIRE(gpu.query_postings() != nullptr);
-            check_against_cpu(cpu, gpu, queries, size_t{1} << 30, codec.name == "bp128");
-            const Searcher tiny(index);
-            check_against_cpu(cpu, tiny, queries, 4096, false);
+            check_against_cpu(cpu, gpu, queries, codec.name == "bp128");
+            const Searcher tiny(index, {}, GpuOptions{.cache_bytes = 4096});  // every list evicted, even within a batch
+            check_against_cpu(cpu, tiny, queries, false);
         }
     }
 }
 
-TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kept compressed and vbyte decoded") {
-    if (no_gpu()) return;
+GPU_TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kept compressed and vbyte decoded") {
     TempDir dir;
     std::mt19937 random(79);
     const auto words = test_vocabulary(random, 250);
@@ -150,7 +141,7 @@ TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kep
         std::filesystem::copy(standard, path, std::filesystem::copy_options::recursive);
         merge_runs(path, {.query_codec = codec, .impact_bits = 8});
         const IndexReader index(path);
-        const Searcher cpu(index), gpu(index);
+        const Searcher cpu(index), gpu(index, {}, GpuOptions{});
         for (const QueryMode mode : {QueryMode::kAnd, QueryMode::kOr}) {
             for (const size_t k : {size_t{10}, size_t{1000}}) {
                 CAPTURE(k);
@@ -174,8 +165,7 @@ TEST_CASE("gpu search: impact scoring gives the CPU's hits and scores, bp128 kep
     }
 }
 
-TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and decoded") {
-    if (no_gpu()) return;
+GPU_TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and decoded") {
     TempDir dir;
     std::mt19937 random(5);
     const auto filler = random_words(random, 200);
@@ -207,13 +197,13 @@ TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and dec
     const IndexReader plain(standard);
     const Searcher cpu(plain);
     {
-        const Searcher gpu(plain);
-        check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
+        const Searcher gpu(plain, {}, GpuOptions{});
+        check_against_cpu(cpu, gpu, queries, true);
     }
     const auto merged = with_query_layout(dir, standard, "bp128");
     const IndexReader index(merged);
-    const Searcher gpu(index);
-    check_against_cpu(cpu, gpu, queries, size_t{1} << 30, true);
+    const Searcher gpu(index, {}, GpuOptions{});
+    check_against_cpu(cpu, gpu, queries, true);
     // and-or in a batch: AND where it finds k, OR for the others, as search() answers each.
     SearchOptions and_or{.k = 10, .mode = QueryMode::kAndOr};
     and_or.device = QueryDevice::kGpu;
@@ -226,8 +216,7 @@ TEST_CASE("gpu search: lists of 1, 127, 128 and 129 postings, compressed and dec
     }
 }
 
-TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hold a candidate") {
-    if (no_gpu()) return;
+GPU_TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hold a candidate") {
     TempDir dir;
     std::mt19937 random(9);
     const auto filler = random_words(random, 300);
@@ -242,7 +231,7 @@ TEST_CASE("gpu search: AND decodes only the blocks of the long list that can hol
     const auto merged = with_query_layout(dir, standard, "bp128");
     const IndexReader index(merged);
     const Searcher cpu(index);
-    const Searcher gpu(index);
+    const Searcher gpu(index, {}, GpuOptions{});
     for (const std::string query : {"scarcex everyx", "everyx halfx scarcex", "halfx scarcex"}) {
         CAPTURE(query);
         SearchOptions options{.k = 10, .mode = QueryMode::kAnd};

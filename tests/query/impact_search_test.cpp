@@ -171,14 +171,15 @@ TEST_CASE("impact search refuses an index without impacts, phrases and the GPU")
     CHECK_THROWS_WITH_AS(searcher.search("\"" + words[0] + " " + words[1] + "\"", impact), doctest::Contains("phrase"), QueryError);
     // On the GPU: its answer where there is one (tests/query/gpu_search_test.cpp
     // holds it to the CPU's), a QueryError naming the GPU where there is none.
+    const Searcher with_gpu(index, {}, GpuOptions{});
     SearchOptions on_gpu = impact;
     on_gpu.device = QueryDevice::kGpu;
     const std::vector<std::string> texts = {words[0]};
     if (list_gpus().devices.empty()) {
-        CHECK_THROWS_WITH_AS(searcher.search(words[0], on_gpu), doctest::Contains("GPU"), QueryError);
-        CHECK_THROWS_AS(searcher.search_gpu_batch(texts, on_gpu), QueryError);
+        CHECK_THROWS_WITH_AS(with_gpu.search(words[0], on_gpu), doctest::Contains("GPU"), QueryError);
+        CHECK_THROWS_AS(with_gpu.search_gpu_batch(texts, on_gpu), QueryError);
     } else {
-        CHECK(searcher.search(words[0], on_gpu).hits == searcher.search(words[0], impact).hits);
+        CHECK(with_gpu.search(words[0], on_gpu).hits == searcher.search(words[0], impact).hits);
     }
     // BM25 scoring on the weighted index is unchanged.
     CHECK(searcher.search(words[0] + " " + words[1], {.k = 10}).hits == searcher.search(words[0] + " " + words[1], {.k = 10, .algorithm = Algorithm::kExhaustive}).hits);

@@ -3,7 +3,7 @@
 // GPU's input and the GPU itself all give the impacts `invidx weight`
 // stored, at 8 and 16 bits and with non-default k1 and b; malformed inputs
 // are refused; a layout in another codec is refused by name. The device
-// comparisons are skipped without a CUDA device.
+// comparisons are GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,7 +12,6 @@
 #include <span>
 #include <vector>
 
-#include "devices/gpu_devices.hpp"
 #include "devices/gpu_layout_weights.hpp"
 #include "devices/layout_block_walk.hpp"
 #include "invidx/error.hpp"
@@ -20,6 +19,7 @@
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
+#include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 
@@ -125,23 +125,10 @@ struct OwnedInput {
     }
 };
 
-}  // namespace
-
-TEST_CASE("impacts from the query layout: malformed inputs, damaged lists and other codecs are refused") {
-    TempDir dir;
-    const auto path = skewed_index(dir, 43);
-    merge_runs(path, {.query_codec = "bp128", .impact_bits = 8});
-    const IndexReader index(path);
-    const QueryPostings layout(index);
-    const GpuLayoutWeightInput input = layout_weight_input(index, layout, 8);
-    std::vector<uint16_t> out(index.num_postings());
-    const bool gpu = !list_gpus().devices.empty();
-    // Every refusal is the host reference's and, on a GPU, the device's.
-    auto refused = [&](const GpuLayoutWeightInput& bad, const char* words) {
-        CHECK_THROWS_WITH_AS(layout_impacts_on_host(bad, out), doctest::Contains(words), Error);
-        if (gpu) CHECK_THROWS_WITH_AS(gpu_layout_impacts(bad, out.data(), out.size(), 0), doctest::Contains(words), Error);
-    };
-
+// Damaged inputs, each handed to `refused(bad, words)`, which checks that
+// it is refused with an error containing `words`.
+template <class Refused>
+void check_refusals(const GpuLayoutWeightInput& input, Refused refused) {
     auto bad_entry = input;
     bad_entry.entry_bytes = 24;
     refused(bad_entry, "20 or 28");
@@ -151,11 +138,6 @@ TEST_CASE("impacts from the query layout: malformed inputs, damaged lists and ot
     auto bad_bits = input;
     bad_bits.bits = 17;
     refused(bad_bits, "bits");
-    CHECK_NOTHROW(check_layout_weight_input(input, out.size(), true));
-    auto wide_bits = input;
-    wide_bits.bits = 9;
-    CHECK_THROWS_AS(check_layout_weight_input(wide_bits, out.size(), true), Error);
-    CHECK_NOTHROW(check_layout_weight_input(wide_bits, out.size(), false));
     auto few_documents = input;
     few_documents.document_lengths.resize(input.document_lengths.size() / 2);
     refused(few_documents, "past the");
@@ -166,6 +148,26 @@ TEST_CASE("impacts from the query layout: malformed inputs, damaged lists and ot
     OwnedInput reordered(input);
     reordered.put_entry_u32(0, 0);  // the first block's last docid: no room for its postings
     refused(reordered.input, "last docid");
+}
+
+}  // namespace
+
+TEST_CASE("impacts from the query layout: malformed inputs, damaged lists and other codecs are refused") {
+    TempDir dir;
+    const auto path = skewed_index(dir, 43);
+    merge_runs(path, {.query_codec = "bp128", .impact_bits = 8});
+    const IndexReader index(path);
+    const QueryPostings layout(index);
+    const GpuLayoutWeightInput input = layout_weight_input(index, layout, 8);
+    std::vector<uint16_t> out(index.num_postings());
+    check_refusals(input, [&](const GpuLayoutWeightInput& bad, const char* words) {
+        CHECK_THROWS_WITH_AS(layout_impacts_on_host(bad, out), doctest::Contains(words), Error);
+    });
+    CHECK_NOTHROW(check_layout_weight_input(input, out.size(), true));
+    auto wide_bits = input;
+    wide_bits.bits = 9;
+    CHECK_THROWS_AS(check_layout_weight_input(wide_bits, out.size(), true), Error);
+    CHECK_NOTHROW(check_layout_weight_input(wide_bits, out.size(), false));
 
     std::vector<uint16_t> short_out(out.size() - 1);
     CHECK_THROWS_AS(layout_impacts_on_host(input, short_out), Error);
@@ -179,11 +181,19 @@ TEST_CASE("impacts from the query layout: malformed inputs, damaged lists and ot
     CHECK_THROWS_WITH_AS(layout_weight_input(vbyte_index, vbyte_layout, 8), doctest::Contains("vbyte"), Error);
 }
 
-TEST_CASE("gpu_layout_impacts equals the stored impacts, 8 and 16 bits, in 8- and 16-bit outputs") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU layout weighting test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_layout_impacts refuses the malformed inputs and damaged lists the host reference refuses") {
+    TempDir dir;
+    const auto path = skewed_index(dir, 43);
+    merge_runs(path, {.query_codec = "bp128", .impact_bits = 8});
+    const IndexReader index(path);
+    const QueryPostings layout(index);
+    std::vector<uint16_t> out(index.num_postings());
+    check_refusals(layout_weight_input(index, layout, 8), [&](const GpuLayoutWeightInput& bad, const char* words) {
+        CHECK_THROWS_WITH_AS(gpu_layout_impacts(bad, out.data(), out.size(), 0), doctest::Contains(words), Error);
+    });
+}
+
+GPU_TEST_CASE("gpu_layout_impacts equals the stored impacts, 8 and 16 bits, in 8- and 16-bit outputs") {
     TempDir dir;
     const auto path = skewed_index(dir, 47);
     for (const unsigned bits : {8u, 16u}) {

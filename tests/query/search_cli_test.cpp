@@ -120,6 +120,14 @@ TEST_CASE("invidx search: errors and exit codes") {
     CHECK(run_invidx(dir, "search " + idx + " apples --k 0").exit_code == 2);
     CHECK(run_invidx(dir, "search " + idx + " apples --mode maybe").exit_code == 2);
     CHECK(run_invidx(dir, "search " + idx + " apples --format csv").exit_code == 2);
+    // --device gpu:N names a GPU by its ordinal (gpu is gpu:0); anything else is a usage error.
+    const auto gpu0 = run_invidx(dir, "search " + idx + " apples --device gpu:0");
+    CHECK(gpu0.exit_code == gpu.exit_code);
+    CHECK(gpu0.out == gpu.out);
+    const auto tpu = run_invidx(dir, "search " + idx + " apples --device tpu");
+    CHECK(tpu.exit_code == 2);
+    CHECK(tpu.err.find("gpu:N") != std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " apples --device gpu:x").exit_code == 2);
     CHECK(run_invidx(dir, "search " + idx).exit_code == 2);
     CHECK(run_invidx(dir, "search " + quoted(dir / "missing") + " apples").exit_code == 3);
     CHECK(run_invidx(dir, "stats " + idx + " --format trec").exit_code == 2);  // trec is search's only

@@ -11,6 +11,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "devices/gpu_devices.hpp"
+#include "invidx/device.hpp"
 #include "query/query_cost_model.hpp"
 #include "query/query_file.hpp"
 #include "query/query_scheduler.hpp"
@@ -32,7 +33,8 @@ struct SearchFlags {
     std::optional<std::string> queries_file;
     TopicField topic_field = TopicField::kTitle;
     std::string run_tag = "invidx";
-    std::string device = "cpu";
+    Device device = Device::cpu();  // --device cpu, gpu (gpu:0) or gpu:N
+    bool automatic = false;         // --device auto: the scheduler's choice
     QueryScoring scoring = QueryScoring::kBm25;
 };
 
@@ -61,8 +63,10 @@ SearchFlags search_flags(const Invocation& invocation) {
         flags.run_tag = *tag;
     }
     if (auto device = given.value("--device")) {
-        if (*device != "cpu" && *device != "gpu" && *device != "auto") throw UsageError("--device must be cpu, gpu or auto, not '" + *device + "'");
-        flags.device = *device;
+        flags.automatic = *device == "auto";
+        const std::optional<Device> named = *device == "gpu" ? Device::gpu(0) : parse_device(*device);
+        if (!named && !flags.automatic) throw UsageError("--device must be cpu, gpu, gpu:N or auto, not '" + *device + "'");
+        if (named) flags.device = *named;
     }
     if (auto scoring = given.value("--scoring")) {
         if (*scoring != "bm25" && *scoring != "impact") throw UsageError("--scoring must be bm25 or impact, not '" + *scoring + "'");
@@ -73,12 +77,20 @@ SearchFlags search_flags(const Invocation& invocation) {
 
 void check_search(const Invocation& invocation) { (void)search_flags(invocation); }
 
+// The GPU the Searcher needs: the one --device names; for auto (BM25 only)
+// GPU 0 when there is one; none otherwise, so a CPU search holds no GPU state.
+std::optional<GpuOptions> gpu_to_search_on(const SearchFlags& flags) {
+    if (flags.device.is_gpu()) return GpuOptions{.ordinal = flags.device.ordinal};
+    if (flags.automatic && flags.scoring == QueryScoring::kBm25 && !list_gpus().devices.empty()) return GpuOptions{};
+    return std::nullopt;
+}
+
 // --device auto (docs/QUERY.md "Scheduling"): a queries file goes through the
 // CPU/GPU scheduler, a lone query to the device the untrained cost model
 // prefers; without a GPU (or CUDA) everything runs on the CPU.
 std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const std::string> texts,
                                       const SearchOptions& options, bool from_file) {
-    const bool gpu = !list_gpus().devices.empty();
+    const bool gpu = searcher.has_gpu();
     if (!from_file) {
         Analyzer analyzer(searcher.index().analysis());
         const QueryCostModel untrained;
@@ -105,17 +117,17 @@ int run_search(const Invocation& invocation) {
     }
 
     const IndexReader index(args[0]);
-    const Searcher searcher(index);
+    const Searcher searcher(index, {}, gpu_to_search_on(flags));
     std::vector<std::string> texts;
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
     SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
     std::vector<SearchResult> results;
     // auto schedules BM25 queries between the devices; impact queries run where --device says (auto: the CPU).
-    if (flags.device == "auto" && flags.scoring == QueryScoring::kBm25) {
+    if (flags.automatic && flags.scoring == QueryScoring::kBm25) {
         results = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
     } else {
-        search_options.device = flags.device == "gpu" ? QueryDevice::kGpu : QueryDevice::kCpu;
+        search_options.device = flags.device.is_gpu() ? QueryDevice::kGpu : QueryDevice::kCpu;
         results = searcher.search_all(texts, search_options);
     }
 
@@ -185,11 +197,11 @@ std::vector<tools::FlagSpec> search_flag_specs() {
         flag("--scoring", "bm25|impact",
              "bm25: BM25 per posting (default); impact: sums of the\n"
              "quantized impacts that invidx weight stored (CPU or GPU)"),
-        flag("--device", "cpu|gpu|auto",
-             "where queries run (default cpu; gpu: GPU 0, same results,\n"
-             "phrases excepted; auto: each query where it is estimated\n"
-             "cheaper, a --queries file shared by CPU threads and the GPU;\n"
-             "the CPU alone without a GPU)"),
+        flag("--device", "cpu|gpu[:N]|auto",
+             "where queries run (default cpu; gpu: GPU 0; gpu:N: GPU N;\n"
+             "same results, phrases excepted; auto: each query where it\n"
+             "is estimated cheaper, a --queries file shared by CPU threads\n"
+             "and the GPU; the CPU alone without a GPU)"),
     };
 }
 
@@ -197,7 +209,7 @@ std::vector<tools::FlagSpec> search_flag_specs() {
 
 Command search_command() {
     return {.name = "search",
-            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--device cpu|gpu|auto]",
+            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--device cpu|gpu[:N]|auto]",
             .description = "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
                            "way documents were (duplicate terms count once). OR ranks every document\n"
                            "with any term (MaxScore pruning, exact top k); AND only documents with every\n"

@@ -1,0 +1,59 @@
+// A query analyzed once, before any list is read: its distinct terms looked
+// up in the index with their BM25 weights, its phrases, and what the options
+// ask for (mode, k, scoring, algorithm). Every evaluator, CPU or GPU, answers
+// a plan (query/query_evaluator.hpp); and-or evaluates the same plan in two
+// modes (query/and_or_fallback.hpp), so a query is analyzed and checked once.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "analysis/analyzer.hpp"
+#include "query/algorithm.hpp"
+#include "query/phrase_query.hpp"
+#include "query/query_mode.hpp"
+#include "query/query_scoring.hpp"
+#include "query/query_terms.hpp"
+#include "query/scored_index.hpp"
+#include "query/search_options.hpp"
+
+namespace invidx {
+
+struct QueryPlan {
+    // Distinct analyzed terms in order of first occurrence, each looked up
+    // in the index; '"' separates tokens, so phrase words are among them.
+    QueryTerms terms;
+    std::vector<double> weights;  // by term: its BM25 idf; 0 for a term absent from the index
+    std::vector<Phrase> phrases;  // the quoted parts, in order; empty: none
+    QueryMode mode = QueryMode::kOr;
+    size_t k = 10;
+    QueryScoring scoring = QueryScoring::kBm25;
+    Algorithm algorithm = Algorithm::kBlockMaxMaxscore;
+
+    bool has_phrases() const { return !phrases.empty(); }
+    bool conjunctive() const { return mode == QueryMode::kAnd; }
+    bool scores_impacts() const { return scoring == QueryScoring::kImpact; }
+    // No term left (stop words only), or AND with a term no document has:
+    // the answer is no document, on any device, without reading a list.
+    bool matches_nothing() const;
+    // The same query in another mode (and-or's two evaluations).
+    QueryPlan in_mode(QueryMode other) const;
+};
+
+// `text` analyzed as documents are (`analyzer` with the index's settings):
+// a QueryError for an unterminated quote; nothing else is checked.
+QueryPlan analyze_query(std::string_view text, const SearchOptions& options, const ScoredIndex& index,
+                        Analyzer& analyzer);
+
+// A QueryError when the index cannot answer the plan on any device, checked
+// in this order: a phrase on an index without positions; impact scoring on
+// an index without impacts (whatever the query's terms); a phrase scored by
+// impacts.
+void check_query_plan(const QueryPlan& plan, const ScoredIndex& index);
+
+// analyze_query, then check_query_plan: what a Searcher evaluates.
+QueryPlan plan_query(std::string_view text, const SearchOptions& options, const ScoredIndex& index,
+                     Analyzer& analyzer);
+
+}  // namespace invidx
