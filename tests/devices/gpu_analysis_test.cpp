@@ -1,7 +1,8 @@
 // Document analysis on a GPU (gpu_analyze_batch) against Analyzer::analyze,
 // on the inputs the host reference of the same passes is checked on
 // (tests/analysis/document_passes_test.cpp), and against that host reference
-// batch for batch. Skipped without a CUDA device; run on the GPU machine.
+// batch for batch. GPU test cases (support/gpu_test.hpp), but for the
+// error without one and the host reference's checks.
 #include "devices/gpu_analysis.hpp"
 
 #include <doctest/doctest.h>
@@ -17,6 +18,7 @@
 #include "support/analysis_inputs.hpp"
 #include "support/batch_analysis.hpp"
 #include "support/collections.hpp"
+#include "support/gpu_test.hpp"
 
 namespace {
 
@@ -41,21 +43,13 @@ TEST_CASE("gpu_analyze_batch: without a usable GPU it is an error, never a silen
     CHECK_THROWS_AS(create_gpu_batch_analyzer(0), Error);
 }
 
-TEST_CASE("gpu_analyze_batch: the sample collection gives Analyzer::analyze's terms") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_analyze_batch: the sample collection gives Analyzer::analyze's terms") {
     const auto docs = testing::sample_documents();
     REQUIRE(docs.size() > 50);
     testing::check_batch_against_analyzer(docs, on_gpu);
 }
 
-TEST_CASE("gpu_analyze_batch: generated pages and broken HTML give Analyzer::analyze's terms") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_analyze_batch: generated pages and broken HTML give Analyzer::analyze's terms") {
     std::mt19937 random(23);
     const auto words = testing::test_vocabulary(random, 300);
     std::vector<testing::AnalysisDocument> pages;
@@ -70,11 +64,7 @@ TEST_CASE("gpu_analyze_batch: generated pages and broken HTML give Analyzer::ana
     testing::check_batch_against_analyzer(broken, on_gpu);
 }
 
-TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long document included") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long document included") {
     std::mt19937 random(31);
     const auto words = testing::test_vocabulary(random, 2000);
     std::vector<testing::AnalysisDocument> docs = testing::broken_html_documents(random, 20000);
@@ -90,11 +80,7 @@ TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long
     }
 }
 
-TEST_CASE("gpu_analyze_batch: empty batches and malformed ones") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_analyze_batch: empty batches and malformed ones") {
     const GpuAnalysisResult empty = gpu_analyze_batch(0, GpuAnalysisInput{});
     CHECK(empty.documents() == 0);
     CHECK(empty.term_begin == std::vector<uint64_t>{0});
@@ -121,11 +107,7 @@ TEST_CASE("gpu_analyze_batch: empty batches and malformed ones") {
     CHECK_THROWS_AS(gpu_analyze_batch(9999, input), Error);  // no such device: an error naming it
 }
 
-TEST_CASE("GpuBatchAnalyzer: batch after batch, larger and smaller, settings changing, gives the host reference") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("GpuBatchAnalyzer: batch after batch, larger and smaller, settings changing, gives the host reference") {
     // Its buffers are reused: a batch after a larger one must not see the
     // larger one's terms, tables or stop words.
     std::mt19937 random(37);
@@ -153,11 +135,7 @@ TEST_CASE("GpuBatchAnalyzer: batch after batch, larger and smaller, settings cha
     CHECK(analyzer->memory().peak_device_bytes == peak);  // nothing grows for an empty batch
 }
 
-TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give the host reference") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give the host reference") {
     std::mt19937 random(38);
     const auto words = testing::test_vocabulary(random, 500);
     std::vector<std::vector<testing::AnalysisDocument>> batches(8);
@@ -186,32 +164,51 @@ TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give the 
 // Documents that lie apart in memory go as pieces, which the analyzer
 // gathers into its staging buffer: the same result as the same documents
 // back to back in one text, on the host reference and on the GPU.
-TEST_CASE("gpu_analyze_batch: documents given as pieces equal the same documents in one text") {
+namespace {
+
+struct ScatteredDocuments {
+    std::vector<std::string> texts;  // each its own allocation
+    std::vector<testing::AnalysisDocument> docs;
+};
+
+ScatteredDocuments scattered_documents() {
     std::mt19937 random(41);
     const auto words = testing::test_vocabulary(random, 300);
-    std::vector<std::string> documents;  // each its own allocation
-    std::vector<testing::AnalysisDocument> docs;
+    ScatteredDocuments scattered;
     for (int d = 0; d < 200; ++d) {
-        documents.push_back(d % 17 == 0 ? std::string() : testing::random_html(random, words, 1 + random() % 400));
-        docs.push_back({documents.back(), d % 4 != 0});
+        scattered.texts.push_back(d % 17 == 0 ? std::string() : testing::random_html(random, words, 1 + random() % 400));
+        scattered.docs.push_back({scattered.texts.back(), d % 4 != 0});
     }
+    return scattered;
+}
+
+// `check(whole, pieces)` for every batch setting: the documents in one text and as pieces.
+template <class Check>
+void for_whole_and_pieces(const ScatteredDocuments& scattered, Check check) {
     for (const AnalysisSettings& settings : testing::batch_settings()) {
         CAPTURE(settings.positions);
         std::string storage;
-        const GpuAnalysisInput whole = testing::batch_input(docs, settings, storage, 0);
+        const GpuAnalysisInput whole = testing::batch_input(scattered.docs, settings, storage, 0);
         GpuAnalysisInput pieces = whole;
         pieces.text = {};
-        for (const std::string& text : documents) pieces.pieces.push_back(text);
+        for (const std::string& text : scattered.texts) pieces.pieces.push_back(text);
         CHECK(pieces.text_size() == whole.text.size());
-        const GpuAnalysisResult reference = analyze_batch_on_host(whole);
-        CHECK(same_analysis_result(analyze_batch_on_host(pieces), reference));
-        if (have_gpu()) CHECK(same_analysis_result(gpu_analyze_batch(0, pieces), reference));
+        check(whole, pieces);
     }
+}
+
+}  // namespace
+
+TEST_CASE("gpu_analyze_batch: documents given as pieces equal the same documents in one text") {
+    const ScatteredDocuments scattered = scattered_documents();
+    for_whole_and_pieces(scattered, [](const GpuAnalysisInput& whole, const GpuAnalysisInput& pieces) {
+        CHECK(same_analysis_result(analyze_batch_on_host(pieces), analyze_batch_on_host(whole)));
+    });
     // Pieces must lay out back to back from 0, one per document, without a text.
     std::string storage;
-    GpuAnalysisInput bad = testing::batch_input(docs, AnalysisSettings::defaults(), storage, 0);
+    GpuAnalysisInput bad = testing::batch_input(scattered.docs, AnalysisSettings::defaults(), storage, 0);
     bad.text = {};
-    for (const std::string& text : documents) bad.pieces.push_back(text);
+    for (const std::string& text : scattered.texts) bad.pieces.push_back(text);
     GpuAnalysisInput shifted = bad;
     shifted.offsets[1] += 1;
     CHECK_THROWS_AS(analyze_batch_on_host(shifted), Error);
@@ -221,4 +218,10 @@ TEST_CASE("gpu_analyze_batch: documents given as pieces equal the same documents
     GpuAnalysisInput both = bad;
     both.text = storage;
     CHECK_THROWS_AS(analyze_batch_on_host(both), Error);
+}
+
+GPU_TEST_CASE("gpu_analyze_batch: documents given as pieces on the GPU equal the same documents in one text") {
+    for_whole_and_pieces(scattered_documents(), [](const GpuAnalysisInput& whole, const GpuAnalysisInput& pieces) {
+        CHECK(same_analysis_result(gpu_analyze_batch(0, pieces), analyze_batch_on_host(whole)));
+    });
 }

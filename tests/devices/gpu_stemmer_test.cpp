@@ -1,7 +1,7 @@
 // Stems computed on a GPU against the host's stemmer, the same function
 // compiled for both (analysis/porter.hpp), on the strings porter_test.cpp
-// checks against libstemmer. Skipped without a CUDA device; run on the GPU
-// machine.
+// checks against libstemmer. GPU test cases (support/gpu_test.hpp), but
+// for the error without one.
 #include "devices/gpu_stemmer.hpp"
 
 #include <doctest/doctest.h>
@@ -12,6 +12,7 @@
 #include "analysis/porter.hpp"
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
+#include "support/gpu_test.hpp"
 #include "support/porter_words.hpp"
 
 namespace {
@@ -44,11 +45,7 @@ TEST_CASE("gpu_stem_tokens: without a usable GPU it is an error, never a silent 
     CHECK_THROWS_AS(gpu_stem_tokens(0, tokens), Error);
 }
 
-TEST_CASE("gpu_stem_tokens: device stems equal the host's on a million strings") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_stem_tokens: device stems equal the host's on a million strings") {
     const test::WordList words = test::porter_test_words(1000000);
     const GpuTokenList stems = gpu_stem_tokens(0, token_list(words));
     REQUIRE(stems.size() == words.size());
@@ -65,11 +62,7 @@ TEST_CASE("gpu_stem_tokens: device stems equal the host's on a million strings")
     CHECK(stems.offsets.back() == stems.bytes.size());
 }
 
-TEST_CASE("gpu_stem_tokens: empty lists, empty tokens, malformed lists") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_stem_tokens: empty lists, empty tokens, malformed lists") {
     CHECK(gpu_stem_tokens(0, GpuTokenList{}).size() == 0);
     GpuTokenList tokens;
     tokens.bytes = "ponieshopping";

@@ -1,6 +1,6 @@
 // Term lookups on a GPU with the lexicon structures against the host's
-// lookups over the same buffer, hits and misses, both kinds. Skipped without
-// a CUDA device; run on the GPU machine.
+// lookups over the same buffer, hits and misses, both kinds. GPU test cases
+// (support/gpu_test.hpp), but for the error without one.
 #include "devices/gpu_term_lookup.hpp"
 
 #include <doctest/doctest.h>
@@ -12,6 +12,7 @@
 #include "lexicon/generated_dictionaries.hpp"
 #include "lexicon/hashed_terms_builder.hpp"
 #include "lexicon/xbw_trie_builder.hpp"
+#include "support/gpu_test.hpp"
 
 namespace {
 
@@ -39,11 +40,7 @@ TEST_CASE("gpu_find_terms: without a usable GPU it is an error, never a silent C
     CHECK_THROWS_AS(gpu_find_terms(0, trie.sections(), trie.buffer(), input_of({"a"})), Error);
 }
 
-TEST_CASE("gpu_find_terms: device lookups equal the host's for every term and near miss, xbw and hash") {
-    if (!have_gpu()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu_find_terms: device lookups equal the host's for every term and near miss, xbw and hash") {
     const auto terms = testing::generated_dictionary(11, 50000, true);
     std::vector<std::string> strings(terms.begin(), terms.end());
     const auto missing = testing::missing_strings(terms, 11);

@@ -5,7 +5,7 @@
 // inputs are refused in every build; a build without CUDA refuses all.
 // And `invidx weight --device gpu` whole (query/device_weights.hpp): its
 // query.post equals the CPU path's, in one chunk of terms and in many.
-// The device comparisons are skipped without a CUDA device.
+// The device comparisons are GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,7 +17,6 @@
 #include <span>
 #include <vector>
 
-#include "devices/gpu_devices.hpp"
 #include "devices/gpu_weights.hpp"
 #include "invidx/error.hpp"
 #include "query/device_weights.hpp"
@@ -27,6 +26,7 @@
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
+#include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 #include "support/weight_input.hpp"
@@ -66,11 +66,7 @@ TEST_CASE("gpu_posting_weights refuses malformed inputs, and everything without 
 #endif
 }
 
-TEST_CASE("GPU weights equal the CPU's within 1e-6 and GPU impacts equal the stored ones, 8 and 16 bits") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU weighting test skipped");
-        return;
-    }
+GPU_TEST_CASE("GPU weights equal the CPU's within 1e-6 and GPU impacts equal the stored ones, 8 and 16 bits") {
     TempDir dir;
     std::mt19937 random(23);
     const auto words = random_words(random, 400);
@@ -120,11 +116,7 @@ TEST_CASE("GPU weights equal the CPU's within 1e-6 and GPU impacts equal the sto
     }
 }
 
-TEST_CASE("invidx weight on the GPU writes the CPU's query.post, in one chunk and in many") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU weight wiring test skipped");
-        return;
-    }
+GPU_TEST_CASE("invidx weight on the GPU writes the CPU's query.post, in one chunk and in many") {
     TempDir dir;
     std::mt19937 random(31);
     const auto words = random_words(random, 400);

@@ -1,11 +1,11 @@
 // CPU-only and CPU+GPU builds of the same input give byte-identical CIFF
 // exports: the device an indexer runs on must not change the index (SPEC).
-// Skipped without a CUDA device.
+// GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 
-#include "devices/gpu_devices.hpp"
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
+#include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace invidx;
@@ -22,11 +22,7 @@ nlohmann::json with_indexers(nlohmann::json pipeline, nlohmann::json indexers) {
 
 }  // namespace
 
-TEST_CASE("gpu pipelines: CPU-only and CPU+GPU builds export the same CIFF") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu pipelines: CPU-only and CPU+GPU builds export the same CIFF") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(31, 160, 4);
     write_parts(dir, "many", warc);
@@ -83,11 +79,7 @@ TEST_CASE("gpu pipelines: CPU-only and CPU+GPU builds export the same CIFF") {
     }
 }
 
-TEST_CASE("gpu pipelines: positional CPU+GPU build keeps every position") {
-    if (list_gpus().devices.empty()) {
-        MESSAGE("no CUDA device here: GPU test skipped");
-        return;
-    }
+GPU_TEST_CASE("gpu pipelines: positional CPU+GPU build keeps every position") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(32, 60, 2);
     write_parts(dir, "many", warc);

@@ -2,8 +2,8 @@
 // through a CudaBatchAnalyzer per slot) build the index CPU parsers build:
 // byte-identical CIFF on the sample and generated collections, positions on
 // and off, porter or no stemming, English or no stop words; device memory
-// in the report; configs/default.json parses on the GPU alone. Skipped without a
-// CUDA device: gpu_parse_test.cpp runs the same graph with the host
+// in the report; configs/default.json parses on the GPU alone. GPU test cases
+// (support/gpu_test.hpp): gpu_parse_test.cpp runs the same graph with the host
 // reference backend everywhere.
 #include <doctest/doctest.h>
 
@@ -13,18 +13,13 @@
 
 #include "devices/gpu_devices.hpp"
 #include "support/generated_warc.hpp"
+#include "support/gpu_test.hpp"
 #include "support/gpu_parse_builds.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
 
 namespace {
-
-bool have_gpu() {
-    if (!list_gpus().devices.empty()) return true;
-    MESSAGE("no CUDA device here: GPU test skipped");
-    return false;
-}
 
 std::string sample_path() { return std::string(INVIDX_SOURCE_DIR) + "/sample/debian-docs.warc.gz"; }
 
@@ -41,27 +36,23 @@ std::vector<ParseConfiguration> device_configurations() {
 
 }  // namespace
 
-TEST_CASE("gpu parse (device): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): the sample collection, CPU+GPU parsers give the CPU parsers' CIFF") {
     check_gpu_parsing_equals_cpu({sample_path()}, device_configurations(), parse_settings());
 }
 
-TEST_CASE("gpu parse (device): WARC, TREC, JSONL and plain text inputs give the CPU parsers' CIFF") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): WARC, TREC, JSONL and plain text inputs give the CPU parsers' CIFF") {
     TempDir dir;
     check_gpu_parsing_equals_cpu(every_format_inputs(dir), device_configurations(), parse_settings());
 }
 
-TEST_CASE("gpu parse (device): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): a generated collection, CPU+GPU parsers give the CPU parsers' CIFF") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(53, 240, 3);
     write_parts(dir, "gen", warc);
     check_gpu_parsing_equals_cpu({(dir / "gen").string()}, device_configurations(), parse_settings(), "8192");
 }
 
-TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, with device memory in the report") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone, with device memory in the report") {
     TempDir dir;
     Pipeline pipeline(PipelineConfig::from_file(
         std::string(INVIDX_SOURCE_DIR) + "/configs/default.json",
@@ -137,8 +128,7 @@ uint64_t indexer_field(const nlohmann::json& report, const std::string& field) {
 // Issue #11: a GPU parser leaves the terms of the GPU indexer's collections
 // on the device; the index is the CPU-only one, and the report shows that
 // the terms stayed (and, with "resident_terms": false, that none did).
-TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give the CPU parsers' CIFF") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give the CPU parsers' CIFF") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(71, 300, 3);
     write_parts(dir, "gen", warc);
@@ -207,8 +197,7 @@ TEST_CASE("gpu parse (device): terms left on the device for a GPU indexer give t
 // gzip file the graph reaches after others) fails cleanly: the error names
 // the file, no index is published, and the next build in the same process
 // (the lent buffers given back) succeeds.
-TEST_CASE("gpu parse (device): a failing build with terms on the device leaves no index, and the next one builds") {
-    if (!have_gpu()) return;
+GPU_TEST_CASE("gpu parse (device): a failing build with terms on the device leaves no index, and the next one builds") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(72, 240, 4);
     write_parts(dir, "gen", warc);

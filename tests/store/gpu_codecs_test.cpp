@@ -3,7 +3,7 @@
 // prefix sum, for short and long units, huge gaps, equal values, many
 // exceptions and the extreme bit widths; damaged bytes are refused; every
 // pass is shown to an observer (the benchmark's timer) and decodes the
-// same. Skipped without a CUDA device; run on the GPU machine.
+// same. GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "devices/gpu_codecs.hpp"
-#include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
 #include "store/codecs/docid_gaps.hpp"
 #include "store/codecs/pfor.hpp"
 #include "store/codecs/registry.hpp"
 #include "store/codecs/rice.hpp"
+#include "support/gpu_test.hpp"
 
 namespace {
 
@@ -29,12 +29,6 @@ using Sequences = std::vector<std::vector<uint32_t>>;
 using GpuDecode = GpuDecodeResult (*)(const GpuEncodedUnits&, bool, std::vector<uint32_t>*, GpuDecodePasses);
 
 constexpr uint32_t kMax = std::numeric_limits<uint32_t>::max();
-
-bool gpu_missing() {
-    if (!list_gpus().devices.empty()) return false;
-    MESSAGE("no CUDA device here: GPU test skipped");
-    return true;
-}
 
 struct GpuCodec {
     const Codec& cpu;
@@ -130,8 +124,7 @@ const std::vector<size_t> kLengths = {1,   2,   63,   64,   65,   127,  128,  12
 
 }  // namespace
 
-TEST_CASE("gpu codecs: pfor and rice decode as the CPU for lengths 1 to 100000, values and docids") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: pfor and rice decode as the CPU for lengths 1 to 100000, values and docids") {
     for (const GpuCodec& codec : both_codecs()) {
         Sequences sequences;
         for (const size_t n : kLengths) {
@@ -142,8 +135,7 @@ TEST_CASE("gpu codecs: pfor and rice decode as the CPU for lengths 1 to 100000, 
     }
 }
 
-TEST_CASE("gpu codecs: huge gaps up to a docid range of 2^32 - 2") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: huge gaps up to a docid range of 2^32 - 2") {
     for (const GpuCodec& codec : both_codecs()) {
         Sequences sequences;
         sequences.push_back({0, kMax - 2});        // docids 0 and 2^32 - 2
@@ -160,8 +152,7 @@ TEST_CASE("gpu codecs: huge gaps up to a docid range of 2^32 - 2") {
     }
 }
 
-TEST_CASE("gpu codecs: all-equal values, b 0 and b 32") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: all-equal values, b 0 and b 32") {
     for (const GpuCodec& codec : both_codecs()) {
         Sequences sequences;
         for (const size_t n : {size_t{1}, size_t{127}, size_t{128}, size_t{129}, size_t{1000}, size_t{2000}}) {
@@ -176,8 +167,7 @@ TEST_CASE("gpu codecs: all-equal values, b 0 and b 32") {
     CHECK(codecs::Rice::parameter(std::vector<uint32_t>(128, kMax)) == 31);
 }
 
-TEST_CASE("gpu codecs: pfor with many exceptions at every level, b 0 with exceptions") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: pfor with many exceptions at every level, b 0 with exceptions") {
     const GpuCodec pfor = both_codecs()[0];
     Sequences sequences;
     for (const size_t n : {size_t{20}, size_t{128}, size_t{129}, size_t{1000}, size_t{1025}, size_t{20000}}) {
@@ -197,8 +187,7 @@ TEST_CASE("gpu codecs: pfor with many exceptions at every level, b 0 with except
     for (const auto& sequence : sequences) check_against_cpu(pfor, {sequence});
 }
 
-TEST_CASE("gpu codecs: many units of random lengths, as the blocks and lists of an index") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: many units of random lengths, as the blocks and lists of an index") {
     std::mt19937 random(5);
     Sequences sequences;
     for (int u = 0; u < 3000; ++u) {
@@ -209,8 +198,7 @@ TEST_CASE("gpu codecs: many units of random lengths, as the blocks and lists of 
     for (const GpuCodec& codec : both_codecs()) check_against_cpu(codec, sequences);
 }
 
-TEST_CASE("gpu codecs: damaged bytes are refused, not decoded") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: damaged bytes are refused, not decoded") {
     for (const GpuCodec& codec : both_codecs()) {
         CAPTURE(codec.cpu.name);
         for (const auto& sequence : {geometric_gaps(300, 30, 3), with_exceptions(300, 0.1, 4)}) {
@@ -231,8 +219,7 @@ TEST_CASE("gpu codecs: damaged bytes are refused, not decoded") {
     }
 }
 
-TEST_CASE("gpu codecs: the observer sees every pass, and every pass decodes the same") {
-    if (gpu_missing()) return;
+GPU_TEST_CASE("gpu codecs: the observer sees every pass, and every pass decodes the same") {
     // Counts the calls, and that they alternate: begins, ends, begins, ...
     struct CountingObserver final : GpuPassObserver {
         unsigned begun = 0, ended = 0;

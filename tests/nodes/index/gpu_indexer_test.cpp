@@ -1,6 +1,7 @@
 // The GPU indexer kinds against the same std::map reference as the CPU
-// indexer, and against the CPU indexer itself. Skipped without a CUDA
-// device; run on the GPU machine (docs/PERFORMANCE.md).
+// indexer, and against the CPU indexer itself: GPU test cases
+// (support/gpu_test.hpp), but for the clear error of a device that does not
+// exist, checked everywhere.
 #include "nodes/index/gpu_indexer.hpp"
 
 #include <doctest/doctest.h>
@@ -15,6 +16,7 @@
 #include "invidx/error.hpp"
 #include "nodes/index/cpu_btree_indexer.hpp"
 #include "invidx/indexer.hpp"
+#include "support/gpu_test.hpp"
 #include "support/indexer_check.hpp"
 
 namespace {
@@ -25,14 +27,6 @@ using namespace invidx::test;
 static_assert(Indexer<GpuIndexer>, "the GPU indexer must satisfy the indexer contract");
 
 bool have_gpu() { return !list_gpus().devices.empty(); }
-
-#define SKIP_WITHOUT_GPU()                                   \
-    do {                                                     \
-        if (!have_gpu()) {                                   \
-            MESSAGE("no CUDA device here: GPU test skipped"); \
-            return;                                          \
-        }                                                    \
-    } while (false)
 
 struct Variant {
     const char* label;
@@ -85,8 +79,7 @@ Flattened run_and_flatten(IndexerType& indexer, const std::vector<RegroupedBatch
 
 }  // namespace
 
-TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index") {
-    SKIP_WITHOUT_GPU();
+GPU_TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index") {
     for (const Variant& variant : kVariants) {
         CAPTURE(std::string(variant.label));
         const std::vector<uint32_t> owner_of(kCollections, 0);
@@ -96,8 +89,7 @@ TEST_CASE("gpu indexer: one indexer owning everything matches a std::map index")
     }
 }
 
-TEST_CASE("gpu indexer: three indexers split the collections, with positional lists") {
-    SKIP_WITHOUT_GPU();
+GPU_TEST_CASE("gpu indexer: three indexers split the collections, with positional lists") {
     for (const Variant& variant : kVariants) {
         CAPTURE(std::string(variant.label));
         std::vector<uint32_t> owner_of(kCollections);
@@ -108,8 +100,7 @@ TEST_CASE("gpu indexer: three indexers split the collections, with positional li
     }
 }
 
-TEST_CASE("gpu indexer: one huge collection and a large vocabulary give what the CPU indexer gives") {
-    SKIP_WITHOUT_GPU();
+GPU_TEST_CASE("gpu indexer: one huge collection and a large vocabulary give what the CPU indexer gives") {
     // 60,000 distinct terms, half in the single collection "the": B-tree
     // nodes split many levels deep, the hash table grows several times.
     std::mt19937 random(5);
@@ -150,8 +141,7 @@ TEST_CASE("gpu indexer: one huge collection and a large vocabulary give what the
     }
 }
 
-TEST_CASE("gpu indexer: bad input is an error, not a crash") {
-    SKIP_WITHOUT_GPU();
+GPU_TEST_CASE("gpu indexer: bad input is an error, not a crash") {
     GpuIndexer indexer(0, std::vector<bool>(kCollections, true), false, GpuTermIndexerOptions{});
     SUBCASE("batches out of docid order") {
         indexer.index(regroup(parse(0, 100, {{"apple"}})));
