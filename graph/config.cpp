@@ -170,25 +170,45 @@ void read_sampler(const json& value, const std::string& pointer, SamplerConfig& 
     reader.reject_unknown();
 }
 
+// The mode named `word` among `modes` (word, value), or a ConfigError at
+// `pointer` saying what `what` is and listing the known words.
+template <class Mode, size_t N>
+Mode read_mode(const json& value, const std::string& pointer, const std::string& what,
+               const std::pair<const char*, Mode> (&modes)[N]) {
+    const std::string word = read_string(value, pointer);
+    std::string known;
+    for (const auto& [name, mode] : modes) {
+        if (word == name) return mode;
+        known += (known.empty() ? "" : ", ") + std::string(name);
+    }
+    throw ConfigError(pointer, "unknown " + what + " '" + word + "'; known: " + known);
+}
+
+constexpr std::pair<const char*, ClusterMode> kClusterModes[] = {{"partition", ClusterMode::partition},
+                                                                 {"files", ClusterMode::files}};
+constexpr std::pair<const char*, FileAssignment> kFileAssignments[] = {{"size", FileAssignment::by_size},
+                                                                       {"count", FileAssignment::by_count}};
+constexpr std::pair<const char*, DictionaryJoinMode> kDictionaryJoins[] = {{"parallel", DictionaryJoinMode::parallel},
+                                                                       {"serial", DictionaryJoinMode::serial}};
+constexpr std::pair<const char*, ProgressMode> kProgressModes[] = {{"auto", ProgressMode::automatic},
+                                                                   {"bar", ProgressMode::bar},
+                                                                   {"lines", ProgressMode::lines},
+                                                                   {"off", ProgressMode::off}};
+
+template <class Mode, size_t N>
+std::string_view name_in(Mode mode, const std::pair<const char*, Mode> (&modes)[N]) {
+    for (const auto& [name, value] : modes)
+        if (value == mode) return name;
+    return "?";
+}
+
 void read_cluster(const json& value, const std::string& pointer, ClusterConfig& cluster) {
     ObjectReader reader(value, pointer);
-    if (const json* v = reader.find("mode")) {
-        cluster.mode = read_string(*v, reader.at("mode"));
-        if (cluster.mode != "partition" && cluster.mode != "files")
-            throw ConfigError(reader.at("mode"), "unknown cluster mode '" + cluster.mode + "'; known: partition, files");
-    }
-    if (const json* v = reader.find("assign_files")) {
-        cluster.assign_files = read_string(*v, reader.at("assign_files"));
-        if (cluster.assign_files != "size" && cluster.assign_files != "count")
-            throw ConfigError(reader.at("assign_files"), "unknown way to assign files '" + cluster.assign_files +
-                                                              "'; known: size, count");
-    }
-    if (const json* v = reader.find("join")) {
-        cluster.join = read_string(*v, reader.at("join"));
-        if (cluster.join != "parallel" && cluster.join != "serial")
-            throw ConfigError(reader.at("join"), "unknown way to join the dictionary '" + cluster.join +
-                                                      "'; known: parallel, serial");
-    }
+    if (const json* v = reader.find("mode")) cluster.mode = read_mode(*v, reader.at("mode"), "cluster mode", kClusterModes);
+    if (const json* v = reader.find("assign_files"))
+        cluster.assign_files = read_mode(*v, reader.at("assign_files"), "way to assign files", kFileAssignments);
+    if (const json* v = reader.find("join"))
+        cluster.join = read_mode(*v, reader.at("join"), "way to join the dictionary", kDictionaryJoins);
     if (const json* v = reader.find("exchange_credits")) {
         if (!(v->is_string() && v->get<std::string>() == "auto")) {
             const uint64_t credits = read_unsigned(*v, reader.at("exchange_credits"));
@@ -285,9 +305,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     if (const json* v = reader.find("sampler")) read_sampler(*v, "/sampler", config.sampler);
     if (const json* v = reader.find("cluster")) read_cluster(*v, "/cluster", config.cluster.emplace());
     if (const json* v = reader.find("progress")) {
-        config.progress = read_string(*v, "/progress");
-        if (config.progress != "auto" && config.progress != "bar" && config.progress != "lines" && config.progress != "off")
-            throw ConfigError("/progress", "unknown progress mode '" + config.progress + "'; known: auto, bar, lines, off");
+        config.progress = read_mode(*v, "/progress", "progress mode", kProgressModes);
     }
     const json* nodes = reader.find("nodes");
     if (!nodes) throw ConfigError("/nodes", "missing: the list of nodes of the graph");
@@ -387,5 +405,10 @@ void NodeOptions::reject_unread() const {
                                                  "'; known keys: " + list);
     }
 }
+
+std::string_view mode_name(ClusterMode mode) { return name_in(mode, kClusterModes); }
+std::string_view mode_name(FileAssignment assignment) { return name_in(assignment, kFileAssignments); }
+std::string_view mode_name(DictionaryJoinMode join) { return name_in(join, kDictionaryJoins); }
+std::string_view mode_name(ProgressMode mode) { return name_in(mode, kProgressModes); }
 
 }  // namespace invidx

@@ -65,8 +65,11 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
                                       "to build on one machine");
 #endif
     }
-    // 0: every "auto" settled once, for this machine, before any node is made.
+    // 0: every "auto" settled once, for this machine, before any node is
+    // made (on a GPU machine this is where the CUDA runtime starts).
+    const auto plan_start = std::chrono::steady_clock::now();
     const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
+    const double plan_seconds = seconds_since(plan_start);
     std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(config);
 
     oneapi::tbb::flow::graph flow_graph;
@@ -147,6 +150,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     for (const auto& [key, value] : sections.items()) report[key] = value;
 
     nlohmann::json stages = state.stage_seconds();
+    stages["plan"] = plan_seconds;
     stages["pipeline"] = result.graph_seconds;
     stages["parse_busy"] = busy_seconds_of_kind(result.nodes, "parse");
     stages["index_busy"] = busy_seconds_of_kind(result.nodes, "index");

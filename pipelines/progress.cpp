@@ -35,7 +35,7 @@ std::string human_seconds(double seconds) {
 
 }  // namespace
 
-ProgressReporter::ProgressReporter(const RunState& state, const std::string& mode,
+ProgressReporter::ProgressReporter(const RunState& state, ProgressMode mode,
                                    std::function<void(const ProgressNotice&)> notify,
                                    std::chrono::milliseconds notify_interval)
     : state_(state),
@@ -43,8 +43,8 @@ ProgressReporter::ProgressReporter(const RunState& state, const std::string& mod
       notify_interval_(std::max(notify_interval, std::chrono::milliseconds(1))),
       start_(std::chrono::steady_clock::now()) {
     const bool terminal = isatty(STDERR_FILENO) != 0;
-    enabled_ = mode != "off";
-    bar_ = mode == "bar" || (mode == "auto" && terminal);
+    enabled_ = mode != ProgressMode::off;
+    bar_ = mode == ProgressMode::bar || (mode == ProgressMode::automatic && terminal);
     if (enabled_ || notify_) thread_ = std::thread([this] { loop(); });
 }
 

@@ -18,9 +18,9 @@ namespace invidx {
 
 class ProgressReporter {
 public:
-    // mode: "auto", "bar", "lines" or "off", on stderr; `notify`, when set,
+    // `mode`: on stderr (a bar on a terminal, lines, or nothing); `notify`, when set,
     // gets a notice every `notify_interval` and a last one at stop().
-    ProgressReporter(const RunState& state, const std::string& mode,
+    ProgressReporter(const RunState& state, ProgressMode mode,
                      std::function<void(const ProgressNotice&)> notify = {},
                      std::chrono::milliseconds notify_interval = std::chrono::milliseconds(1000));
     ~ProgressReporter();  // stops, and ends the bar's line

@@ -8,6 +8,7 @@
 #include <set>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +50,18 @@ struct SamplerConfig {
     uint32_t max_popular = 256;
 };
 
+// The modes of a pipeline, parsed once into these (graph/config.cpp);
+// mode_name gives each one's word back for reports and messages.
+enum class ClusterMode { partition, files };
+enum class FileAssignment { by_size, by_count };
+enum class DictionaryJoinMode { parallel, serial };
+enum class ProgressMode { automatic, bar, lines, off };
+
+std::string_view mode_name(ClusterMode mode);
+std::string_view mode_name(FileAssignment assignment);
+std::string_view mode_name(DictionaryJoinMode join);
+std::string_view mode_name(ProgressMode mode);
+
 // A build over the ranks of an MPI job (docs/PIPELINE.md "cluster",
 // docs/FORMAT.md "Cluster builds"): each rank parses a contiguous range of
 // the sorted input files; the index is identical to a single machine's.
@@ -57,14 +70,14 @@ struct ClusterConfig {
     // "partition" (Wei & JaJa's partition-and-index: trie collections owned
     // by the indexers of all ranks, parsed postings sent to their owners) or
     // "files" (each rank indexes its files alone, rank 0 joins the parts).
-    std::string mode = "partition";
+    ClusterMode mode = ClusterMode::partition;
     // How the sorted file list is cut into one contiguous range per rank:
     // "size" (nearly equal bytes on disk) or "count" (nearly equal files).
-    std::string assign_files = "size";
+    FileAssignment assign_files = FileAssignment::by_size;
     // How a partition build's dictionary parts become dictionary.bin:
     // "parallel" (every rank merges and writes one range of the terms) or
     // "serial" (rank 0 alone). The bytes are the same.
-    std::string join = "parallel";
+    DictionaryJoinMode join = DictionaryJoinMode::parallel;
     // Partition mode: how many of a rank's batches may have postings out on
     // other ranks (sent, not yet indexed there) without holding their read
     // token (pipelines/cluster/exchange_credits.hpp); unset ("auto"): as many
@@ -88,7 +101,7 @@ struct PipelineConfig {
     MemoryConfig memory;
     SamplerConfig sampler;
     std::optional<ClusterConfig> cluster;  // set: an MPI cluster build
-    std::string progress = "auto";  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
+    ProgressMode progress = ProgressMode::automatic;  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
     std::vector<NodeSpec> nodes;
 
     // `overrides` are "key=value" strings (invidx-run --set): a dotted path

@@ -142,3 +142,21 @@ TEST_CASE("sampler.popular_token_fraction is \"auto\" unless a share is given") 
     CHECK_THROWS_WITH_AS(invidx::PipelineConfig::from_json(j), doctest::Contains("/sampler/popular_token_fraction"),
                          invidx::ConfigError);
 }
+
+TEST_CASE("modes are parsed once into enums, and name themselves back") {
+    json j = minimal();
+    j["progress"] = "lines";
+    j["cluster"] = {{"mode", "files"}, {"assign_files", "count"}, {"join", "serial"}};
+    const auto config = PipelineConfig::from_json(j);
+    CHECK(config.progress == invidx::ProgressMode::lines);
+    CHECK(config.cluster->mode == invidx::ClusterMode::files);
+    CHECK(config.cluster->assign_files == invidx::FileAssignment::by_count);
+    CHECK(config.cluster->join == invidx::DictionaryJoinMode::serial);
+    CHECK(invidx::mode_name(config.progress) == "lines");
+    CHECK(invidx::mode_name(config.cluster->mode) == "files");
+    CHECK(invidx::mode_name(config.cluster->assign_files) == "count");
+    CHECK(invidx::mode_name(invidx::ProgressMode::automatic) == "auto");
+    CHECK(PipelineConfig::from_json(minimal()).progress == invidx::ProgressMode::automatic);
+    j["cluster"]["join"] = "both";
+    CHECK(error_of(j, {}).find("unknown way to join the dictionary 'both'; known: parallel, serial") != std::string::npos);
+}

@@ -128,7 +128,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
 
     // 2. This rank's contiguous share of the sorted files, indexed by the
     // single-node pipeline into a part index with docids from 0.
-    const bool by_size = config.cluster->assign_files == "size";
+    const bool by_size = config.cluster->assign_files == FileAssignment::by_size;
     const std::vector<FileRange> ranges = assign_file_ranges(files, static_cast<uint32_t>(ranks), by_size);
     const FileRange range = ranges[static_cast<size_t>(rank)];
     const fs::path part_dir = parts_dir / ("rank-" + std::to_string(rank));
@@ -146,7 +146,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         PipelineConfig part_config = config;
         part_config.cluster.reset();
         part_config.output = part_dir;
-        if (rank != 0) part_config.progress = "off";  // one progress line per job, rank 0's
+        if (rank != 0) part_config.progress = ProgressMode::off;  // one progress line per job, rank 0's
         RunOptions part_options;
         part_options.stop = stop.get_token();
         part_options.notice = options.notice;
@@ -313,7 +313,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         // The parts are not part of the index: gone before the report and
         // the manifest are written.
         fs::remove_all(parts_dir);
-        report["cluster"] = {{"mode", "files"}, {"assign_files", config.cluster->assign_files},
+        report["cluster"] = {{"mode", "files"}, {"assign_files", mode_name(config.cluster->assign_files)},
                              {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
         report["stages"]["cluster_runs"] = largest_over_ranks(per_rank, "run_seconds");
         report_and_publish(report, per_rank,
@@ -336,7 +336,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
 
 BuildReport run_cluster_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
                               const NodeRegistry& registry) {
-    if (config.cluster->mode == "files") return run_files_build(config, options, hooks, registry);
+    if (config.cluster->mode == ClusterMode::files) return run_files_build(config, options, hooks, registry);
     return run_partition_build(config, options, hooks, registry);
 }
 

@@ -84,7 +84,7 @@ struct RankBuild {
     double sampling_seconds = 0;
 
     bool parses() const { return range.begin < range.end; }
-    bool parallel_join() const { return config.cluster->join == "parallel"; }
+    bool parallel_join() const { return config.cluster->join == DictionaryJoinMode::parallel; }
     std::string range_text() const {
         return parses() ? "input files " + std::to_string(range.begin) + "-" + std::to_string(range.end - 1)
                         : "no input files";
@@ -126,7 +126,7 @@ void plan_files(RankBuild& build) {
     build.plan_seconds = seconds_since(plan_start);
     build.files = std::move(plan.files);
     build.parts_dir = plan.parts_dir;
-    const bool by_size = build.config.cluster->assign_files == "size";
+    const bool by_size = build.config.cluster->assign_files == FileAssignment::by_size;
     build.ranges = assign_file_ranges(build.files, static_cast<uint32_t>(build.ranks), by_size);
     build.range = build.ranges[static_cast<size_t>(build.rank)];
 }
@@ -218,7 +218,7 @@ PipelineConfig share_config(const RankBuild& build, int source) {
     PipelineConfig config = build.config;
     config.cluster.reset();
     config.output = build.part_dir(source);
-    if (source != build.rank || build.rank != 0) config.progress = "off";  // one progress line per job
+    if (source != build.rank || build.rank != 0) config.progress = ProgressMode::off;  // one progress line per job
     const auto after_regroup = build.config.nodes.begin() + static_cast<std::ptrdiff_t>(build.regroup_at) + 1;
     if (source == build.rank && build.ranks == 1) {
         // Nothing leaves a lone rank: no distributor, the single build's graph.
@@ -710,8 +710,8 @@ json cluster_section(const RankBuild& build, const OwnershipMessage& ownership, 
     const uint64_t text_bytes = sum_over_ranks(per_rank, "text_bytes");
     const uint64_t postings_bytes = sum_over_ranks(per_rank, "postings_bytes_sent");
     return {{"mode", "partition"},
-            {"assign_files", build.config.cluster->assign_files},
-            {"join", build.config.cluster->join},
+            {"assign_files", mode_name(build.config.cluster->assign_files)},
+            {"join", mode_name(build.config.cluster->join)},
             {"ownership", {{"indexers", indexers},
                            {"popular_collections", ownership.popular.size()},
                            {"popular_token_fraction", ownership.popular_token_fraction},

@@ -40,7 +40,7 @@ TEST_CASE("an unknown cluster mode is a ConfigError naming the key") {
         CHECK(std::string(error.what()).find("partition") != std::string::npos);
     }
     pipeline["cluster"].erase("mode");
-    CHECK(PipelineConfig::from_json(pipeline).cluster->mode == "partition");
+    CHECK(PipelineConfig::from_json(pipeline).cluster->mode == ClusterMode::partition);
 }
 
 TEST_CASE("exchange credits default to memory.tokens; a count or \"auto\", anything else a ConfigError") {
@@ -64,9 +64,9 @@ TEST_CASE("exchange credits default to memory.tokens; a count or \"auto\", anyth
 
 TEST_CASE("the dictionary join is parallel unless the pipeline says serial, anything else a ConfigError") {
     nlohmann::json pipeline = cluster_pipeline({"in"}, "idx");
-    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "parallel");
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == DictionaryJoinMode::parallel);
     pipeline["cluster"]["join"] = "serial";
-    CHECK(PipelineConfig::from_json(pipeline).cluster->join == "serial");
+    CHECK(PipelineConfig::from_json(pipeline).cluster->join == DictionaryJoinMode::serial);
     pipeline["cluster"]["join"] = "rank0";
     try {
         PipelineConfig::from_json(pipeline);
