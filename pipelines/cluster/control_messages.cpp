@@ -14,7 +14,8 @@ using nlohmann::json;
 
 // In the order of ControlMessage's alternatives.
 constexpr std::array<std::string_view, std::variant_size_v<ControlMessage>> kKindNames = {
-    "plan", "sample", "ownership", "figures", "placement", "runs", "finished", "failure"};
+    "plan",     "sample", "ownership",   "figures", "placement", "runs", "finished", "failure", "part_built",
+    "stop_count", "parts_placement", "part_run"};
 
 // One body() and one read() per kind: the fields beside "kind".
 
@@ -103,10 +104,56 @@ void read(const json& j, RunsMessage& runs) {
 json body(const FinishedMessage&) { return json::object(); }
 void read(const json&, FinishedMessage&) {}
 
-json body(const FailureMessage& failure) { return {{"error", failure.error}, {"interrupted", failure.interrupted}}; }
+json body(const FailureMessage& failure) {
+    return {{"error", failure.error},
+            {"interrupted", failure.interrupted},
+            {"stopped_by_peer", failure.stopped_by_peer},
+            {"sent_stop", failure.sent_stop}};
+}
 void read(const json& j, FailureMessage& failure) {
     failure.error = j.at("error").get<std::string>();
     failure.interrupted = j.at("interrupted").get<bool>();
+    failure.stopped_by_peer = j.at("stopped_by_peer").get<bool>();
+    failure.sent_stop = j.at("sent_stop").get<bool>();
+}
+
+json body(const PartBuiltMessage& built) {
+    return {{"documents", built.documents}, {"terms", built.terms}, {"figures", built.figures}};
+}
+void read(const json& j, PartBuiltMessage& built) {
+    built.documents = j.at("documents").get<uint64_t>();
+    built.terms = j.at("terms").get<uint64_t>();
+    built.figures = j.at("figures");
+}
+
+json body(const StopCountMessage& count) { return {{"senders", count.senders}}; }
+void read(const json& j, StopCountMessage& count) { count.senders = j.at("senders").get<uint32_t>(); }
+
+json body(const PartsPlacementMessage& placement) {
+    json parts = json::array();
+    for (const auto& part : placement.parts)
+        parts.push_back({{"first_docid", part.first_docid}, {"documents", part.documents}, {"terms", part.terms},
+                         {"has_run", part.has_run}, {"run", part.run}});
+    return {{"parts", parts}};
+}
+void read(const json& j, PartsPlacementMessage& placement) {
+    for (const auto& part : j.at("parts"))
+        placement.parts.push_back(ConcatenatedPart{.first_docid = part.at("first_docid").get<uint64_t>(),
+                                                   .documents = part.at("documents").get<uint64_t>(),
+                                                   .terms = part.at("terms").get<uint64_t>(),
+                                                   .has_run = part.at("has_run").get<bool>(),
+                                                   .run = part.at("run").get<uint32_t>()});
+}
+
+// The run carries its slots: rank 0 writes the joined dictionary from them.
+json body(const PartRunMessage& message) {
+    json j = {{"run_seconds", message.run_seconds}};
+    if (message.run) j["run"] = written_run_to_json(*message.run, true);
+    return j;
+}
+void read(const json& j, PartRunMessage& message) {
+    message.run_seconds = j.at("run_seconds").get<double>();
+    if (j.contains("run")) message.run = written_run_from_json(j.at("run"));
 }
 
 template <size_t Kind>

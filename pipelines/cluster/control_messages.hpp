@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -17,6 +18,7 @@
 
 #include "invidx/error.hpp"
 #include "invidx/messages.hpp"
+#include "store/concatenate.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -88,12 +90,42 @@ struct FinishedMessage {};
 
 // Any rank, in place of the message it owed: it failed, or was stopped.
 struct FailureMessage {
-    std::string error;         // empty where the rank was only interrupted
-    bool interrupted = false;  // stopped by its caller (RunOptions::stop)
+    std::string error;             // empty where the rank was only interrupted
+    bool interrupted = false;      // stopped by its caller (RunOptions::stop)
+    // Files mode: it stopped because another rank told it to (not a
+    // failure of its own), and it told every other rank to stop.
+    bool stopped_by_peer = false;
+    bool sent_stop = false;
+};
+
+// A rank to rank 0 (files mode) once its part index is built: what rank 0
+// places the part by, and its figures for the report's "per_rank".
+struct PartBuiltMessage {
+    uint64_t documents = 0;
+    uint64_t terms = 0;
+    nlohmann::json figures = nlohmann::json::object();
+};
+
+// Rank 0 to every rank (files mode), before the verdict: how many ranks told
+// the others to stop, so that each rank drains that many stop notices.
+struct StopCountMessage {
+    uint32_t senders = 0;
+};
+
+// Rank 0 to every rank (files mode): each rank's part in the joined index.
+struct PartsPlacementMessage {
+    std::vector<ConcatenatedPart> parts;  // per rank
+};
+
+// A rank to rank 0 (files mode): the run its part became, where it had one.
+struct PartRunMessage {
+    std::optional<WrittenRun> run;
+    double run_seconds = 0;
 };
 
 using ControlMessage = std::variant<ClusterPlan, SampleMessage, OwnershipMessage, FiguresMessage, PlacementMessage,
-                                    RunsMessage, FinishedMessage, FailureMessage>;
+                                    RunsMessage, FinishedMessage, FailureMessage, PartBuiltMessage, StopCountMessage,
+                                    PartsPlacementMessage, PartRunMessage>;
 
 std::string encode(const ControlMessage& message);
 // An invidx::Error for text that is not a control message.

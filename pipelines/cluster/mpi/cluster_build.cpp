@@ -190,44 +190,50 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     figures["wait_seconds"] = seconds_since(wait_start);
     figures["bytes_sent"] = messages.sent();
     figures["bytes_received"] = messages.received();
-    const std::vector<std::string> all_figures = messages.gather(figures.dump());
+    ControlMessage share_done = PartBuiltMessage{.documents = figures.at("documents").get<uint64_t>(),
+                                                 .terms = figures.at("terms").get<uint64_t>(),
+                                                 .figures = figures};
+    if (local_failure || stopped_by_peer)
+        share_done = FailureMessage{.error = local_error, .interrupted = false, .stopped_by_peer = stopped_by_peer,
+                                    .sent_stop = notices.sent()};
+    const std::vector<ControlMessage> shares = messages.gather(share_done);
 
     // Rank 0 decides: the failures, or every part's place in the joined
     // index (docid base = documents of the ranks before: an exclusive
-    // prefix sum; runs in rank order). Every rank learns it.
+    // prefix sum; runs in rank order). Every rank learns how many ranks sent
+    // stop notices (to drain them), then the verdict.
     json per_rank = json::array();
-    json decision;
+    std::optional<ControlMessage> verdict;
+    uint32_t stop_senders = 0;
     if (rank == 0) {
         std::string failures;
-        int stop_senders = 0;
         std::vector<uint64_t> documents, terms;
-        for (const auto& text : all_figures) {
-            per_rank.push_back(json::parse(text));
-            const json& r = per_rank.back();
-            if (r.at("sent_stop").get<bool>()) ++stop_senders;
-            documents.push_back(r.at("documents").get<uint64_t>());
-            terms.push_back(r.at("terms").get<uint64_t>());
-            if (!r.at("ok").get<bool>() && !r.at("stopped_by_peer").get<bool>()) {
-                const auto first = r.at("first_file").get<uint32_t>();
-                const auto count = r.at("files").get<uint32_t>();
-                failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r.at("rank").get<int>()) +
-                            " of " + std::to_string(ranks) + " (input files " + std::to_string(first) + "-" +
-                            std::to_string(first + count - 1) + "): " + r.at("error").get<std::string>();
+        for (size_t r = 0; r < shares.size(); ++r) {
+            if (const auto* failure = std::get_if<FailureMessage>(&shares[r])) {
+                if (failure->sent_stop) ++stop_senders;
+                if (failure->stopped_by_peer) continue;
+                const FileRange& share = ranges[r];
+                failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " of " +
+                            std::to_string(ranks) + " (input files " + std::to_string(share.begin) + "-" +
+                            std::to_string(share.end - 1) + "): " + failure->error;
+                continue;
             }
+            const auto built = expect<PartBuiltMessage>(shares[r]);
+            per_rank.push_back(built.figures);
+            documents.push_back(built.documents);
+            terms.push_back(built.terms);
         }
-        decision = {{"ok", failures.empty()}, {"error", failures}, {"stop_senders", stop_senders}};
-        if (failures.empty()) {
-            json plan_json = json::array();
-            for (const auto& part : plan_parts(documents, terms))
-                plan_json.push_back({{"first_docid", part.first_docid}, {"documents", part.documents},
-                                     {"terms", part.terms}, {"has_run", part.has_run}, {"run", part.run}});
-            decision["plan"] = plan_json;
-        }
+        if (!failures.empty())
+            verdict = FailureMessage{.error = failures};
+        else
+            verdict = PartsPlacementMessage{.parts = plan_parts(documents, terms)};
     }
-    std::string decision_text = rank == 0 ? decision.dump() : std::string();
-    messages.broadcast(decision_text);
-    decision = json::parse(decision_text);
-    notices.drain(decision.at("stop_senders").get<int>());
+    stop_senders = expect<StopCountMessage>(
+                       messages.broadcast(rank == 0 ? std::optional<ControlMessage>(StopCountMessage{stop_senders})
+                                                    : std::nullopt))
+                       .senders;
+    notices.drain(static_cast<int>(stop_senders));
+    const ControlMessage decision = messages.broadcast(verdict);
     const auto fail_everywhere = [&](const std::string& error, bool failed_here) -> BuildReport {
         if (rank == 0) writer.reset();  // every rank has stopped writing into it
         if (local_failure) {
@@ -241,31 +247,26 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         if (rank == 0 || failed_here) throw Error(error);
         throw Error(who + ": stopped because the build failed elsewhere: " + error);
     };
-    if (!decision.at("ok").get<bool>()) return fail_everywhere(decision.at("error").get<std::string>(), bool(local_failure));
+    if (const auto* failure = std::get_if<FailureMessage>(&decision))
+        return fail_everywhere(failure->error, bool(local_failure));
+    const std::vector<ConcatenatedPart> placement = expect<PartsPlacementMessage>(decision).parts;
 
     // 4. Each rank writes its part's postings as one run of the joined
     // index, docids shifted, straight into rank 0's temporary directory:
     // the postings are re-encoded by all ranks at once, not by rank 0 alone.
     const auto run_start = std::chrono::steady_clock::now();
-    const json& my_plan = decision.at("plan").at(static_cast<size_t>(rank));
-    const ConcatenatedPart my_part{.first_docid = my_plan.at("first_docid").get<uint64_t>(),
-                                   .documents = my_plan.at("documents").get<uint64_t>(),
-                                   .terms = my_plan.at("terms").get<uint64_t>(),
-                                   .has_run = my_plan.at("has_run").get<bool>(),
-                                   .run = my_plan.at("run").get<uint32_t>()};
-    json run_report = {{"rank", rank}, {"ok", true}};
+    const ConcatenatedPart& my_part = placement.at(static_cast<size_t>(rank));
+    ControlMessage run_report = PartRunMessage{};
     if (my_part.has_run) {
         try {
-            const WrittenRun written =
+            std::get<PartRunMessage>(run_report).run =
                 write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
-            run_report["run"] = written_run_to_json(written, true);  // rank 0 writes the dictionary
         } catch (const std::exception& error) {
-            run_report = {{"rank", rank}, {"ok", false},
-                          {"error", who + ": writing its run failed: " + std::string(error.what())}};
+            run_report = FailureMessage{.error = who + ": writing its run failed: " + std::string(error.what())};
         }
     }
-    run_report["run_seconds"] = seconds_since(run_start);
-    const std::vector<std::string> all_runs = messages.gather(run_report.dump());
+    if (auto* written = std::get_if<PartRunMessage>(&run_report)) written->run_seconds = seconds_since(run_start);
+    const std::vector<ControlMessage> all_runs = messages.gather(run_report);
 
     // 5. Rank 0 adopts the runs, appends the documents, merges the
     // dictionaries, writes the report and publishes; every rank learns the
@@ -275,11 +276,14 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         const auto join_start = std::chrono::steady_clock::now();
         std::vector<WrittenRun> runs;
         std::string failures;
-        for (const auto& text : all_runs) {
-            const json r = json::parse(text);
-            per_rank[static_cast<size_t>(r.at("rank").get<int>())]["run_seconds"] = r.at("run_seconds");
-            if (!r.at("ok").get<bool>()) failures += (failures.empty() ? "" : "; ") + r.at("error").get<std::string>();
-            if (r.contains("run")) runs.push_back(written_run_from_json(r.at("run")));
+        for (size_t r = 0; r < all_runs.size(); ++r) {
+            if (const auto* failure = std::get_if<FailureMessage>(&all_runs[r])) {
+                failures += (failures.empty() ? "" : "; ") + failure->error;
+                continue;
+            }
+            const auto written = expect<PartRunMessage>(all_runs[r]);
+            per_rank[r]["run_seconds"] = written.run_seconds;
+            if (written.run) runs.push_back(*written.run);
         }
         if (!failures.empty()) throw Error(failures);
         std::vector<IndexPart> parts;
@@ -289,12 +293,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
             const FileRange& share = ranges[static_cast<size_t>(r)];
             if (share.begin == share.end) continue;
             parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
-            const json& p = decision.at("plan").at(static_cast<size_t>(r));
-            plan.push_back(ConcatenatedPart{.first_docid = p.at("first_docid").get<uint64_t>(),
-                                            .documents = p.at("documents").get<uint64_t>(),
-                                            .terms = p.at("terms").get<uint64_t>(),
-                                            .has_run = p.at("has_run").get<bool>(),
-                                            .run = p.at("run").get<uint32_t>()});
+            plan.push_back(placement.at(static_cast<size_t>(r)));
             part_ranks.push_back(r);
             per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
             if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;

@@ -87,6 +87,30 @@ TEST_CASE("control messages: every kind reads back as it was written") {
     CHECK(without_slots.runs[0].slots.empty());
 
     round_trip(FinishedMessage{});
+
+    // The files mode's kinds.
+    const PartBuiltMessage built =
+        round_trip(PartBuiltMessage{.documents = 12, .terms = 40, .figures = {{"rank", 2}, {"documents", 12}}});
+    CHECK(built.documents == 12);
+    CHECK(built.terms == 40);
+    CHECK(built.figures == nlohmann::json{{"rank", 2}, {"documents", 12}});
+    CHECK(round_trip(StopCountMessage{.senders = 3}).senders == 3);
+    const PartsPlacementMessage parts = round_trip(PartsPlacementMessage{
+        .parts = {ConcatenatedPart{.first_docid = 0, .documents = 5, .terms = 9, .has_run = true, .run = 0},
+                  ConcatenatedPart{.first_docid = 5, .documents = 0, .terms = 0, .has_run = false, .run = 0},
+                  ConcatenatedPart{.first_docid = 5, .documents = 7, .terms = 2, .has_run = true, .run = 1}}});
+    REQUIRE(parts.parts.size() == 3);
+    CHECK(parts.parts[2].first_docid == 5);
+    CHECK(parts.parts[2].documents == 7);
+    CHECK(parts.parts[2].terms == 2);
+    CHECK(parts.parts[2].run == 1);
+    CHECK_FALSE(parts.parts[1].has_run);
+    const PartRunMessage with_run = round_trip(PartRunMessage{.run = runs.runs[0], .run_seconds = 0.25});
+    REQUIRE(with_run.run.has_value());
+    CHECK(with_run.run->docid_base == 9);
+    CHECK(with_run.run->slots == runs.runs[0].slots);  // rank 0 writes the dictionary from them
+    CHECK(with_run.run_seconds == 0.25);
+    CHECK_FALSE(round_trip(PartRunMessage{}).run.has_value());
 }
 
 TEST_CASE("control messages: a failure is a kind of its own") {
@@ -96,6 +120,12 @@ TEST_CASE("control messages: a failure is a kind of its own") {
     REQUIRE(failure != nullptr);
     CHECK(failure->error == "rank 1 of 2: bad gzip");
     CHECK(failure->interrupted);
+    CHECK_FALSE(failure->stopped_by_peer);
+    const auto stopped = std::get<FailureMessage>(
+        decode(encode(FailureMessage{.error = "stopped", .stopped_by_peer = true, .sent_stop = false})));
+    CHECK(stopped.stopped_by_peer);
+    CHECK_FALSE(stopped.sent_stop);
+    CHECK(std::get<FailureMessage>(decode(encode(FailureMessage{.error = "x", .sent_stop = true}))).sent_stop);
     // Errors may carry bytes that are not UTF-8 (file names): replaced, not refused.
     const auto odd = std::get<FailureMessage>(decode(encode(FailureMessage{.error = "bad \xff name"})));
     CHECK(odd.error.find("bad ") == 0);
