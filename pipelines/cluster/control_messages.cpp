@@ -15,7 +15,7 @@ using nlohmann::json;
 // In the order of ControlMessage's alternatives.
 constexpr std::array<std::string_view, std::variant_size_v<ControlMessage>> kKindNames = {
     "plan",     "sample", "ownership",   "figures", "placement", "runs", "finished", "failure", "part_built",
-    "stop_count", "parts_placement", "part_run"};
+    "stop_count", "parts_placement", "part_run", "join_report"};
 
 // One body() and one read() per kind: the fields beside "kind".
 
@@ -154,6 +154,18 @@ json body(const PartRunMessage& message) {
 void read(const json& j, PartRunMessage& message) {
     message.run_seconds = j.at("run_seconds").get<double>();
     if (j.contains("run")) message.run = written_run_from_json(j.at("run"));
+}
+
+json body(const JoinReportMessage& report) {
+    json spans = json::array();
+    for (const auto& span : report.spans) spans.push_back({span.offset, span.length, span.crc});
+    return {{"figures", report.figures}, {"count", report.count}, {"spans", spans}};
+}
+void read(const json& j, JoinReportMessage& report) {
+    report.figures = j.at("figures");
+    report.count = j.at("count").get<uint64_t>();
+    for (const auto& s : j.at("spans"))
+        report.spans.push_back({s.at(0).get<uint64_t>(), s.at(1).get<uint64_t>(), s.at(2).get<uint32_t>()});
 }
 
 template <size_t Kind>

@@ -18,6 +18,7 @@
 
 #include "invidx/error.hpp"
 #include "invidx/messages.hpp"
+#include "store/checksum_spans.hpp"
 #include "store/concatenate.hpp"
 #include "store/index_writer.hpp"
 
@@ -123,9 +124,18 @@ struct PartRunMessage {
     double run_seconds = 0;
 };
 
+// A rank to rank 0 at the end of a join in which every rank wrote its own
+// byte ranges of one file: its figures, one count, and the checksum spans
+// of what it wrote (pipelines/cluster/mpi/join_reports.hpp).
+struct JoinReportMessage {
+    nlohmann::json figures = nlohmann::json::object();
+    uint64_t count = 0;
+    std::vector<ChecksumSpan> spans;
+};
+
 using ControlMessage = std::variant<ClusterPlan, SampleMessage, OwnershipMessage, FiguresMessage, PlacementMessage,
                                     RunsMessage, FinishedMessage, FailureMessage, PartBuiltMessage, StopCountMessage,
-                                    PartsPlacementMessage, PartRunMessage>;
+                                    PartsPlacementMessage, PartRunMessage, JoinReportMessage>;
 
 std::string encode(const ControlMessage& message);
 // An invidx::Error for text that is not a control message.

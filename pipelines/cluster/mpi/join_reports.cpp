@@ -8,22 +8,22 @@ namespace invidx {
 
 using nlohmann::json;
 
-std::string dump_report(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
-
 JoinReports gather_join_reports(Messages& messages, const std::string& error, const json& figures, uint64_t count,
                                 const std::vector<ChecksumSpan>& spans) {
-    json report = {{"error", error}, {"figures", figures}, {"count", count}, {"spans", json::array()}};
-    for (const auto& span : spans) report["spans"].push_back({span.offset, span.length, span.crc});
+    ControlMessage mine = JoinReportMessage{.figures = figures, .count = count, .spans = spans};
+    if (!error.empty()) mine = FailureMessage{.error = error};
     JoinReports joined;
-    for (const auto& text : messages.gather(dump_report(report))) {  // empty but at rank 0
-        const json r = json::parse(text);
-        joined.figures.push_back(r.at("figures"));
-        joined.count += r.at("count").get<uint64_t>();
-        const std::string e = r.at("error").get<std::string>();
-        if (!e.empty() && joined.failures.find(e) == std::string::npos)
-            joined.failures += (joined.failures.empty() ? "" : "; ") + e;
-        for (const auto& s : r.at("spans"))
-            joined.spans.push_back({s[0].get<uint64_t>(), s[1].get<uint64_t>(), s[2].get<uint32_t>()});
+    for (const ControlMessage& message : messages.gather(mine)) {  // empty but at rank 0
+        if (const auto* failure = std::get_if<FailureMessage>(&message)) {
+            joined.figures.push_back(json::object());  // the build fails: no report
+            if (joined.failures.find(failure->error) == std::string::npos)
+                joined.failures += (joined.failures.empty() ? "" : "; ") + failure->error;
+            continue;
+        }
+        JoinReportMessage report = expect<JoinReportMessage>(message);
+        joined.figures.push_back(std::move(report.figures));
+        joined.count += report.count;
+        joined.spans.insert(joined.spans.end(), report.spans.begin(), report.spans.end());
     }
     return joined;
 }

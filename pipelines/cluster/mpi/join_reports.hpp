@@ -1,6 +1,7 @@
 // The end of a join in which every rank wrote its own byte ranges of one
-// file (dictionary.bin, documents.bin): each rank reports its error, its
-// figures, one count and the checksum spans of what it wrote; rank 0 puts
+// file (dictionary.bin, documents.bin): each rank reports its figures, one
+// count and the checksum spans of what it wrote (a JoinReportMessage), or
+// its failure (a FailureMessage: control_messages.hpp); rank 0 puts
 // the reports together and seals the file with its trailing CRC-32, without
 // reading it back. Shared by the dictionary and documents joins.
 #pragma once
@@ -32,8 +33,5 @@ JoinReports gather_join_reports(Messages& messages, const std::string& error, co
 // file's checksums. Not synced: the IndexWriter that adopts the file syncs
 // it when it publishes.
 FileChecksums seal_with_crc32_trailer(const std::string& path, uint64_t size_bytes, std::vector<ChecksumSpan> spans);
-
-// JSON text with invalid UTF-8 replaced: reports carry messages and paths.
-std::string dump_report(const nlohmann::json& value);
 
 }  // namespace invidx

@@ -111,6 +111,15 @@ TEST_CASE("control messages: every kind reads back as it was written") {
     CHECK(with_run.run->slots == runs.runs[0].slots);  // rank 0 writes the dictionary from them
     CHECK(with_run.run_seconds == 0.25);
     CHECK_FALSE(round_trip(PartRunMessage{}).run.has_value());
+
+    const JoinReportMessage join = round_trip(JoinReportMessage{
+        .figures = {{"write_seconds", 0.5}}, .count = 77, .spans = {{0, 4096, 0xdeadbeef}, {4096, 10, 7}}});
+    CHECK(join.figures == nlohmann::json{{"write_seconds", 0.5}});
+    CHECK(join.count == 77);
+    REQUIRE(join.spans.size() == 2);
+    CHECK(join.spans[0].crc == 0xdeadbeef);
+    CHECK(join.spans[1].offset == 4096);
+    CHECK(join.spans[1].length == 10);
 }
 
 TEST_CASE("control messages: a failure is a kind of its own") {
