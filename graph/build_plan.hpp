@@ -89,6 +89,10 @@ struct BuildPlan {
 
     std::optional<ParsePlan> parsing;
     std::optional<IndexPlan> indexing;
+    // The node (its JSON pointer) that hands on batches regrouped by trie
+    // collection: where a partition cluster build splits the graph to send
+    // each collection's postings to the rank that owns it.
+    std::optional<std::string> regrouping_node;
 
     // Each GPU with exactly one indexer that takes device terms: that
     // indexer's id. GPU parsers there keep its collections' terms on the

@@ -10,6 +10,9 @@
 namespace invidx {
 
 void resolve_regroup_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+    if (plan.regrouping_node)
+        throw ConfigError(options.spec().pointer, "a pipeline has at most one \"regroup\" node");
+    plan.regrouping_node = options.spec().pointer;
     settle_count(options, plan, std::max(1u, (plan.machine.cores * 3 + 3) / 4), 1, "3 for every 4 cores, rounded up");
 }
 

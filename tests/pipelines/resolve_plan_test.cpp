@@ -59,6 +59,8 @@ TEST_CASE("plan: default.json on 16 cores without GPUs") {
     CHECK(plan.device_terms_indexer.empty());
     CHECK(plan.popular_token_fraction == doctest::Approx(0.5));
     CHECK(plan.popular_token_fraction_auto);
+    // Where a partition cluster build splits the graph: the regroup node.
+    CHECK(plan.regrouping_node == "/nodes/4");
     const nlohmann::json shown = plan.to_json();
     CHECK(shown.at("counts").at("regroup").at("count") == 12);
     CHECK(shown.at("counts").at("regroup").at("at") == "/nodes/4");
@@ -147,6 +149,13 @@ TEST_CASE("plan: configuration errors come from the resolve step, naming the key
         {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"}, {"kind": "parse"}, {"kind": "parse", "name": "again"},
         {"kind": "regroup"}, {"kind": "index"}, {"kind": "compress"}, {"kind": "flush"}]})");
     CHECK(error_of(PipelineConfig::from_json(two_parsers)).find("at most one \"parse\" node") != std::string::npos);
+    nlohmann::json two_regroupers = nlohmann::json::parse(R"({"input": [], "nodes": [
+        {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"}, {"kind": "parse"}, {"kind": "regroup"},
+        {"kind": "regroup", "name": "again"}, {"kind": "index"}, {"kind": "compress"}, {"kind": "flush"}]})");
+    CHECK(error_of(PipelineConfig::from_json(two_regroupers)).find("at most one \"regroup\" node") != std::string::npos);
+    nlohmann::json no_regroup = nlohmann::json::parse(R"({"input": [], "nodes": [
+        {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"}, {"kind": "parse"}]})");
+    CHECK_FALSE(resolve(PipelineConfig::from_json(no_regroup), machine(2)).regrouping_node.has_value());
 }
 
 TEST_CASE("Device: \"cpu\" and \"gpu:N\" are parsed in one place") {

@@ -45,10 +45,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-// Where the distributor goes: right after "regroup", whose batches it splits.
-size_t regroup_position(const PipelineConfig& config) {
-    for (size_t i = 0; i < config.nodes.size(); ++i)
-        if (config.nodes[i].kind == "regroup") return i;
+// Where the distributor goes: right after the node the plan names as the one
+// that regroups batches by trie collection, whose batches it splits.
+size_t regroup_position(const PipelineConfig& config, const BuildPlan& plan) {
+    if (plan.regrouping_node)
+        for (size_t i = 0; i < config.nodes.size(); ++i)
+            if (config.nodes[i].pointer == *plan.regrouping_node) return i;
     throw ConfigError("/nodes", "a partition cluster build sends regrouped postings between ranks, so its pipeline "
                                 "needs a \"regroup\" node (or set \"cluster\": {\"mode\": \"files\"})");
 }
@@ -107,11 +109,11 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
       ranks(MpiSession::get().size()),
       mpi_start_seconds(seconds_since(start)),
       who("rank " + std::to_string(rank) + " of " + std::to_string(ranks)),
-      messages(rank, ranks),
-      regroup_at(regroup_position(config)) {
+      messages(rank, ranks) {
     // This rank's plan, from its own cores and GPUs, as its pipelines will
     // resolve it.
     const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
+    regroup_at = regroup_position(config, plan);
     if (!plan.indexing) throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
     for (const Device& device : plan.indexing->devices()) devices.push_back(device.name());
     exchange_credits = config.cluster->exchange_credits.value_or(plan.tokens);
