@@ -1,9 +1,14 @@
 #include "invidx/config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
+#include <limits>
 #include <thread>
 
+#include "graph/utf8_check.hpp"
+#include "graph/word_list_file.hpp"
+#include "invidx/collections.hpp"
 #include "invidx/error.hpp"
 #include "invidx/input_format.hpp"
 
@@ -13,6 +18,20 @@ namespace {
 using nlohmann::json;
 
 std::string type_name(const json& value) { return value.type_name(); }
+
+// "a string", "an array": for messages about a value's type.
+std::string type_article(const json& value) {
+    const std::string name = value.type_name();
+    return (name == "array" || name == "object" ? "an " : "a ") + name;
+}
+
+// "/nodes/3" for an entry of root's "nodes".
+std::string node_pointer(const json& root, const json& node) {
+    const json& nodes = root.at("nodes");
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (&nodes[i] == &node) return "/nodes/" + std::to_string(i);
+    return "/nodes";
+}
 
 // Walks one JSON object, handing out its keys and rejecting unknown ones.
 class ObjectReader {
@@ -43,26 +62,38 @@ private:
     std::vector<std::string> known_;
 };
 
+// A JSON integer read into T, checked against [minimum, maximum] before it
+// is narrowed, so a value never wraps (2^32 + 1 tokens is an error, not 1).
+template <class T>
+T read_integer(const json& value, const std::string& pointer, T minimum, T maximum) {
+    const std::string range = "[" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]";
+    if (!value.is_number_integer())
+        throw ConfigError(pointer, "expected an integer in " + range + ", got " + config_value_text(value));
+    const bool in_range = value.is_number_unsigned()
+                              ? value.get<uint64_t>() >= static_cast<uint64_t>(minimum) &&
+                                    value.get<uint64_t>() <= static_cast<uint64_t>(maximum)
+                              : value.get<int64_t>() >= 0 && static_cast<uint64_t>(value.get<int64_t>()) >= minimum &&
+                                    static_cast<uint64_t>(value.get<int64_t>()) <= maximum;
+    if (!in_range) throw ConfigError(pointer, "must lie in " + range + ", got " + config_value_text(value));
+    return static_cast<T>(value.get<uint64_t>());
+}
+
 uint64_t read_unsigned(const json& value, const std::string& pointer, uint64_t minimum = 0) {
-    if (!value.is_number_integer() || (value.is_number_integer() && value.get<int64_t>() < 0 && !value.is_number_unsigned()))
-        throw ConfigError(pointer, "expected a non-negative integer, got " + value.dump());
-    const auto result = value.get<uint64_t>();
-    if (result < minimum) throw ConfigError(pointer, "must be at least " + std::to_string(minimum) + ", got " + value.dump());
-    return result;
+    return read_integer<uint64_t>(value, pointer, minimum, std::numeric_limits<uint64_t>::max());
 }
 
 std::string read_string(const json& value, const std::string& pointer) {
-    if (!value.is_string()) throw ConfigError(pointer, "expected a string, got " + value.dump());
+    if (!value.is_string()) throw ConfigError(pointer, "expected a string, got " + config_value_text(value));
     return value.get<std::string>();
 }
 
 bool read_bool(const json& value, const std::string& pointer) {
-    if (!value.is_boolean()) throw ConfigError(pointer, "expected true or false, got " + value.dump());
+    if (!value.is_boolean()) throw ConfigError(pointer, "expected true or false, got " + config_value_text(value));
     return value.get<bool>();
 }
 
 double read_number(const json& value, const std::string& pointer) {
-    if (!value.is_number()) throw ConfigError(pointer, "expected a number, got " + value.dump());
+    if (!value.is_number()) throw ConfigError(pointer, "expected a number, got " + config_value_text(value));
     return value.get<double>();
 }
 
@@ -84,17 +115,6 @@ InputConfig read_input(const json& value, const std::string& pointer) {
     return input;
 }
 
-std::vector<std::string> read_word_list_file(const std::string& path, const std::string& pointer) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError(pointer, "cannot read stopword file '" + path + "'");
-    std::vector<std::string> words;
-    for (std::string line; std::getline(in, line);) {
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-        if (!line.empty() && line[0] != '#') words.push_back(line);
-    }
-    return words;
-}
-
 void read_analysis(const json& value, const std::string& pointer, AnalysisSettings& analysis) {
     ObjectReader reader(value, pointer);
     if (const json* stopwords = reader.find("stopwords")) {
@@ -111,8 +131,15 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
             analysis.stopwords_name = name;
         } else if (stopwords->is_array()) {
             analysis.stopwords.clear();
-            for (size_t i = 0; i < stopwords->size(); ++i)
-                analysis.stopwords.push_back(read_string((*stopwords)[i], at + "/" + std::to_string(i)));
+            for (size_t i = 0; i < stopwords->size(); ++i) {
+                const std::string pointer = at + "/" + std::to_string(i);
+                std::string word = read_string((*stopwords)[i], pointer);
+                // The list goes into manifest.json, which holds UTF-8 only
+                // (a --set value may carry any bytes).
+                if (const auto bad = first_invalid_utf8(word))
+                    throw ConfigError(pointer, "byte " + std::to_string(*bad) + " of the stop word is not UTF-8");
+                analysis.stopwords.push_back(std::move(word));
+            }
             analysis.stopwords_name = "custom";
         } else if (stopwords->is_object()) {
             ObjectReader file_reader(*stopwords, at);
@@ -145,28 +172,36 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("tokens")) {
         if (!(v->is_string() && v->get<std::string>() == "auto"))
-            memory.tokens = static_cast<uint32_t>(read_unsigned(*v, reader.at("tokens"), 2));
+            memory.tokens = read_integer<uint32_t>(*v, reader.at("tokens"), 2, kMaxMemoryTokens);
     }
-    const std::pair<const char*, uint64_t*> sizes[] = {{"read_block_bytes", &memory.read_block_bytes},
-                                                       {"text_block_bytes", &memory.text_block_bytes},
-                                                       {"batch_bytes", &memory.batch_bytes},
-                                                       {"run_bytes", &memory.run_bytes}};
-    for (const auto& [name, field] : sizes)
-        if (const json* v = reader.find(name)) *field = read_unsigned(*v, reader.at(name), 1);
+    struct Size {
+        const char* name;
+        uint64_t* field;
+        uint64_t maximum;
+    };
+    const Size sizes[] = {{"read_block_bytes", &memory.read_block_bytes, kMaxBlockBytes},
+                          {"text_block_bytes", &memory.text_block_bytes, kMaxBlockBytes},
+                          {"batch_bytes", &memory.batch_bytes, kMaxBlockBytes},
+                          {"run_bytes", &memory.run_bytes, kMaxRunBytes}};
+    for (const auto& [name, field, maximum] : sizes)
+        if (const json* v = reader.find(name)) *field = read_integer<uint64_t>(*v, reader.at(name), 1, maximum);
     reader.reject_unknown();
 }
 
 void read_sampler(const json& value, const std::string& pointer, SamplerConfig& sampler) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("enabled")) sampler.enabled = read_bool(*v, reader.at("enabled"));
-    if (const json* v = reader.find("bytes_per_file")) sampler.bytes_per_file = read_unsigned(*v, reader.at("bytes_per_file"));
-    if (const json* v = reader.find("max_bytes")) sampler.max_bytes = read_unsigned(*v, reader.at("max_bytes"));
+    if (const json* v = reader.find("bytes_per_file"))
+        sampler.bytes_per_file = read_integer<uint64_t>(*v, reader.at("bytes_per_file"), 0, kMaxBlockBytes);
+    if (const json* v = reader.find("max_bytes"))
+        sampler.max_bytes = read_integer<uint64_t>(*v, reader.at("max_bytes"), 0, kMaxRunBytes);
     if (const json* v = reader.find("popular_token_fraction"); v && !(v->is_string() && *v == "auto")) {
         sampler.popular_token_fraction = read_number(*v, reader.at("popular_token_fraction"));
         if (*sampler.popular_token_fraction < 0 || *sampler.popular_token_fraction > 1)
             throw ConfigError(reader.at("popular_token_fraction"), "must be \"auto\" or between 0 and 1");
     }
-    if (const json* v = reader.find("max_popular")) sampler.max_popular = static_cast<uint32_t>(read_unsigned(*v, reader.at("max_popular")));
+    if (const json* v = reader.find("max_popular"))
+        sampler.max_popular = read_integer<uint32_t>(*v, reader.at("max_popular"), 0, kCollections);
     reader.reject_unknown();
 }
 
@@ -211,58 +246,14 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
         cluster.join = read_mode(*v, reader.at("join"), "way to join the dictionary", kDictionaryJoins);
     if (const json* v = reader.find("exchange_credits")) {
         if (!(v->is_string() && v->get<std::string>() == "auto")) {
-            const uint64_t credits = read_unsigned(*v, reader.at("exchange_credits"));
-            if (credits == 0 || credits > 1000000)
-                throw ConfigError(reader.at("exchange_credits"), "must be \"auto\" or between 1 and 1000000");
-            cluster.exchange_credits = static_cast<uint32_t>(credits);
+            cluster.exchange_credits = read_integer<uint32_t>(*v, reader.at("exchange_credits"), 1, 1000000);
         }
     }
     reader.reject_unknown();
 }
 
-// "memory.tokens" -> path segments; a first segment naming a node ("parse")
-// is resolved to "nodes/<i>".
-json* resolve_override_target(json& root, const std::vector<std::string>& segments, const std::string& assignment) {
-    json* current = &root;
-    for (size_t i = 0; i + 1 < segments.size(); ++i) {
-        const std::string& segment = segments[i];
-        if (current == &root && !root.contains(segment) && root.contains("nodes") && root["nodes"].is_array()) {
-            json* match = nullptr;
-            for (auto& node : root["nodes"]) {
-                const std::string name = node.value("name", node.value("kind", std::string()));
-                if (name == segment) match = &node;
-            }
-            if (match) {
-                current = match;
-                continue;
-            }
-        }
-        if (current->is_array()) {
-            size_t index = 0;
-            try {
-                index = std::stoul(segment);
-            } catch (...) {
-                throw ConfigError("", "--set " + assignment + ": '" + segment + "' is not an array index");
-            }
-            if (index >= current->size()) throw ConfigError("", "--set " + assignment + ": index " + segment + " is out of range");
-            current = &(*current)[index];
-        } else {
-            if (!current->is_object() && !current->is_null())
-                throw ConfigError("", "--set " + assignment + ": '" + segment + "' is not an object");
-            current = &(*current)[segment];
-        }
-    }
-    return current;
-}
-
-}  // namespace
-
-void apply_override(json& root, const std::string& assignment) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0)
-        throw ConfigError("", "--set expects key=value, got '" + assignment + "'");
-    const std::string key = assignment.substr(0, equals);
-    const std::string text = assignment.substr(equals + 1);
+// The dotted key of an override ("memory.tokens") as path segments.
+std::vector<std::string> key_segments(const std::string& key) {
     std::vector<std::string> segments;
     for (size_t start = 0;;) {
         const auto dot = key.find('.', start);
@@ -270,19 +261,96 @@ void apply_override(json& root, const std::string& assignment) {
         if (dot == std::string::npos) break;
         start = dot + 1;
     }
+    return segments;
+}
+
+// The node of root's "nodes" whose name (or, unnamed, kind) is `name`; the
+// last such, as a later entry overrides an earlier one.
+json* node_named(json& root, const std::string& name) {
+    auto nodes = root.find("nodes");
+    if (nodes == root.end() || !nodes->is_array()) return nullptr;
+    json* match = nullptr;
+    for (auto& node : *nodes) {
+        if (!node.is_object()) continue;
+        auto given = node.find("name");
+        if (given == node.end()) given = node.find("kind");
+        if (given != node.end() && given->is_string() && given->get<std::string>() == name) match = &node;
+    }
+    return match;
+}
+
+// The element of `array` that `segment` numbers, or a ConfigError at
+// `pointer` (the array's) naming the override.
+json& array_element(json& array, const std::string& segment, const std::string& pointer, const std::string& key) {
+    size_t index = 0;
+    const auto [end, error] = std::from_chars(segment.data(), segment.data() + segment.size(), index);
+    if (segment.empty() || error != std::errc() || end != segment.data() + segment.size())
+        throw ConfigError(pointer, "--set " + key + ": '" + segment + "' is not an index of this array");
+    if (index >= array.size())
+        throw ConfigError(pointer, "--set " + key + ": index " + segment + " is out of range (the array has " +
+                                       std::to_string(array.size()) + " elements)");
+    return array[index];
+}
+
+// The member of `container` that `segment` names, made (null) where an
+// object or null lacks it; a ConfigError naming the override where the
+// container is a string, number or boolean, which has no members.
+json& member(json& container, const std::string& segment, const std::string& pointer, const std::string& key) {
+    if (container.is_array()) return array_element(container, segment, pointer, key);
+    if (container.is_null()) container = json::object();
+    if (!container.is_object())
+        throw ConfigError(pointer, "--set " + key + ": " + (pointer.empty() ? "/" : pointer) + " is " +
+                                       type_article(container) + ", which has no key '" + segment + "'");
+    return container[segment];
+}
+
+}  // namespace
+
+std::string config_value_text(const json& value) {
+    // Replaces bytes that are not UTF-8 (a --set value may hold any) so a
+    // message about a value never fails itself.
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void apply_override(json& root, const std::string& key, json value) {
+    if (!root.is_object())
+        throw ConfigError("", "expected the pipeline to be a JSON object, got " + type_article(root) + "; cannot set '" +
+                                  key + "'");
+    const std::vector<std::string> segments = key_segments(key);
+    json* current = &root;
+    std::string pointer;
+    for (size_t i = 0; i + 1 < segments.size(); ++i) {
+        const std::string& segment = segments[i];
+        // A first segment that is no top-level key may name a node ("parse").
+        json* node = i == 0 && !root.contains(segment) ? node_named(root, segment) : nullptr;
+        current = node ? node : &member(*current, segment, pointer, key);
+        pointer = node ? node_pointer(root, *node) : pointer + "/" + segment;
+    }
+    member(*current, segments.back(), pointer, key) = std::move(value);
+}
+
+void apply_override(json& root, const std::string& assignment) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0)
+        throw ConfigError("", "--set expects key=value, got '" + assignment + "'");
+    const std::string text = assignment.substr(equals + 1);
     json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = text;  // a bare word is a string
-    json* parent = resolve_override_target(root, segments, assignment);
-    if (parent->is_array()) {
-        size_t index = std::stoul(segments.back());
-        if (index >= parent->size()) throw ConfigError("", "--set " + assignment + ": index out of range");
-        (*parent)[index] = value;
-    } else {
-        (*parent)[segments.back()] = value;
+    apply_override(root, assignment.substr(0, equals), std::move(value));
+}
+
+json read_pipeline_file(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) throw Error("cannot read pipeline file '" + file.string() + "'");
+    try {
+        return json::parse(in);
+    } catch (const json::parse_error& error) {
+        throw Error("pipeline file '" + file.string() + "' is not valid JSON: " + error.what());
     }
 }
 
 PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::string>& overrides) {
+    if (!root.is_object()) throw ConfigError("", "expected the pipeline to be a JSON object, got " + type_article(root));
     for (const auto& assignment : overrides) apply_override(root, assignment);
 
     PipelineConfig config;
@@ -332,15 +400,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
 }
 
 PipelineConfig PipelineConfig::from_file(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
-    std::ifstream in(file);
-    if (!in) throw Error("cannot read pipeline file '" + file.string() + "'");
-    json root;
-    try {
-        root = json::parse(in);
-    } catch (const json::parse_error& error) {
-        throw Error("pipeline file '" + file.string() + "' is not valid JSON: " + error.what());
-    }
-    return from_json(std::move(root), overrides);
+    return from_json(read_pipeline_file(file), overrides);
 }
 
 NodeOptions::NodeOptions(const NodeSpec& spec) : spec_(spec) {}
@@ -354,9 +414,7 @@ unsigned NodeOptions::count(unsigned auto_value, unsigned default_value) {
     auto it = spec_.options.find("count");
     if (it == spec_.options.end()) return default_value;
     if (it->is_string() && it->get<std::string>() == "auto") return std::max(1u, auto_value);
-    const auto value = read_unsigned(*it, pointer("count"), 1);
-    if (value > 4096) throw ConfigError(pointer("count"), "too large: " + std::to_string(value));
-    return static_cast<unsigned>(value);
+    return read_integer<unsigned>(*it, pointer("count"), 1, kMaxNodeCount);
 }
 
 std::string NodeOptions::string(const std::string& key, const std::string& default_value) {

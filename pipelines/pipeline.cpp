@@ -99,6 +99,10 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     FlushStage* const flush = flush_stages.empty() ? nullptr : flush_stages.front();
 
     GraphRunResult result;
+    stop_if_requested();
+    // Until the index is published: 100% once the graph has drained, then
+    // the phases after it (pipelines/progress.hpp).
+    ProgressReporter progress(state, config.progress, options.progress, options.progress_interval);
     {
         // Runs on the thread that asks for the stop; run_graph rethrows the
         // Interrupted once the cancelled graph has drained. Unregistered
@@ -107,7 +111,6 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
             state.fail(std::make_exception_ptr(Interrupted()));
         });
         stop_if_requested();
-        ProgressReporter progress(state, config.progress, options.progress, options.progress_interval);
         // 2: sampling binds each trie collection to one indexer for the
         // whole build; the GPUs' contexts are made meanwhile.
         if (index) {
@@ -125,6 +128,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
         result = graph.run();
     }
     stop_if_requested();
+    progress.enter_phase(ProgressReporter::kWriting);
     // 4: the dictionary, from the index node to the flush node, written
     // once, after the last run.
     if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
@@ -174,7 +178,9 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     report["dictionary_memory_bytes"] = dictionary_bytes;
     writer.write_report(report);
     stop_if_requested();
+    progress.enter_phase(ProgressReporter::kPublishing);
     writer.publish();
+    progress.stop();
     report["total_seconds"] = seconds_since(start);
     return BuildReport(std::move(report), writer.take_dictionary());
 }

@@ -6,6 +6,7 @@
 
 #include <oneapi/tbb/parallel_for.h>
 
+#include "devices/gpu_unusable.hpp"
 #include "invidx/error.hpp"
 #include "query/layout_weights.hpp"
 #include "store/merge.hpp"
@@ -89,14 +90,9 @@ ScopedDeviceWeightBackend::~ScopedDeviceWeightBackend() {
 GpuDevice weight_device(int ordinal) {
     const std::string name = "gpu:" + std::to_string(ordinal);
     const GpuInventory inventory = device_weight_backend()->inventory();
-    if (!inventory.built_with_cuda) throw Error(name + ": invidx was built without CUDA, so it cannot weight on a GPU");
-    if (inventory.devices.empty()) {
-        throw Error(name + ": no GPU to weight on" + (inventory.note.empty() ? std::string() : " (" + inventory.note + ")"));
-    }
-    for (const GpuDevice& device : inventory.devices) {
-        if (device.ordinal == ordinal) return device;
-    }
-    throw Error(name + ": no such GPU; this machine has gpu:0 to gpu:" + std::to_string(inventory.devices.size() - 1));
+    if (const auto reason = gpu_unusable_reason(ordinal, inventory)) throw Error(name + ": " + *reason);
+    return *std::find_if(inventory.devices.begin(), inventory.devices.end(),
+                         [ordinal](const GpuDevice& device) { return device.ordinal == ordinal; });
 }
 
 std::vector<TermChunk> weight_chunks(const IndexReader& index, uint64_t budget_bytes) {
@@ -213,6 +209,7 @@ DeviceImpacts weight_index_on_device(const std::filesystem::path& index_dir, Dev
         result = device_posting_impacts(index, options, &layout);
     }
     merge.impacts = &result.impacts;
+    merge.stop = options.stop;
     merge_runs(index_dir, merge);
     return result;
 }

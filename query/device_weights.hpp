@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,9 @@ struct DeviceWeightOptions {
     Bm25Parameters parameters;
     // Device bytes per chunk; none: kDeviceWeightMemoryShare of the device's memory.
     std::optional<uint64_t> memory_budget;
+    // weight_index_on_device: a stop request while the impacts are stored
+    // (MergeOptions::stop) leaves the index as it was.
+    std::stop_token stop;
 };
 
 struct DeviceImpacts {

@@ -1,7 +1,9 @@
 #include "query/query_file.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 
 #include "query/query_error.hpp"
@@ -10,6 +12,28 @@ namespace invidx {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// Whitespace or a control byte (C0, DEL) would split or end a TREC run line.
+bool breaks_run_line(char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte <= 0x20 || byte == 0x7f;
+}
+
+// Why `qid` cannot start a TREC run line, or empty when it can.
+std::string qid_problem(std::string_view qid) {
+    if (std::none_of(qid.begin(), qid.end(), breaks_run_line)) return {};
+    std::string shown;
+    for (const char c : qid) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            shown += std::string("\\x") + kHex[byte >> 4] + kHex[byte & 15];
+        } else {
+            shown += c;
+        }
+    }
+    return "qid '" + shown + "' holds whitespace or a control character; a qid must be one word (it starts a TREC run line)";
+}
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -79,8 +103,14 @@ public:
     }
 
 private:
+    // Topics are read in file order, so counting on from the last offset
+    // asked keeps this linear in the file (every topic records its line).
     size_t line_of(size_t offset) const {
-        return 1 + static_cast<size_t>(std::count(content_.begin(), content_.begin() + offset, '\n'));
+        if (offset < counted_to_) counted_to_ = 0, newlines_ = 0;
+        newlines_ += static_cast<size_t>(std::count(content_.begin() + static_cast<std::ptrdiff_t>(counted_to_),
+                                                    content_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+        counted_to_ = offset;
+        return 1 + newlines_;
     }
 
     [[noreturn]] void fail(size_t offset, const std::string& what) const {
@@ -116,12 +146,13 @@ private:
             std::string qid = folded_whitespace(unclosed_field(at, end, "<num>"));
             if (starts_with_folded(qid, "number:")) qid = folded_whitespace(std::string_view(qid).substr(7));
             if (qid.empty()) fail(at, "topic without a <num>");
+            if (const std::string problem = qid_problem(qid); !problem.empty()) fail(at, problem);
             std::string text = folded_whitespace(unclosed_field(at, end, tag));
             for (const std::string_view prefix : {"topic:", "description:"}) {
                 if (starts_with_folded(text, prefix)) text = folded_whitespace(std::string_view(text).substr(prefix.size()));
             }
             if (text.empty()) fail(at, "topic " + qid + " has no text in " + std::string(tag));
-            out.push_back({std::move(qid), std::move(text)});
+            out.push_back({std::move(qid), std::move(text), line_of(at)});
             at = find_folded(content_, "<top>", end, content_.size());
         }
         if (out.empty()) fail(0, "no <top> topics (expected TREC topics, or 'qid<TAB>query text' lines)");
@@ -150,6 +181,7 @@ private:
             if (head_end == std::string_view::npos || end == std::string_view::npos) fail(at, "<topic> without </topic>");
             std::string qid = folded_whitespace(attribute(at, head_end, "number"));
             if (qid.empty()) fail(at, "<topic> without a number=\"...\" attribute");
+            if (const std::string problem = qid_problem(qid); !problem.empty()) fail(at, problem);
             const size_t field = find_folded(content_, open, head_end, end);
             const size_t field_end = field == std::string_view::npos
                                          ? std::string_view::npos
@@ -158,7 +190,7 @@ private:
             const size_t from = field + open.size();
             std::string text = folded_whitespace(decoded_entities(content_.substr(from, field_end - from)));
             if (text.empty()) fail(field, "topic " + qid + " has an empty " + std::string(open));
-            out.push_back({std::move(qid), std::move(text)});
+            out.push_back({std::move(qid), std::move(text), line_of(at)});
             at = find_element_start("<topic", end, content_.size());
         }
         return out;
@@ -167,6 +199,8 @@ private:
     std::string_view content_;
     const std::string& name_;
     TopicField field_;
+    mutable size_t counted_to_ = 0;  // line_of's position and the newlines before it
+    mutable size_t newlines_ = 0;
 };
 
 std::vector<QueryLine> parse_tab_separated(std::string_view content, const std::string& name) {
@@ -185,7 +219,11 @@ std::vector<QueryLine> parse_tab_separated(std::string_view content, const std::
             throw QueryError(name + ": line " + std::to_string(number) +
                              ": expected 'qid<TAB>query text' (or TREC topics: <top> ... </top>)");
         }
-        out.push_back({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
+        const std::string_view qid = line.substr(0, tab);
+        if (const std::string problem = qid_problem(qid); !problem.empty()) {
+            throw QueryError(name + ": line " + std::to_string(number) + ": " + problem);
+        }
+        out.push_back({std::string(qid), std::string(line.substr(tab + 1)), number});
     }
     return out;
 }
@@ -201,6 +239,11 @@ std::vector<QueryLine> parse_query_file(std::string_view content, const std::str
 }
 
 std::vector<QueryLine> read_query_file(const std::string& path, TopicField field) {
+    if (path == "-") {
+        const std::string content((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+        if (std::cin.bad()) throw QueryError("cannot read the queries from standard input");
+        return parse_query_file(content, "stdin", field);
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw QueryError("cannot open the queries file '" + path + "'");
     const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -8,8 +8,12 @@
 // A file whose first non-blank character is '<' is read as topics. The text
 // of a topic is its title (<title>, or <query>) or its description
 // (<desc>, or <description>), whitespace runs folded into one space.
+// A qid is one word: whitespace or a control byte in it would break the
+// TREC run line it starts (`qid Q0 docno rank score tag`), so it is an error
+// naming the line.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +23,15 @@ namespace invidx {
 struct QueryLine {
     std::string qid;
     std::string text;
+    size_t line = 0;  // where the query starts in its file, from 1; 0: not from a file
 };
 
 enum class TopicField { kTitle, kDescription };
 
 // Throws QueryError naming the file, the line and what is wrong (a line
-// without a tab, a topic without a number or without the field).
+// without a tab, a topic without a number or without the field, a qid that
+// is not one word). The path "-" reads standard input (named "stdin" in
+// messages).
 std::vector<QueryLine> read_query_file(const std::string& path, TopicField field = TopicField::kTitle);
 
 // The same from text already read; `name` is used in error messages.

@@ -73,6 +73,23 @@ std::vector<SearchResult> Searcher::search_all(std::span<const std::string> text
     return results;
 }
 
+std::vector<SearchAttempt> Searcher::search_each(std::span<const std::string> texts, const SearchOptions& options) const {
+    (void)evaluator(options.device);
+    if (options.scoring == QueryScoring::kImpact) scored_.require_impacts();
+    std::vector<SearchAttempt> attempts(texts.size());
+    oneapi::tbb::enumerable_thread_specific<std::unique_ptr<Analyzer>> analyzers;
+    oneapi::tbb::parallel_for(size_t{0}, texts.size(), [&](size_t i) {
+        auto& analyzer = analyzers.local();
+        if (!analyzer) analyzer = std::make_unique<Analyzer>(index().analysis());
+        try {
+            attempts[i].result = search(texts[i], options, *analyzer);
+        } catch (const QueryError& error) {
+            attempts[i].error = error.what();
+        }
+    });
+    return attempts;
+}
+
 std::vector<SearchResult> Searcher::search_gpu_batch(std::span<const std::string> texts, const SearchOptions& options) const {
     const QueryEvaluator& device = evaluator(QueryDevice::kGpu);
     return device.evaluate_batch(plan_batch(texts, options));

@@ -25,6 +25,7 @@
 #include "query/query_evaluator.hpp"
 #include "query/query_plan.hpp"
 #include "query/scored_index.hpp"
+#include "query/search_attempt.hpp"
 #include "query/search_options.hpp"
 #include "query/search_result.hpp"
 #include "store/bm25.hpp"
@@ -72,8 +73,14 @@ public:
     SearchResult search(std::string_view text, const SearchOptions& options, Analyzer& analyzer) const;
     SearchResult search(std::string_view text, const SearchOptions& options) const;
 
-    // Many queries on all threads (oneTBB); results in input order.
+    // Many queries on all threads (oneTBB); results in input order. The
+    // first QueryError stops the batch.
     std::vector<SearchResult> search_all(std::span<const std::string> texts, const SearchOptions& options) const;
+    // The same, but a query that cannot run (a QueryError) is kept in its
+    // attempt and the others are answered. What fails every query alike
+    // (kGpu without a GPU, impact scoring on an index without impacts) is
+    // still thrown, once, before any query runs.
+    std::vector<SearchAttempt> search_each(std::span<const std::string> texts, const SearchOptions& options) const;
 
     // Many queries on the GPU (options.device is taken to be kGpu): planned
     // on all threads, then answered in batches of up to max_gpu_batch()

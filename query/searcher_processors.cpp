@@ -55,8 +55,8 @@ QueryProcessors searcher_processors(const Searcher& searcher, const SearchOption
     return processors;
 }
 
-std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
-                                           const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
+std::vector<SearchAttempt> search_scheduled_each(const Searcher& searcher, std::span<const std::string> texts,
+                                                 const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
     QueryCostModel model;
     SchedulerOptions scheduling;
     scheduling.cpu_workers = cpu_workers;
@@ -66,11 +66,29 @@ std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<c
     Analyzer analyzer(searcher.index().analysis());
     for (const auto& text : texts) scheduler.submit(text, query_features(searcher, text, options, analyzer));
     auto outcomes = scheduler.finish();
+    std::vector<SearchAttempt> attempts(outcomes.size());
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+        if (!outcomes[i].error) {
+            attempts[i].result = std::move(outcomes[i].result);
+            continue;
+        }
+        try {
+            std::rethrow_exception(outcomes[i].error);
+        } catch (const QueryError& error) {
+            attempts[i].error = error.what();
+        }
+    }
+    return attempts;
+}
+
+std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
+                                           const SearchOptions& options, size_t cpu_workers, bool with_gpu) {
+    auto attempts = search_scheduled_each(searcher, texts, options, cpu_workers, with_gpu);
     std::vector<SearchResult> results;
-    results.reserve(outcomes.size());
-    for (auto& outcome : outcomes) {
-        if (outcome.error) std::rethrow_exception(outcome.error);
-        results.push_back(std::move(outcome.result));
+    results.reserve(attempts.size());
+    for (auto& attempt : attempts) {
+        if (attempt.error) throw QueryError(*attempt.error);
+        results.push_back(std::move(attempt.result));
     }
     return results;
 }

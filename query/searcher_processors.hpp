@@ -34,5 +34,10 @@ QueryProcessors searcher_processors(const Searcher& searcher, const SearchOption
 // error in input order is rethrown after every query has run.
 std::vector<SearchResult> search_scheduled(const Searcher& searcher, std::span<const std::string> texts,
                                            const SearchOptions& options, size_t cpu_workers, bool with_gpu);
+// The same, but a query that cannot run (a QueryError) is kept in its
+// attempt and the others are answered; any other error is rethrown (the
+// first in input order).
+std::vector<SearchAttempt> search_scheduled_each(const Searcher& searcher, std::span<const std::string> texts,
+                                                 const SearchOptions& options, size_t cpu_workers, bool with_gpu);
 
 }  // namespace invidx

@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "invidx/error.hpp"
+#include "store/output_path.hpp"
 #include "store/protobuf_wire.hpp"
+#include "store/replacing_file.hpp"
 
 namespace invidx {
 namespace {
@@ -99,6 +101,26 @@ void export_ciff(const IndexReader& index, std::ostream& out, std::string descri
     }
     out.flush();
     ensure(static_cast<bool>(out), "CIFF export: cannot write the output stream");
+}
+
+void export_ciff_file(const IndexReader& index, const std::filesystem::path& file, std::string description) {
+    const std::filesystem::path target = resolve_output_path(file);
+    if (const auto inside = enclosing_index(target); !inside.empty()) {
+        throw Error("refusing to write the CIFF file into the index directory " + inside.string() +
+                        ": it would replace or add to the index's own files; write it outside the index",
+                    ErrorContext{.node = "", .file = file.string(), .record = {}, .byte_offset = {}});
+    }
+    ReplacingFile out(target);
+    try {
+        export_ciff(index, out.stream(), std::move(description));
+    } catch (const Error&) {
+        // A failed write is best named by the system's reason ("No space
+        // left on device"); any other error as it is. Either way the
+        // partial file goes and the target stays as it was.
+        out.throw_if_write_failed();
+        throw;
+    }
+    out.commit();
 }
 
 }  // namespace invidx

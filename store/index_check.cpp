@@ -7,6 +7,7 @@
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
 #include "store/block_checksums.hpp"
+#include "store/bm25.hpp"
 #include "store/crc32.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
@@ -156,6 +157,64 @@ void check_files(const fs::path& directory, const Manifest& manifest, const Chec
     }
 }
 
+// Each document's BM25 length norm as query.post's writer computed it;
+// empty when a document record cannot be read (reported on its own).
+std::vector<double> document_norms(const IndexReader& index, const QueryPostings& layout) {
+    const Bm25 bm25(layout.parameters(), index.num_documents(), index.average_length());
+    std::vector<double> norms(index.num_documents());
+    try {
+        for (uint64_t docid = 0; docid < norms.size(); ++docid) {
+            norms[docid] = bm25.length_norm(index.document(static_cast<uint32_t>(docid)).length);
+        }
+    } catch (const Error&) {
+        return {};
+    }
+    return norms;
+}
+
+// What search cannot check without decoding every posting: a query.post list
+// holds the run files' postings, and each block maximum is its postings'
+// largest tf part (one too low would let pruning drop a document).
+void check_query_list(const IndexReader& index, const QueryPostings& layout, uint64_t term, const QueryList& list,
+                      const run_list::DecodedList& decoded, const std::vector<double>& norms) {
+    const auto fail = [&](const std::string& problem) {
+        throw FormatError(layout.file_name(), "list of term '" + std::string(index.term(term).term) + "'" + problem);
+    };
+    std::optional<run_list::DecodedList> runs;
+    try {
+        runs.emplace(index.postings(term));
+    } catch (const Error&) {
+        // The run files' damage is reported by the terms pass.
+    }
+    if (runs && (runs->docids != decoded.docids || runs->tfs != decoded.tfs)) {
+        size_t i = 0;
+        while (i < decoded.docids.size() && i < runs->docids.size() && decoded.docids[i] == runs->docids[i] &&
+               decoded.tfs[i] == runs->tfs[i]) {
+            ++i;
+        }
+        fail(", block " + std::to_string(i / layout::kQueryBlockPostings) + ": posting " + std::to_string(i) +
+             " differs from the run files' postings of the term");
+    }
+    if (norms.empty()) return;
+    const Bm25 bm25(layout.parameters(), index.num_documents(), index.average_length());
+    size_t start = 0;
+    for (size_t k = 0; k < list.blocks().size(); ++k) {
+        const QueryBlock& block = list.blocks()[k];
+        double largest = 0.0;
+        for (size_t i = start; i < start + block.postings; ++i) {
+            largest = std::max(largest, bm25.tf_part(decoded.tfs[i], norms[decoded.docids[i]]));
+        }
+        start += block.postings;
+        // Equal when written (the same doubles); a little slack for a writer
+        // whose arithmetic rounds differently.
+        if (block.max_tf_part < largest || block.max_tf_part > largest * (1.0 + 1e-12)) {
+            fail(", block " + std::to_string(k) + ": field 'max_tf_part' is " + std::to_string(block.max_tf_part) +
+                 " but its postings' largest tf part is " + std::to_string(largest) +
+                 " (BM25 with the header's k1 and b and manifest.json's average_length)");
+        }
+    }
+}
+
 // What the reader checks per term and per document, for every one.
 void check_contents(const IndexReader& index, const CheckOptions& options, IndexCheckReport& report, Problems& problems) {
     try {
@@ -177,9 +236,11 @@ void check_contents(const IndexReader& index, const CheckOptions& options, Index
     if (QueryPostings::present(index)) {
         try {
             const QueryPostings layout(index);
+            const auto norms = document_norms(index, layout);
             for (uint64_t term = 0; term < terms; ++term) {
                 try {
-                    (void)layout.list(term).decode();
+                    const QueryList list = layout.list(term);
+                    check_query_list(index, layout, term, list, list.decode(), norms);
                 } catch (const Error& error) {
                     problems.add("terms", error.what());
                 }
@@ -226,6 +287,13 @@ IndexCheckReport check_index(const fs::path& directory, const CheckOptions& opti
     } catch (const Error& error) {
         problems.add("other", error.what());
         return report;
+    }
+    if (!manifest.checksummed) {
+        // Read, but nothing verifies its counts, inputs and analysis.
+        problems.add("other", (directory / layout::kManifestFile).string() +
+                                  ": key '/crc32' is missing: written by an older invidx, so its counts, inputs and "
+                                  "analysis cannot be verified; rebuild the index, or rewrite it with `invidx merge " +
+                                  directory.string() + "` (add --layout query to keep its query layout)");
     }
     check_files(directory, manifest, options, report, problems);
     std::optional<IndexReader> index;

@@ -3,7 +3,10 @@
 // verifies every block of every file against checksums.bin and, with
 // `full`, every whole-file CRC-32 (the manifest's and each file's trailing
 // one) and decodes every term's postings and every document record with the
-// reader's own checks. It reports every problem it finds, not the first.
+// reader's own checks, comparing query.post's lists with the run files' and
+// recomputing their block maxima. A manifest without its own checksum
+// (written by an older invidx) is a problem too. It reports every problem it
+// finds, not the first.
 #pragma once
 
 #include <cstdint>

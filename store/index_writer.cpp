@@ -17,6 +17,7 @@
 #include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/little_endian_append.hpp"
+#include "store/output_path.hpp"
 #include "store/sibling_directories.hpp"
 
 namespace invidx {
@@ -57,8 +58,9 @@ IndexWriter::IndexWriter(fs::path final_dir, AnalysisSettings analysis, std::vec
                          PublishOptions options)
     : options_(std::move(options)), analysis_(std::move(analysis)), files_(std::move(files)) {
     if (!options_.notice) options_.notice = [](const std::string& line) { std::fprintf(stderr, "invidx: %s\n", line.c_str()); };
-    final_dir_ = final_dir.lexically_normal();
-    if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
+    // The real directory, links followed: a link to an index is written
+    // through (the link stays), and the lock is the real directory's.
+    final_dir_ = resolve_output_path(final_dir);
     ensure(!final_dir_.empty(), "index directory must not be empty");
     // Fail before hours of indexing, not at publish(): publish checks again.
     if (!replaceable(final_dir_)) throw refusing(final_dir_);
@@ -317,7 +319,9 @@ void IndexWriter::write_report(const nlohmann::json& report) {
     ensure(!published_, "index already published");
     const std::string name(layout::kReportFile);
     BinaryWriter out(temp_dir_ / name, SyncOnFinish::no);
-    out.bytes(report.dump(2) + "\n");
+    // Replaced, not refused: a path or description that is not UTF-8 must
+    // not fail the publish after the whole build (paths are bytes).
+    out.bytes(report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     out.finish();
     if (report_written_) {
         std::erase_if(written_files_, [&](const ManifestFile& file) { return file.path == name; });
@@ -407,7 +411,7 @@ void IndexWriter::publish() {
 
     // The manifest is written last: its presence marks a complete index.
     BinaryWriter out(temp_dir_ / layout::kManifestFile, SyncOnFinish::no);
-    out.bytes(manifest_to_json(manifest).dump(2) + "\n");
+    out.bytes(manifest_to_json(manifest).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     out.finish();
     sync_at_publish(std::string(layout::kManifestFile));
     // Every file this writer wrote or adopted unsynced, and the two
@@ -435,6 +439,11 @@ void IndexWriter::replace_final_directory() {
     std::error_code error;
     const fs::path parent = final_dir_.parent_path().empty() ? fs::path(".") : final_dir_.parent_path();
     step("publish:1");
+    // Resolved when the writer was made; a link put there since would be
+    // swapped out and its target's files removed with the old index.
+    if (fs::is_symlink(fs::symlink_status(final_dir_, error)))
+        throw Error("refusing to publish: " + final_dir_.string() +
+                    " became a symbolic link while the index was built; nothing was changed");
     if (!fs::exists(final_dir_, error)) {
         fs::rename(temp_dir_, final_dir_, error);
         if (error) throw Error("cannot rename the new index into place: " + error.message(), in_file(final_dir_.string()));

@@ -95,6 +95,9 @@ struct WrittenDocuments {
 
 class IndexWriter {
 public:
+    // final_dir is followed through symbolic links first (resolve_output_path):
+    // a link to an index is written through and stays a link, and the lock,
+    // the temporary directory and the publish are the real directory's.
     // Locks final_dir (OutputLock: a second writer fails at once, naming the
     // holder's pid), cleans up after earlier writers that were killed
     // (clean_up_after_earlier_writers) and creates "<final_dir>.tmp-<pid>-<n>"

@@ -1,9 +1,12 @@
 #include "store/manifest.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
 #include "invidx/error.hpp"
+#include "store/crc32.hpp"
 #include "invidx/input_format.hpp"
 #include "store/index_layout.hpp"
 
@@ -46,7 +49,31 @@ AnalysisSettings analysis_from_json(const json& object, const std::string& file)
     return analysis;
 }
 
+constexpr const char* kChecksumKey = "crc32";
+
+// An older invidx wrote no checksum; a changed average_length (scores and
+// ranks change) is still caught where it disagrees with the totals.
+void check_average_length(const Manifest& manifest, const std::string& file) {
+    const double expected = manifest.documents == 0 ? 0.0
+                                                    : static_cast<double>(manifest.total_length) / static_cast<double>(manifest.documents);
+    if (!(std::abs(manifest.average_length - expected) <= 1e-9 * std::max(1.0, expected))) {
+        throw FormatError(file, "key '/counts/average_length' is " + std::to_string(manifest.average_length) +
+                                    " but total_length / documents is " + std::to_string(expected) +
+                                    "; manifest.json was changed or is damaged");
+    }
+}
+
 }  // namespace
+
+uint32_t manifest_checksum(const json& object) {
+    json rest = object;
+    if (rest.is_object()) rest.erase(kChecksumKey);
+    // ASCII only (every other character escaped), so the text does not depend
+    // on how the file spelled its strings; a parsed manifest is valid UTF-8.
+    return crc32(rest.dump(-1, ' ', true, json::error_handler_t::replace));
+}
+
+void seal_manifest(json& object) { object[kChecksumKey] = manifest_checksum(object); }
 
 json manifest_to_json(const Manifest& manifest) {
     json files = json::array();
@@ -76,6 +103,7 @@ json manifest_to_json(const Manifest& manifest) {
                 {"inputs", inputs}};
     // Only where a base is nonzero: an index without bases keeps version 1's bytes.
     if (!manifest.run_docid_bases.empty()) object["run_docid_bases"] = manifest.run_docid_bases;
+    seal_manifest(object);
     return object;
 }
 
@@ -91,6 +119,18 @@ Manifest manifest_from_json(const json& object, const std::string& file) {
                                     " is not supported (expected " + std::to_string(layout::kFormatVersion) + " or " +
                                     std::to_string(layout::kFormatVersionRunBases) + ")");
     }
+    // Before any other key is read: an edited manifest is named as such, not
+    // by the first value that happens to look wrong.
+    if (object.contains(kChecksumKey)) {
+        const auto stored = get<uint32_t>(object, kChecksumKey, file);
+        const uint32_t computed = manifest_checksum(object);
+        if (stored != computed) {
+            throw FormatError(file, "key '/crc32': stored checksum " + std::to_string(stored) +
+                                        " does not match the manifest's content (" + std::to_string(computed) +
+                                        "); manifest.json was changed or is damaged");
+        }
+        manifest.checksummed = true;
+    }
     manifest.analysis = analysis_from_json(get<json>(object, "analysis", file), file);
     manifest.positional = get<bool>(object, "positional", file);
     const auto counts = get<json>(object, "counts", file);
@@ -99,6 +139,7 @@ Manifest manifest_from_json(const json& object, const std::string& file) {
     manifest.postings = get<uint64_t>(counts, "postings", file, "/counts");
     manifest.total_length = get<uint64_t>(counts, "total_length", file, "/counts");
     manifest.average_length = get<double>(counts, "average_length", file, "/counts");
+    check_average_length(manifest, file);
     manifest.runs = get<std::vector<uint32_t>>(object, "runs", file);
     if (get<uint64_t>(counts, "runs", file, "/counts") != manifest.runs.size()) {
         throw FormatError(file, "key '/counts/runs' does not match the length of '/runs'");

@@ -1,7 +1,9 @@
 // manifest.json: written last by IndexWriter::publish, so its presence is
 // what makes a directory a complete index. It holds the collection totals,
 // the analysis the index was built with, and the size and CRC-32 of every
-// other file, which IndexReader checks before trusting any of them.
+// other file, which IndexReader checks before trusting any of them. Its own
+// content is covered by its key "crc32" (docs/FORMAT.md, "manifest.json"), so
+// an edited count, input or analysis setting is refused at open.
 #pragma once
 
 #include <cstdint>
@@ -38,11 +40,23 @@ struct Manifest {
     std::vector<uint64_t> run_docid_bases;
     std::vector<ManifestFile> files;   // every file but the manifest itself
     std::vector<InputFile> inputs;     // the collection, in docid order of files
+    // False for a manifest written before manifests had a "crc32" (read, but
+    // its content unverified: invidx check reports it).
+    bool checksummed = false;
 };
 
+// The CRC-32 that "crc32" holds: of the canonical JSON text of every other
+// key (compact, keys sorted, non-ASCII escaped: nlohmann's dump(-1, ' ', true)).
+uint32_t manifest_checksum(const nlohmann::json& object);
+
+// Sets the object's "crc32" to manifest_checksum of the rest (after an edit).
+void seal_manifest(nlohmann::json& object);
+
+// Sealed: "crc32" included, so every writer of a manifest writes it.
 nlohmann::json manifest_to_json(const Manifest& manifest);
 
-// Throws FormatError naming `file` and the missing or mistyped key.
+// Throws FormatError naming `file` and the missing or mistyped key, or a
+// "crc32" that does not match the rest.
 Manifest manifest_from_json(const nlohmann::json& json, const std::string& file);
 
 // Reads and parses <directory>/manifest.json; a missing manifest is

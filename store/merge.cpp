@@ -25,6 +25,12 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
     {
         const IndexReader old_index(index_dir);
         writer.emplace(index_dir, old_index.analysis(), old_index.files());
+        if (options.at_step) options.at_step("merge:writing");
+        // Unwinding removes the temporary directory (~IndexWriter).
+        const auto stop_if_asked = [&] {
+            if (options.stop.stop_requested()) throw Interrupted();
+        };
+        stop_if_asked();
 
         // One run (0) with one part (indexer 0) whose slot i is term i.
         CompressedRun part;
@@ -33,6 +39,7 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
         std::vector<DictionaryTerm> terms;
         terms.reserve(old_index.term_count());
         for (uint64_t i = 0; i < old_index.term_count(); ++i) {
+            if (i % 4096 == 0) stop_if_asked();
             const auto info = old_index.term(i);
             const auto list = old_index.postings(i);
             TermRunList merged{.slot = static_cast<uint32_t>(i), .docids = list.docids, .tfs = list.tfs, .positions = list.positions};
@@ -58,6 +65,7 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
             batch.push_back(ParsedDoc{.name = std::move(doc.name), .length = doc.length,
                                       .file_ordinal = doc.file_ordinal, .source_offset = doc.source_offset});
             if (batch.size() == kBatch) {
+                stop_if_asked();
                 writer->append_documents(batch);
                 batch.clear();
             }
@@ -72,11 +80,14 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
                                           write_query_postings(old_index, *query_codec, out,
                                                                {.parameters = options.query_parameters,
                                                                 .impact_bits = options.impact_bits,
-                                                                .impacts = options.impacts});
+                                                                .impacts = options.impacts,
+                                                                .stop = options.stop});
                                       });
         }
     }
-    // The old index is closed before it is replaced.
+    // The old index is closed before it is replaced; past here the merge
+    // runs to its end (publishing is quick and never half done).
+    if (options.stop.stop_requested()) throw Interrupted();
     writer->publish();
 }
 

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 #include "store/bm25.hpp"
@@ -27,6 +29,14 @@ struct MergeOptions {
     // Or impacts of the index's postings computed already (on a GPU), stored
     // as they are; not with impact_bits. Must outlive the call.
     const PostingImpacts* impacts = nullptr;
+    // A stop request (SIGINT, SIGTERM: tools/invidx/interrupts.hpp) is
+    // honoured between terms and batches until publishing begins: the
+    // temporary directory is removed, the index left as it was, and
+    // invidx::Interrupted thrown.
+    std::stop_token stop;
+    // Called with "merge:writing" once the temporary directory exists, just
+    // before the first check of `stop` (tests stop the process there).
+    std::function<void(const std::string&)> at_step;
 };
 
 // Holds the merged run's compressed lists in memory while it writes them

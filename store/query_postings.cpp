@@ -105,6 +105,13 @@ QueryList QueryPostings::list(uint64_t term) const {
     if (begin < lists_start_ || begin > end || end > table_offset_) {
         BinaryReader(name_, bytes_, table + 16).fail("list_offsets", where() + " lies outside the lists");
     }
+    // Every tf is at least 1, so no tf exceeds cf − (df − 1): decode_tfs
+    // checks each against it, the whole sum being check --full's (decode).
+    if (info.cf < info.df) {
+        throw FormatError(index_.display(layout::kDictionaryFile),
+                          "term '" + list.term_ + "': cf " + std::to_string(info.cf) + " is below its df " + std::to_string(info.df));
+    }
+    list.max_stored_tf_ = static_cast<uint32_t>(std::min<uint64_t>(info.cf - info.df, uint64_t{UINT32_MAX} - 1));
     const uint64_t block_count = (info.df + layout::kQueryBlockPostings - 1) / layout::kQueryBlockPostings;
     if (block_count > (end - begin) / entry_bytes_) {
         BinaryReader(name_, bytes_, table + 16)
@@ -119,6 +126,7 @@ QueryList QueryPostings::list(uint64_t term) const {
     uint64_t data = begin + block_count * entry_bytes_;
     verify(begin, block_count * entry_bytes_);
     list.blocks_.resize(block_count);
+    const double max_tf_part_bound = (parameters_.k1 + 1.0) * (1.0 + 1e-9);
     uint32_t next_docid = 0;
     for (uint64_t k = 0; k < block_count; ++k) {
         const char* entry = bytes_.data() + begin + k * entry_bytes_;
@@ -133,7 +141,10 @@ QueryList QueryPostings::list(uint64_t term) const {
         if (block.last_docid >= index_.num_documents() || block.last_docid < uint64_t{next_docid} + block.postings - 1) {
             fail_entry(k, 4, "last_docid", "docid " + std::to_string(block.last_docid) + " cannot end this block");
         }
-        if (!std::isfinite(block.max_tf_part) || block.max_tf_part < 0.0) fail_entry(k, 20, "max_tf_part", "not a score");
+        // tf·(k1+1)/(tf + norm) with tf >= 1 lies in (0, k1+1] (a little slack for rounding).
+        if (!(block.max_tf_part > 0.0 && block.max_tf_part <= max_tf_part_bound)) {
+            fail_entry(k, 20, "max_tf_part", std::to_string(block.max_tf_part) + " is not a BM25 tf part (0 to k1 + 1)");
+        }
         uint32_t impact_bytes = 0;
         if (impact_bits_ != 0) {
             impact_bytes = load_u32(entry + 20);
@@ -189,7 +200,17 @@ void QueryList::decode_tfs(size_t k, std::span<uint32_t> out) const {
     } catch (const FormatError& error) {
         fail(k, "tfs: " + error.message());
     }
-    for (uint32_t& tf : out) tf += 1;
+    // Stored as tf − 1: each in [1, cf − df + 1], so none wraps to 0 and none
+    // is more than the term's cf allows. Branch-free (vectorized), like impacts.
+    uint32_t over = 0;
+    for (uint32_t& tf : out) {
+        over |= static_cast<uint32_t>(tf > max_stored_tf_);
+        tf += 1;
+    }
+    if (over != 0) {
+        fail(k, "tfs: a tf exceeds " + std::to_string(uint64_t{max_stored_tf_} + 1) +
+                    ", the most the term's cf and df allow (cf - df + 1), or wraps to 0");
+    }
 }
 
 bool QueryList::has_impacts() const { return owner_->has_impacts(); }

@@ -62,6 +62,7 @@ private:
     uint64_t cf_ = 0;
     double max_tf_part_ = 0.0;
     uint32_t max_impact_ = 0;
+    uint32_t max_stored_tf_ = 0;  // cf − df: no stored tf − 1 is larger
     std::vector<QueryBlock> blocks_;
 };
 

@@ -106,6 +106,7 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     } else if (options.impact_bits) {
         // An index without postings has no weight to scale by: any positive maximum will do.
         const double max_weight = max_posting_weight(index, bm25, norms);
+        if (options.stop.stop_requested()) throw Interrupted();
         quantizer.emplace(max_weight > 0.0 ? max_weight : 1.0, *options.impact_bits);
     }
 
@@ -127,6 +128,7 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     constexpr uint64_t kBatchTerms = 4096;
     std::vector<EncodedList> batch(kBatchTerms);
     for (uint64_t first = 0; first < index.term_count(); first += kBatchTerms) {
+        if (options.stop.stop_requested()) throw Interrupted();
         const uint64_t count = std::min(kBatchTerms, index.term_count() - first);
         oneapi::tbb::parallel_for(uint64_t{0}, count, [&](uint64_t i) {
             encode_list(index, first + i, codec, bm25, norms,

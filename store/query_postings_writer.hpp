@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <stop_token>
 
 #include "store/bm25.hpp"
 #include "store/binary_io.hpp"
@@ -29,6 +30,8 @@ struct QueryPostingsOptions {
     // weight), stored as they are: the same impacts and largest weight give
     // the same bytes as impact_bits. Not both. Must outlive the call.
     const PostingImpacts* impacts = nullptr;
+    // Checked between batches of terms: a stop request is invidx::Interrupted.
+    std::stop_token stop;
 };
 
 // Every term of `index`, in dictionary order; terms are encoded in parallel

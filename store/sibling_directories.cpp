@@ -55,7 +55,8 @@ std::vector<SiblingDirectory> find_siblings(const fs::path& final_dir) {
     std::error_code error;
     const std::string final_name = final_dir.filename().string();
     for (fs::directory_iterator it(parent_of(final_dir), error), end; !error && it != end; it.increment(error)) {
-        if (!it->is_directory(error)) continue;
+        // A link is never a writer's: following it would remove what it points at.
+        if (it->is_symlink(error) || !it->is_directory(error)) continue;
         if (auto sibling = parse_sibling(final_dir.parent_path() / it->path().filename(), final_name))
             siblings.push_back(std::move(*sibling));
     }
@@ -65,6 +66,11 @@ std::vector<SiblingDirectory> find_siblings(const fs::path& final_dir) {
 
 void remove_index_directory(const fs::path& directory) {
     std::error_code ignored;
+    // Never through a link: at most the link itself goes.
+    if (fs::is_symlink(fs::symlink_status(directory, ignored))) {
+        fs::remove(directory, ignored);
+        return;
+    }
     fs::remove(directory / layout::kManifestFile, ignored);
     fs::remove_all(directory, ignored);
 }

@@ -24,7 +24,8 @@ struct SiblingDirectory {
 // final_dir so that renames stay within one file system (and so atomic).
 std::filesystem::path sibling_path(const std::filesystem::path& final_dir, const char* tag);
 
-// Every "<final_dir>.tmp-<pid>-<n>" and "<final_dir>.old-<pid>-<n>" there is.
+// Every "<final_dir>.tmp-<pid>-<n>" and "<final_dir>.old-<pid>-<n>" directory
+// there is (symbolic links by such names are not a writer's and are left).
 std::vector<SiblingDirectory> find_siblings(const std::filesystem::path& final_dir);
 
 // Call only while holding final_dir's OutputLock: then no other writer is at
@@ -37,7 +38,8 @@ void clean_up_after_earlier_writers(const std::filesystem::path& final_dir,
                                     const std::function<void(const std::string&)>& notice);
 
 // Removes an index directory, manifest.json first: a removal cut short never
-// leaves something that looks like a complete index.
+// leaves something that looks like a complete index. A symbolic link is
+// removed itself, never what it points at.
 void remove_index_directory(const std::filesystem::path& directory);
 
 }  // namespace invidx

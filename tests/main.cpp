@@ -1,6 +1,6 @@
 // doctest's main, which skips the GPU test cases (support/gpu_test.hpp)
-// where no CUDA device is usable: filtered out, doctest counts them as
-// skipped, and a line says so for ctest.
+// where no CUDA device is usable, and the no-GPU ones where one is: filtered
+// out, doctest counts them as skipped, and a line says so for ctest.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -63,14 +63,25 @@ int main(int argc, char** argv) {
     context.applyCommandLine(argc, argv);
     // Queries (--list-test-cases: ctest's discovery) list every test case and
     // never touch CUDA; a run asks for a device only when it selects GPU cases.
-    if (!context.shouldExit() && !gpu_required()) {
-        const unsigned gpu_cases = selected(argc, argv, nullptr) - selected(argc, argv, invidx::testing::kGpuSuite);
-        if (gpu_cases > 0) {
-            const invidx::GpuInventory gpus = invidx::list_gpus();
-            if (gpus.devices.empty()) {
+    // The suite "no-gpu" is the reverse: skipped where a device is usable.
+    if (!context.shouldExit()) {
+        const unsigned all = selected(argc, argv, nullptr);
+        const unsigned gpu_cases = gpu_required() ? 0 : all - selected(argc, argv, invidx::testing::kGpuSuite);
+        const unsigned no_gpu_cases = all - selected(argc, argv, invidx::testing::kNoGpuSuite);
+        if (gpu_cases > 0 || no_gpu_cases > 0) {
+            const invidx::GpuInventory gpus = gpu_required() ? invidx::GpuInventory{} : invidx::list_gpus();
+            const bool usable = gpu_required() || !gpus.devices.empty();
+            if (!usable && gpu_cases > 0) {
                 context.addFilter("test-suite-exclude", invidx::testing::kGpuSuite);
                 std::cout << "[invidx] " << invidx::testing::kGpuSkipLine << ": " << gpu_cases << " of the doctest suite "
                           << invidx::testing::kGpuSuite << " (" << gpus.note << "); INVIDX_REQUIRE_GPU=1 runs them"
+                          << std::endl;
+            }
+            if (usable && no_gpu_cases > 0) {
+                context.addFilter("test-suite-exclude", invidx::testing::kNoGpuSuite);
+                std::cout << "[invidx] " << invidx::testing::kNoGpuSkipLine << ": " << no_gpu_cases
+                          << " of the doctest suite " << invidx::testing::kNoGpuSuite
+                          << " (a GPU is usable here, or INVIDX_REQUIRE_GPU says there is one)"
                           << std::endl;
             }
         }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <iostream>
 #include <pthread.h>
 #include <stop_token>
@@ -217,32 +218,41 @@ int main(int argc, char** argv) {
     }
     const std::string& pipeline_file = arguments[0];
     const std::vector<std::string> inputs = given.values("--input");
-    std::vector<std::string> overrides = given.values("--set");
-    const std::string output = given.value("--output").value_or("");
-    const std::string progress = given.value("--progress").value_or("");
+    const std::vector<std::string> overrides = given.values("--set");
+    const std::optional<std::string> output = given.value("--output");
+    const std::optional<std::string> progress = given.value("--progress");
     const bool quiet = given.has("--quiet");
     const bool plan_only = given.has("--plan");
+    // An empty output would fall back to the pipeline's (./index), replacing
+    // what is there: refused, as a path the user did not mean.
+    if (output && output->empty()) return usage_error("--output must name a directory, not ''");
 
     invidx::PipelineConfig config;
     try {
-        if (!inputs.empty()) {
-            nlohmann::json list = nlohmann::json::array();
-            for (const auto& input : inputs) list.push_back(input);
-            overrides.insert(overrides.begin(), "input=" + list.dump());
-        }
-        if (!output.empty()) overrides.push_back("output=" + nlohmann::json(output).dump());
-        if (!progress.empty()) overrides.push_back("progress=" + nlohmann::json(progress).dump());
-        config = invidx::PipelineConfig::from_file(pipeline_file, overrides);
+        // --input and --output go in as JSON values, not JSON text: a path
+        // is bytes, which need not be UTF-8 (nlohmann's dump() rejects them).
+        nlohmann::json pipeline = invidx::read_pipeline_file(pipeline_file);
+        if (!inputs.empty()) invidx::apply_override(pipeline, "input", nlohmann::json(inputs));
+        for (const auto& assignment : overrides) invidx::apply_override(pipeline, assignment);
+        if (output) invidx::apply_override(pipeline, "output", *output);
+        if (progress) invidx::apply_override(pipeline, "progress", *progress);
+        config = invidx::PipelineConfig::from_json(std::move(pipeline));
     } catch (const invidx::Error& error) {
         std::fprintf(stderr, "invidx-run: %s\n", error.what());
+        return 2;
+    } catch (const std::exception& error) {
+        // The last resort (a JSON type error the checks above missed): a
+        // message and the pipeline's exit code, never an abort.
+        std::fprintf(stderr, "invidx-run: pipeline '%s': %s\n", pipeline_file.c_str(), error.what());
         return 2;
     }
 
     if (plan_only) {
         try {
-            std::printf("%s\n", invidx::Pipeline(std::move(config)).plan().dump(2).c_str());
+            const nlohmann::json plan = invidx::Pipeline(std::move(config)).plan();
+            std::printf("%s\n", plan.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
             return 0;
-        } catch (const invidx::Error& error) {
+        } catch (const std::exception& error) {
             std::fprintf(stderr, "invidx-run: %s\n", error.what());
             return 2;
         }

@@ -18,6 +18,17 @@
 
 namespace invidx {
 
+// The bounds of the pipeline's integer keys (docs/PIPELINE.md, "Limits"):
+// every integer is range-checked when the pipeline is read, before it is
+// narrowed, so no value wraps.
+// A node's or an indexer entry's "count": far above any machine's cores;
+// an indexer holds a dictionary of its own, so thousands would take
+// gigabytes before a document is read.
+inline constexpr unsigned kMaxNodeCount = 256;
+inline constexpr uint32_t kMaxMemoryTokens = 65536;               // memory.tokens
+inline constexpr uint64_t kMaxBlockBytes = uint64_t{1} << 30;     // block, batch and per-file sample sizes
+inline constexpr uint64_t kMaxRunBytes = uint64_t{1} << 40;       // memory.run_bytes, sampler.max_bytes
+
 struct InputConfig {
     std::string path;             // file, directory or glob
     // "auto" (from each file's name) or a name of invidx/input_format.hpp's
@@ -112,8 +123,20 @@ struct PipelineConfig {
                                     const std::vector<std::string>& overrides = {});
 };
 
-// Applies one "key=value" override to a raw pipeline JSON.
+// Applies one "key=value" override to a raw pipeline JSON. A key that goes
+// through a string, number or boolean, or an array index that is not one,
+// is a ConfigError naming the key; so is a pipeline that is no object.
 void apply_override(nlohmann::json& json, const std::string& assignment);
+// The same with the value given as JSON already: invidx-run's --input and
+// --output, whose paths are bytes and need not be UTF-8.
+void apply_override(nlohmann::json& json, const std::string& key, nlohmann::json value);
+
+// A pipeline file's JSON, or an Error naming the file.
+nlohmann::json read_pipeline_file(const std::filesystem::path& file);
+
+// A value as JSON text for a message, bytes that are not UTF-8 replaced
+// (never throws, unlike nlohmann's dump()).
+std::string config_value_text(const nlohmann::json& value);
 
 // Reads a node's own keys and remembers which were read, so the builder can
 // reject the rest ("unknown key 'cout' at /nodes/3/cout; known: ...").

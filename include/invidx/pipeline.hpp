@@ -38,15 +38,26 @@ struct BuildReport {
     std::string summary_table() const;
 };
 
-// How far a running build has come, for RunOptions::progress.
+// How far a running build has come, for RunOptions::progress. Work done is
+// bytes_done of input_bytes: reading runs ahead of parsing and indexing, so
+// bytes_read reaches input_bytes well before the build is done.
 struct ProgressNotice {
     double seconds = 0;                  // since the graph started
     uint64_t input_bytes = 0;            // the input's size on disk
     uint64_t bytes_read = 0;             // of it, read so far
     uint64_t text_bytes = 0;             // decompressed bytes framed into documents
-    uint64_t documents = 0;
+    uint64_t documents = 0;              // documents framed
     uint64_t tokens = 0;                 // kept tokens parsed
-    bool finished = false;               // the last notice: the graph has drained
+    bool finished = false;               // the last notice: the index is published, or the build failed
+    uint64_t text_bytes_parsed = 0;      // of text_bytes, the bytes of documents parsed
+    // Of input_bytes, the part whose documents are parsed, estimated as
+    // bytes_read * text_bytes_parsed / text_bytes; never decreasing; below
+    // input_bytes while phase is "indexing", input_bytes from "writing" on.
+    uint64_t bytes_done = 0;
+    // "indexing": the documents are read, parsed and indexed; "writing": every
+    // document is indexed, the dictionary and report.json are written;
+    // "publishing": the finished index is moved into place.
+    std::string phase = "indexing";
 };
 
 // What a caller can do to a running build besides waiting for it.

@@ -44,6 +44,7 @@ public:
     std::atomic<uint64_t> bytes_read{0};       // compressed bytes read from disk
     std::atomic<uint64_t> text_bytes{0};       // decompressed bytes framed into documents
     std::atomic<uint64_t> documents{0};        // documents framed
+    std::atomic<uint64_t> text_bytes_parsed{0};  // of text_bytes, the bytes of documents parsed
     std::atomic<uint64_t> tokens_indexed{0};   // kept tokens parsed
 
     // Totals of the final dictionary, counted by the index stage's finish()

@@ -3,12 +3,37 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <unordered_set>
 
 #include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
+#include "nodes/decompress/named_archive.hpp"
+#include "nodes/decompress/zip_directory.hpp"
 
 namespace invidx {
+namespace {
+
+// How much of a zip's end is kept for its central directory: enough for
+// tens of thousands of entries. A directory that starts earlier is not
+// checked (zip_directory.hpp, not_checkable).
+constexpr size_t kZipTailBytes = size_t{4} << 20;
+
+constexpr std::string_view kZipLocalHeader = "PK\x03\x04";
+
+// libarchive warns, and goes on, when a member's name is not valid in the
+// locale's character set; the name's bytes are still there, so that is no
+// damage. Every other header warning is ("Damaged tar archive", a malformed
+// pax attribute, an inconsistent size).
+bool harmless_warning(const char* message) {
+    return message != nullptr && std::string_view(message).find("be converted") != std::string_view::npos;
+}
+
+bool is_tar(int format) { return (format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR; }
+bool is_zip(int format) { return (format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP; }
+
+}  // namespace
 
 ArchiveStream::ArchiveStream(ByteSource& source, InputFile file)
     : source_(source), file_(std::move(file)), error_file_(file_.path) {}
@@ -24,6 +49,7 @@ struct ArchiveCallbacks {
         // fatal error to libarchive, and rethrow it once libarchive returned.
         try {
             const std::string_view bytes = stream->source_.next();
+            stream->keep_zip_tail(bytes);
             *buffer = bytes.data();
             return static_cast<la_ssize_t>(bytes.size());
         } catch (...) {
@@ -71,6 +97,8 @@ bool ArchiveStream::next_entry(std::string& entry_name) {
         struct archive_entry* entry = nullptr;
         const int status = archive_read_next_header(archive_, &entry);
         if (status == ARCHIVE_EOF) {
+            if (!entered_) check_no_header(archive_format(archive_));
+            if (is_zip(archive_format(archive_))) check_zip_directory();
             if (!entered_ && archive_format(archive_) == ARCHIVE_FORMAT_EMPTY) {
                 empty_input_ = true;
                 entered_ = true;
@@ -91,14 +119,33 @@ bool ArchiveStream::next_entry(std::string& entry_name) {
             entry_offset_ = static_cast<uint64_t>(archive_filter_bytes(archive_, 0));
             fail(message ? message : "cannot read the next entry (truncated or damaged input)");
         }
+        if (status == ARCHIVE_RETRY) {
+            // libarchive's tar reader would skip ahead block by block to the
+            // next header that checks, losing the member: GNU tar stops here.
+            error_file_ = file_.path;
+            entry_offset_ = static_cast<uint64_t>(archive_read_header_position(archive_));
+            fail("damaged tar header at byte " + std::to_string(entry_offset_) +
+                 " (its checksum does not match), " +
+                 (previous_member_.empty() ? std::string("before the first member")
+                                           : "after member '" + previous_member_ + "'"));
+        }
         const bool raw = archive_format(archive_) == ARCHIVE_FORMAT_RAW;
+        if (raw) check_raw_named_archive();
         std::string member;
         if (!raw) {
-            // A hard link's data lives in the member it points to.
-            if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != nullptr) continue;
             const char* path = archive_entry_pathname(entry);
             if (path == nullptr) path = archive_entry_pathname_utf8(entry);
             member = path ? path : "";
+            if (is_zip(archive_format(archive_))) zip_headers_read_.push_back(member);
+            if (status == ARCHIVE_WARN && !harmless_warning(archive_error_string(archive_))) {
+                const char* message = archive_error_string(archive_);
+                error_file_ = archive_member_name(file_.path, member);
+                entry_offset_ = 0;
+                fail(std::string("damaged member header: ") + (message ? message : "libarchive warned"));
+            }
+            previous_member_ = member;
+            // A hard link's data lives in the member it points to.
+            if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != nullptr) continue;
         }
         if (entered_) ++entry_index_;
         entered_ = true;
@@ -119,6 +166,85 @@ size_t ArchiveStream::read(char* buffer, size_t n) {
     }
     entry_offset_ += static_cast<uint64_t>(got);
     return static_cast<size_t>(got);
+}
+
+void ArchiveStream::check_no_header(int format) {
+    // libarchive takes a first block of 512 zero bytes for the end of an
+    // empty tar, so a zeroed or torn file of any format would read as no
+    // documents at all. Only a name that says tar makes it one.
+    if (is_tar(format) && archive_named_by_file(file_.path) != NamedArchive::tar) {
+        error_file_ = file_.path;
+        entry_offset_ = 0;
+        fail("starts with a block of 512 zero bytes: not a valid header of any input format (a zeroed or torn "
+             "file?); only a file named .tar or .tgz may be an empty tar archive");
+    }
+}
+
+void ArchiveStream::check_raw_named_archive() {
+    switch (archive_named_by_file(file_.path)) {
+        case NamedArchive::none: return;
+        case NamedArchive::tar:
+            fail("named as a tar archive, but its first header is not a valid tar header (damaged: its checksum "
+                 "does not match)");
+        case NamedArchive::zip:
+            fail("named as a zip archive, but it does not start with a zip local file header (damaged)");
+    }
+}
+
+void ArchiveStream::keep_zip_tail(std::string_view raw) {
+    if (zip_tail_state_ == ZipTail::not_zip) return;
+    // The usual first read decides without a copy.
+    if (zip_tail_state_ == ZipTail::undecided && zip_tail_.empty() && raw.size() >= kZipLocalHeader.size() &&
+        raw.substr(0, kZipLocalHeader.size()) != kZipLocalHeader) {
+        zip_tail_state_ = ZipTail::not_zip;
+        return;
+    }
+    zip_tail_.append(raw);
+    if (zip_tail_state_ == ZipTail::undecided) {
+        if (zip_tail_.size() < kZipLocalHeader.size()) return;
+        const bool zip = zip_tail_.compare(0, kZipLocalHeader.size(), kZipLocalHeader) == 0;
+        zip_tail_state_ = zip ? ZipTail::kept : ZipTail::not_zip;
+        if (!zip) {
+            std::string().swap(zip_tail_);
+            return;
+        }
+    }
+    if (zip_tail_.size() > 2 * kZipTailBytes) {
+        const size_t dropped = zip_tail_.size() - kZipTailBytes;
+        zip_tail_.erase(0, dropped);
+        zip_tail_offset_ += dropped;
+    }
+}
+
+void ArchiveStream::check_zip_directory() {
+    // Only a zip read from its first byte (not one inside a compressed
+    // stream) has its directory in the raw bytes.
+    if (zip_tail_state_ != ZipTail::kept) return;
+    // libarchive stops at the directory; the rest of the file holds it.
+    for (std::string_view raw = source_.next(); !raw.empty(); raw = source_.next()) keep_zip_tail(raw);
+    error_file_ = file_.path;
+    const ZipDirectory directory = read_zip_directory(zip_tail_, zip_tail_offset_);
+    switch (directory.status) {
+        case ZipDirectory::Status::found: break;
+        case ZipDirectory::Status::not_checkable: return;
+        case ZipDirectory::Status::no_end_record:
+            entry_offset_ = zip_tail_offset_ + zip_tail_.size();
+            fail("zip archive without an end of central directory record (truncated or damaged)");
+        case ZipDirectory::Status::damaged:
+            entry_offset_ = zip_tail_offset_ + zip_tail_.size();
+            fail("zip archive with a damaged central directory");
+    }
+    // Names compared as bytes; when none is missing but the counts differ,
+    // or the other way round, a name was converted differently: no damage.
+    if (directory.entries.size() <= zip_headers_read_.size()) return;
+    const std::unordered_set<std::string> read(zip_headers_read_.begin(), zip_headers_read_.end());
+    for (const ZipDirectoryEntry& entry : directory.entries) {
+        if (read.count(entry.name) != 0) continue;
+        error_file_ = archive_member_name(file_.path, entry.name);
+        entry_offset_ = entry.local_header_offset;
+        fail("zip member not found where the central directory puts it (byte " +
+             std::to_string(entry.local_header_offset) + "): its local file header is damaged");
+    }
 }
 
 }  // namespace invidx

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "nodes/decompress/byte_source.hpp"
 #include "invidx/messages.hpp"
@@ -41,11 +43,23 @@ public:
     // Damaged or truncated input throws invidx::Error with file = the input's
     // path (plus "!<member>" inside an archive), byte_offset = entry_offset()
     // and libarchive's message. Errors thrown by the ByteSource pass through.
+    // Damage that libarchive steps over is an error too (docs/PIPELINE.md,
+    // "Input files"): a tar header whose checksum does not match, a header
+    // warning other than a name's character set, a zip entry of the central
+    // directory that the streamed reader did not find (a damaged local
+    // header). A leading block of zeros is an empty tar only when the file's
+    // name says tar, and a file named .tar/.tgz/.zip must be that archive.
 
 private:
     friend struct ArchiveCallbacks;  // libarchive's C callbacks (archive_stream.cpp)
     void open();
     [[noreturn]] void fail(const std::string& what);
+    // What the first header says about a file that may not be an archive.
+    void check_no_header(int format);
+    void check_raw_named_archive();
+    // Keeps the end of a zip's raw bytes, for its central directory.
+    void keep_zip_tail(std::string_view raw);
+    void check_zip_directory();
 
     ByteSource& source_;
     InputFile file_;
@@ -58,6 +72,14 @@ private:
     bool empty_input_ = false;       // the synthesized entry of an empty input
     bool finished_ = false;
     bool failed_ = false;
+    std::string previous_member_;    // the last member read, to place damage after it
+
+    // Zip check: raw bytes are kept only once they start with a local header.
+    enum class ZipTail : uint8_t { undecided, kept, not_zip };
+    ZipTail zip_tail_state_ = ZipTail::undecided;
+    std::string zip_tail_;           // the last raw bytes of a zip
+    uint64_t zip_tail_offset_ = 0;   // of zip_tail_[0] in the file
+    std::vector<std::string> zip_headers_read_;  // every entry's name as libarchive read it
 };
 
 }  // namespace invidx

@@ -1,5 +1,6 @@
 // Plain-text framing (SPEC §1): the whole entry is one document, named after
-// the entry. An empty entry is still a document (with no text).
+// the entry. An empty entry is still a document (with no text). An entry
+// whose start is binary data (binary_data.hpp) is an error, not a document.
 #pragma once
 
 #include <string>
@@ -17,7 +18,10 @@ public:
     void finish(const EmitRecord& emit) override;
 
 private:
+    void check_text();
+
     std::string entry_name_;
+    bool checked_ = false;  // the entry's start was found to be text
     std::string text_;  // the record is emitted whole, so it is gathered first
     FramedRecord record_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_unusable.hpp"
 #include "invidx/error.hpp"
 #include "nodes/index/cpu_btree_indexer.hpp"
 #include "nodes/index/gpu_indexer.hpp"
@@ -19,10 +20,9 @@ int gpu_ordinal(const IndexerSpec& spec, const std::vector<int>& present, const 
         throw ConfigError(at, "indexer kind '" + spec.kind + "' runs on a GPU: set \"device\" to \"gpu:0\", "
                               "\"gpu:1\", ..., not \"" + spec.device.name() + "\"");
     }
-    if (std::find(present.begin(), present.end(), spec.device.ordinal) == present.end()) {
-        std::string seen = present.empty() ? none_note : std::to_string(present.size()) + " GPU(s)";
-        throw ConfigError(at, "\"" + spec.device.name() + "\" is not available (" + seen +
-                                  "); use \"cpu_btree\" indexers, e.g. configs/cpu-6-2.json");
+    if (const auto reason = gpu_unusable_reason(spec.device.ordinal, present, none_note)) {
+        throw ConfigError(at, "\"" + spec.device.name() + "\" is not available: " + *reason +
+                                  "; use \"cpu_btree\" indexers, e.g. configs/cpu-6-2.json");
     }
     return spec.device.ordinal;
 }

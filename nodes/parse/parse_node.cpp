@@ -323,6 +323,7 @@ private:
 
     void counted(const ParsedBatch& out, ParserCounters& counters) {
         state_.tokens_indexed += out.tokens;
+        state_.text_bytes_parsed += out.text_bytes;  // work done, for progress (reading runs ahead)
         ++metrics_.items_out;
         metrics_.bytes_out += out.terms.size();
         ++counters.batches;

@@ -130,20 +130,20 @@ TEST_CASE("weighting on a GPU without a usable one names the device and leaves t
     const std::string before = query_post(index);
     {
         const ScopedDeviceWeightBackend none(host_reference_device_weight_backend(0, kPlenty));
-        CHECK_THROWS_WITH_AS(weight_device(0), doctest::Contains("gpu:0: no GPU"), Error);
+        CHECK_THROWS_WITH_AS(weight_device(0), doctest::Contains("gpu:0: no usable GPU: no CUDA device present"), Error);
         CHECK_THROWS_WITH_AS(weight_index_on_device(index, {.device = 0}), doctest::Contains("gpu:0"), Error);
         CHECK(query_post(index) == before);
     }
     {
         const ScopedDeviceWeightBackend one(host_reference_device_weight_backend(1, kPlenty));
         CHECK(weight_device(0).name == "host reference");
-        CHECK_THROWS_WITH_AS(weight_device(2), doctest::Contains("gpu:2: no such GPU"), Error);
+        CHECK_THROWS_WITH_AS(weight_device(2), doctest::Contains("gpu:2: no such GPU: this machine has gpu:0"), Error);
         CHECK_THROWS_AS(weight_index_on_device(index, {.device = 2}), Error);
         CHECK(query_post(index) == before);
     }
     CHECK(device_weight_backend()->name == "cuda");  // the stand-in is gone with its scope
 #ifndef INVIDX_HAVE_CUDA
-    CHECK_THROWS_WITH_AS(weight_device(0), doctest::Contains("gpu:0: invidx was built without CUDA"), Error);
+    CHECK_THROWS_WITH_AS(weight_device(0), doctest::Contains("gpu:0: no usable GPU: invidx was built without CUDA"), Error);
     CHECK_THROWS_AS(weight_index_on_device(index, {}), Error);
     CHECK(query_post(index) == before);
 #endif

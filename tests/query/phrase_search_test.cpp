@@ -371,11 +371,14 @@ TEST_CASE("invidx search: phrases, quoting errors, and an index without position
     CHECK(result.err.find("without") != std::string::npos);
     CHECK(result.err.find("--set positions=true") != std::string::npos);
     CHECK(result.out.empty());
-    // ... from a --queries file too; unquoted queries still run there.
+    // ... from a --queries file too, naming the query; the others are
+    // answered (exit 4: some queries could not run).
     const auto queries = dir.write("topics.tsv", "q1\tnew york\nq2\t\"new york\" times\n");
     result = run_invidx(dir, "search " + plain + " --queries " + quoted(queries));
-    CHECK(result.exit_code == 2);
+    CHECK(result.exit_code == 4);
+    CHECK(result.err.find("topics.tsv: line 2: query q2: phrase") != std::string::npos);
     CHECK(result.err.find("positions=true") != std::string::npos);
+    CHECK(result.out.find("query q1: new york\n1  ") != std::string::npos);
     result = run_invidx(dir, "search " + plain + " new york --mode and");
     CHECK(result.exit_code == 0);
     CHECK(result.out.find("d0") != std::string::npos);

@@ -108,6 +108,35 @@ TEST_CASE("query file: broken topics are errors naming the file and line") {
     CHECK_THROWS_AS(read_query_file("/nonexistent/topics.txt"), QueryError);
 }
 
+TEST_CASE("query file: each query keeps the line it starts on") {
+    const auto tsv = parse_query_file("\nq1\tapples\n\nq2\tzebras\n", "f.tsv");
+    REQUIRE(tsv.size() == 2);
+    CHECK(tsv[0].line == 2);
+    CHECK(tsv[1].line == 4);
+    const auto classic = parse_query_file(kClassicTopics, "topics.401");
+    REQUIRE(classic.size() == 2);
+    CHECK(classic[0].line == 1);
+    CHECK(classic[1].line == 13);
+    const auto web = parse_query_file(kWebTrackTopics, "wt09.xml");
+    REQUIRE(web.size() == 2);
+    CHECK(web[0].line == 2);
+    CHECK(web[1].line == 8);
+}
+
+TEST_CASE("query file: a qid that would break a TREC run line is an error naming the line") {
+    CHECK_THROWS_WITH_AS(parse_query_file("q1\tfine\nq 2\tapples\n", "f.tsv"),
+                         doctest::Contains("f.tsv: line 2: qid 'q 2' holds whitespace"), QueryError);
+    CHECK_THROWS_WITH_AS(parse_query_file("q\x1b[2J\tapples\n", "f.tsv"),
+                         doctest::Contains("f.tsv: line 1: qid 'q\\x1b[2J' holds whitespace or a control character"),
+                         QueryError);
+    CHECK_THROWS_WITH_AS(parse_query_file("<top>\n<num> Number: 7\n<title> x\n</top>\n\n<top>\n<num> Number: 8 9\n<title> y\n</top>\n", "t"),
+                         doctest::Contains("t: line 6: qid '8 9'"), QueryError);
+    CHECK_THROWS_WITH_AS(parse_query_file("<topic number=\"1 2\">\n<query>a</query>\n</topic>\n", "t"),
+                         doctest::Contains("t: line 1: qid '1 2'"), QueryError);
+    // Bytes that are not UTF-8 are no whitespace: such a qid is kept as it is.
+    CHECK(parse_query_file("q\xff\tapples\n", "f.tsv")[0].qid == "q\xff");
+}
+
 TEST_CASE("invidx search reads a TREC topic file") {
     TempDir dir;
     const auto input = dir.write("in/docs.jsonl",

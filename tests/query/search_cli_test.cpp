@@ -102,7 +102,7 @@ TEST_CASE("invidx search: errors and exit codes") {
     if (invidx::list_gpus().devices.empty()) {
         // No silent CPU fallback: a clear error.
         CHECK(gpu.exit_code == 2);
-        CHECK(gpu.err.find("GPU query processing failed") != std::string::npos);
+        CHECK(gpu.err.find("--device gpu:0: no usable GPU: " + invidx::list_gpus().note) != std::string::npos);
     } else {
         CHECK(gpu.exit_code == 0);
         CHECK(gpu.out == cpu.out);
@@ -131,4 +131,69 @@ TEST_CASE("invidx search: errors and exit codes") {
     CHECK(run_invidx(dir, "search " + idx).exit_code == 2);
     CHECK(run_invidx(dir, "search " + quoted(dir / "missing") + " apples").exit_code == 3);
     CHECK(run_invidx(dir, "stats " + idx + " --format trec").exit_code == 2);  // trec is search's only
+}
+
+TEST_CASE("invidx search: a bad query in a --queries batch is named on stderr, the others answered, exit 4") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));  // no positions: a phrase cannot run
+    const auto queries = dir.write("topics.tsv",
+                                   "q1\tzebras\n"
+                                   "q2\tunmatched \"quote\n"
+                                   "\n"
+                                   "q3\tapples\n"
+                                   "q4\t\"red apples\"\n"
+                                   "q5\trunning\n");
+    const std::string batch = "search " + idx + " --queries " + quoted(queries) + " --k 1";
+    for (const std::string device : {"cpu", "auto"}) {
+        CAPTURE(device);
+        const auto trec = run_invidx(dir, batch + " --format trec --device " + device);
+        CHECK(trec.exit_code == 4);
+        const auto lines = lines_of(trec.out);
+        REQUIRE(lines.size() == 3);
+        CHECK(lines[0].starts_with("q1 Q0 7 1 "));
+        CHECK(lines[1].starts_with("q3 Q0 doc-a 1 "));
+        CHECK(lines[2].starts_with("q5 Q0 doc-b 1 "));
+        CHECK(trec.err.find("topics.tsv: line 2: query q2: unterminated quote") != std::string::npos);
+        CHECK(trec.err.find("topics.tsv: line 5: query q4: phrase \"red apples\" needs positions") != std::string::npos);
+    }
+    const auto json_run = run_invidx(dir, batch + " --format json");
+    CHECK(json_run.exit_code == 4);
+    const auto parsed = nlohmann::json::parse(json_run.out);
+    REQUIRE(parsed.size() == 5);
+    CHECK(parsed[0]["results"].size() == 1);
+    CHECK(parsed[1]["qid"] == "q2");
+    CHECK(parsed[1]["results"].empty());
+    CHECK(parsed[1]["error"].get<std::string>().find("unterminated quote") != std::string::npos);
+    CHECK(!parsed[2].contains("error"));
+    const auto text = run_invidx(dir, batch);
+    CHECK(text.exit_code == 4);
+    CHECK(text.out.find("query q2: unmatched \"quote\nerror: unterminated quote") != std::string::npos);
+    CHECK(text.out.find("query q5: running\n1  doc-b") != std::string::npos);
+    // One query on the command line: its error is the command's, exit 2 as before.
+    CHECK(run_invidx(dir, "search " + idx + " 'unmatched \"quote'").exit_code == 2);
+}
+
+TEST_CASE("invidx search: --queries - reads the queries from standard input") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    const auto queries = dir.write("topics.tsv", "q1\tzebras\nq2\trunning\n");
+    const auto from_file = run_invidx(dir, "search " + idx + " --queries " + quoted(queries) + " --format trec");
+    const auto from_stdin = run_invidx(dir, "search " + idx + " --queries - --format trec < " + quoted(queries));
+    CHECK(from_stdin.exit_code == 0);
+    CHECK(from_stdin.out == from_file.out);
+    CHECK(lines_of(from_stdin.out).size() == 2);
+    // Errors name standard input as "stdin".
+    const auto bad = run_invidx(dir, "search " + idx + " --queries - < " + quoted(dir.write("bad.tsv", "q1\tx\nq 2\ty\n")));
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("stdin: line 2: qid 'q 2'") != std::string::npos);
+}
+
+TEST_CASE("invidx search: a qid with a space is refused before any query runs, naming the line") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    const auto queries = dir.write("topics.tsv", "q1\tzebras\nq 2\tapples\n");
+    const auto run = run_invidx(dir, "search " + idx + " --queries " + quoted(queries) + " --format trec");
+    CHECK(run.exit_code == 2);
+    CHECK(run.out.empty());
+    CHECK(run.err.find("topics.tsv: line 2: qid 'q 2' holds whitespace") != std::string::npos);
 }

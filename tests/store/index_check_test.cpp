@@ -202,7 +202,7 @@ TEST_CASE("checksums.bin must cover exactly the files of the manifest") {
         dir.write("idx/extra.bin", "extra bytes");
         auto manifest = nlohmann::json::parse(read_whole(dir / "idx" / "manifest.json"));
         manifest["files"].push_back({{"path", "extra.bin"}, {"size_bytes", 11}, {"crc32", invidx::crc32("extra bytes")}});
-        dir.write("idx/manifest.json", manifest.dump());
+        write_manifest(dir / "idx", manifest);
         CHECK_THROWS_WITH_AS(invidx::IndexReader(dir / "idx"), doctest::Contains("no block checksums for extra.bin"), invidx::FormatError);
         CHECK(mentions(invidx::check_index(dir / "idx"), "extra.bin"));
     }

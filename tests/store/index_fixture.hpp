@@ -24,6 +24,7 @@
 #include "store/crc32.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_writer.hpp"
+#include "store/manifest.hpp"
 #include "support/temp_dir.hpp"
 
 namespace invidx::testing {
@@ -172,6 +173,13 @@ inline std::string read_whole(const std::filesystem::path& path) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Writes an edited manifest with its "crc32" recomputed, so that only the
+// checks of what was edited can notice (not the manifest's own checksum).
+inline void write_manifest(const std::filesystem::path& index_dir, nlohmann::json manifest) {
+    invidx::seal_manifest(manifest);
+    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+}
+
 // Recomputes checksums.bin and the manifest's sizes and CRC-32s from the
 // files as they are now, so that only a file's own checks (its trailing
 // CRC-32, its fields) can notice a change made to it.
@@ -197,7 +205,7 @@ inline void refresh_checksums(const std::filesystem::path& index_dir) {
         file["size_bytes"] = bytes.size();
         file["crc32"] = crc32(bytes);
     }
-    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+    write_manifest(index_dir, manifest);
 }
 
 // Makes an index as written before block checksums: no checksums.bin.
@@ -211,7 +219,7 @@ inline void drop_checksums(const std::filesystem::path& index_dir) {
         }
     }
     std::filesystem::remove(index_dir / layout::kChecksumsFile);
-    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+    write_manifest(index_dir, manifest);
 }
 
 // Names of the entries of `dir` (to look for leftover temporary directories).

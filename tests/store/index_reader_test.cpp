@@ -204,7 +204,7 @@ TEST_CASE("a damaged file whose manifest entry was updated is still caught by it
     for (auto& file : manifest["files"]) {
         if (file["path"] == "dictionary.bin") file["crc32"] = invidx::crc32(read_file(path));
     }
-    dir.write("idx/manifest.json", manifest.dump());
+    write_manifest(dir / "idx", manifest);
     SUBCASE("checksums.bin notices, at open") {
         const std::string error = open_error(dir / "idx");
         CHECK(error.find("dictionary.bin") != std::string::npos);
@@ -249,31 +249,31 @@ TEST_CASE("a truncated file, a missing file and a bad manifest are refused") {
     SUBCASE("manifest of another format") {
         auto json = nlohmann::json::parse(manifest);
         json["format"] = "lucene";
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("/format") != std::string::npos);
     }
     SUBCASE("manifest of a later version") {
         auto json = nlohmann::json::parse(manifest);
         json["format_version"] = 3;
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("format_version") != std::string::npos);
     }
     SUBCASE("manifest of version 2 without run docid bases") {
         auto json = nlohmann::json::parse(manifest);
         json["format_version"] = 2;
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("run_docid_bases") != std::string::npos);
     }
     SUBCASE("manifest of version 1 with run docid bases") {
         auto json = nlohmann::json::parse(manifest);
         json["run_docid_bases"] = std::vector<uint64_t>(json["runs"].size(), 0);
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("needs format_version 2") != std::string::npos);
     }
     SUBCASE("manifest without counts") {
         auto json = nlohmann::json::parse(manifest);
         json.erase("counts");
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("/counts") != std::string::npos);
     }
     SUBCASE("manifest that is not JSON") {
@@ -283,7 +283,7 @@ TEST_CASE("a truncated file, a missing file and a bad manifest are refused") {
     SUBCASE("manifest naming a path outside the index") {
         auto json = nlohmann::json::parse(manifest);
         json["files"][0]["path"] = "../elsewhere";
-        dir.write("idx/manifest.json", json.dump());
+        write_manifest(dir / "idx", json);
         CHECK(open_error(dir / "idx").find("outside the index") != std::string::npos);
     }
     SUBCASE("not a directory") {
@@ -373,19 +373,19 @@ TEST_CASE("a run docid base past the documents, or that takes docids past them, 
     auto manifest = nlohmann::json::parse(read_whole(dir / "idx" / "manifest.json"));
     SUBCASE("past the documents") {
         manifest["run_docid_bases"][2] = 31;
-        dir.write("idx/manifest.json", manifest.dump());
+        write_manifest(dir / "idx", manifest);
         CHECK_THROWS_WITH_AS(invidx::IndexReader(dir / "idx"), doctest::Contains("run_docid_bases"), invidx::FormatError);
     }
     SUBCASE("docids of the run past the documents") {
         manifest["run_docid_bases"][2] = 30;
-        dir.write("idx/manifest.json", manifest.dump());
+        write_manifest(dir / "idx", manifest);
         const auto report = invidx::check_index(dir / "idx", {.full = true});
         REQUIRE_FALSE(report.problems.empty());
         CHECK(report.problems.front().find("is not a document of this index") != std::string::npos);
     }
     SUBCASE("runs whose bases overlap") {
         manifest["run_docid_bases"][2] = 10;
-        dir.write("idx/manifest.json", manifest.dump());
+        write_manifest(dir / "idx", manifest);
         const auto report = invidx::check_index(dir / "idx", {.full = true});
         REQUIRE_FALSE(report.problems.empty());
         CHECK(report.problems.front().find("docids must increase") != std::string::npos);

@@ -86,7 +86,7 @@ void replace_with_valid_checksums(const fs::path& index_dir, std::string bytes) 
             file["crc32"] = crc32(bytes);
         }
     }
-    std::ofstream(index_dir / "manifest.json", std::ios::trunc) << manifest.dump(2) << "\n";
+    invidx::testing::write_manifest(index_dir, manifest);
     invidx::testing::refresh_checksums(index_dir);
 }
 
@@ -218,6 +218,6 @@ TEST_CASE("query layout: damaged query.post is a FormatError or a well-formed li
         }
         replace_with_valid_checksums(merged, original);
         MESSAGE(codec.name << ": " << errors << " of " << tries << " damaged files refused");
-        CHECK(errors * 2 > tries);  // most changes are noticed (a block maximum is only checked to be a score)
+        CHECK(errors * 2 > tries);  // most changes are noticed (a block maximum only within (0, k1 + 1])
     }
 }

@@ -1,6 +1,7 @@
 // invidx check IDX [--full]: verifies an index the way Lucene's CheckIndex
 // does, since opening one checks only what it reads. The checking itself is
-// store/index_check; here only its progress and summary.
+// store/index_check; here only its progress and summary (text, or one JSON
+// object with --format json).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -13,6 +14,25 @@
 namespace invidx::cli {
 
 namespace {
+
+// --format json: what was checked, and every problem found.
+void print_check_json(const Invocation& invocation, const IndexCheckReport& report, bool full) {
+    nlohmann::json errors = nlohmann::json::array();
+    for (const auto& problem : report.problems) errors.push_back(problem);
+    print_json({{"index", invocation.args[0]},
+                {"ok", report.ok()},
+                {"full", full},
+                {"checked",
+                 {{"files", report.files},
+                  {"bytes", report.bytes},
+                  {"blocks", report.blocks},
+                  {"terms", report.terms},
+                  {"documents", report.documents},
+                  {"block_checksums", report.block_checksums},
+                  {"opened", report.opened}}},
+                {"errors", std::move(errors)},
+                {"errors_not_listed", report.problems_not_listed}});
+}
 
 int run_check(const Invocation& invocation) {
     const bool bar = ::isatty(STDERR_FILENO) != 0;
@@ -28,6 +48,10 @@ int run_check(const Invocation& invocation) {
     };
     const auto report = check_index(invocation.args[0], options);
     if (bar) std::fprintf(stderr, "\r\033[K");
+    if (invocation.json) {
+        print_check_json(invocation, report, options.full);
+        return report.ok() ? kOk : kFailure;
+    }
     for (const auto& problem : report.problems) std::printf("damaged: %s\n", problem.c_str());
     if (report.problems_not_listed) {
         std::printf("damaged: ... and %llu more\n", static_cast<unsigned long long>(report.problems_not_listed));
@@ -48,7 +72,10 @@ Command check_command() {
             .description = "Verifies every block of every file against checksums.bin (opening an index\n"
                            "verifies only what it reads); --full also checks every whole-file CRC-32 and\n"
                            "decodes every term's postings and every document record. Lists every damaged\n"
-                           "file, block, term and document; exit code 3 if any. Progress on stderr.",
+                           "file, block, term and document; exit code 3 if any. Progress on stderr.\n"
+                           "--format json prints one object: index, ok, full, checked (files, bytes,\n"
+                           "blocks, terms, documents, block_checksums, opened), errors (a list of\n"
+                           "messages) and errors_not_listed.",
             .example = "  $ invidx check idx --full\n"
                        "  ok: 7 files, 39.2 MB, 601 blocks, 181234 terms, 10000 documents\n",
             .min_args = 1,

@@ -18,6 +18,10 @@ std::string join_words(const std::vector<std::string>& args, size_t from) {
     return text;
 }
 
-void print_json(const nlohmann::json& value) { std::cout << value.dump(2) << "\n"; }
+// Names, terms and qids are bytes: JSON strings must be UTF-8, so bytes that
+// are not are replaced by U+FFFD rather than failing the whole output.
+void print_json(const nlohmann::json& value) {
+    std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 }  // namespace invidx::cli

@@ -14,7 +14,9 @@
 
 namespace invidx::cli {
 
-enum ExitCode : int { kOk = 0, kNotFound = 1, kUsage = 2, kFailure = 3 };
+// kQueriesFailed: search --queries answered what it could, but some
+// queries could not run (each named on stderr).
+enum ExitCode : int { kOk = 0, kNotFound = 1, kUsage = 2, kFailure = 3, kQueriesFailed = 4 };
 
 using tools::UsageError;
 
@@ -68,11 +70,15 @@ inline constexpr std::string_view kExitCodes =
     "  0  success\n"
     "  1  not found (term or document)\n"
     "  2  usage error (search: also a bad quote, or a phrase on an index without positions)\n"
-    "  3  bad or damaged index, or any other error\n";
+    "  3  bad or damaged index, or any other error\n"
+    "  4  search --queries: some queries could not run (a bad quote, a phrase without\n"
+    "     positions), each named on stderr by qid and line; the others were answered\n";
 
 // The words of args[from...] joined by spaces (a query given as several words).
 std::string join_words(const std::vector<std::string>& args, size_t from);
 
+// Pretty-printed JSON on stdout; bytes that are not UTF-8 (in names, terms,
+// qids) become U+FFFD.
 void print_json(const nlohmann::json& value);
 
 }  // namespace invidx::cli

@@ -6,6 +6,7 @@
 
 #include "store/index_reader.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/output_escaping.hpp"
 
 namespace invidx::cli {
 
@@ -32,8 +33,9 @@ int run_doc(const Invocation& invocation) {
                     {"file", doc.file_path},
                     {"source_offset", doc.source_offset}});
     } else {
-        std::cout << "docid: " << doc.docid << "\nname: " << doc.name << "\nlength: " << doc.length
-                  << "\nfile: " << doc.file_path << "\nsource_offset: " << doc.source_offset << "\n";
+        // Names come from the input: control bytes print as \xHH (output_escaping.hpp).
+        std::cout << "docid: " << doc.docid << "\nname: " << printable(doc.name) << "\nlength: " << doc.length
+                  << "\nfile: " << printable(doc.file_path) << "\nsource_offset: " << doc.source_offset << "\n";
     }
     return kOk;
 }
@@ -44,7 +46,9 @@ Command doc_command() {
     return {.name = "doc",
             .synopsis = "invidx doc IDX ID-or-NAME",
             .description = "Prints one document: docid, name, length, input file and byte offset of the\n"
-                           "record there. A number is tried as a docid first, then as a document name.",
+                           "record there. A number is tried as a docid first, then as a document name.\n"
+                           "Text output prints control bytes and bytes that are not UTF-8 as \\xHH;\n"
+                           "json replaces bytes that are not UTF-8 by U+FFFD.",
             .example = "  $ invidx doc idx clueweb09-en0000-00-00000\n"
                        "  docid: 0\n  name: clueweb09-en0000-00-00000\n  length: 412\n"
                        "  file: data/en0000/00.warc.gz\n  source_offset: 0\n",

@@ -1,5 +1,4 @@
 // invidx export-ciff IDX FILE: the index in the Common Index File Format.
-#include <fstream>
 #include <iostream>
 
 #include "invidx/error.hpp"
@@ -19,11 +18,7 @@ int run_export(const Invocation& invocation) {
         export_ciff(index, std::cout, description);
         return kOk;  // standard output holds the CIFF bytes, nothing else
     }
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot create the CIFF file", ErrorContext{.node = "", .file = file, .record = {}, .byte_offset = {}});
-    export_ciff(index, out, description);
-    out.close();
-    if (!out) throw Error("cannot write the CIFF file", ErrorContext{.node = "", .file = file, .record = {}, .byte_offset = {}});
+    export_ciff_file(index, file, description);
     if (invocation.json) {
         print_json({{"file", file}, {"postings_lists", index.num_terms()}, {"doc_records", index.num_documents()}, {"description", description}});
     } else {
@@ -38,7 +33,10 @@ Command export_ciff_command() {
     return {.name = "export-ciff",
             .synopsis = "invidx export-ciff IDX FILE [--description TEXT]",
             .description = "Writes the index in CIFF (github.com/osirrc/ciff) to FILE; FILE '-' is\n"
-                           "standard output. --description sets the Header's description.",
+                           "standard output. --description sets the Header's description. The CIFF is\n"
+                           "written to FILE.partial-PID-N beside FILE, synced and renamed over FILE: an\n"
+                           "existing FILE is replaced whole or, on any failure (a full disk), left as it\n"
+                           "was. FILE inside an index directory (links followed) is refused.",
             .example = "  $ invidx export-ciff idx idx.ciff\n"
                        "  wrote idx.ciff: 5 postings lists, 3 doc records\n",
             .min_args = 2,

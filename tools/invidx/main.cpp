@@ -4,7 +4,8 @@
 //   weight IDX [--bits N] [--device cpu]
 // One file per command (tools/invidx/*.cpp); this one reads the command
 // line by the table below and runs the command.
-// Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error.
+// Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error,
+// 4 search --queries: some queries could not run (the others answered).
 #include <iostream>
 #include <string>
 #include <string_view>

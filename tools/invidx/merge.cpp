@@ -10,6 +10,7 @@
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/interrupts.hpp"
 
 namespace invidx::cli {
 
@@ -45,8 +46,11 @@ void check_merge(const Invocation& invocation) { (void)merge_flags(invocation); 
 int run_merge(const Invocation& invocation) {
     const MergeFlags flags = merge_flags(invocation);
     const std::string& dir = invocation.args[0];
+    const auto& interrupts = interrupt_watcher();  // before any thread starts
     const size_t runs_before = IndexReader(dir).manifest().runs.size();
     MergeOptions merge;
+    merge.stop = interrupts.token();
+    merge.at_step = test_stop_hook();
     if (flags.layout == "query") {
         merge.query_codec = flags.codec.value_or("bp128");
         // A query layout that is kept keeps what it was made with: its BM25
@@ -59,7 +63,11 @@ int run_merge(const Invocation& invocation) {
             if (layout.has_impacts()) merge.impact_bits = layout.impact_bits();
         }
     }
-    merge_runs(dir, merge);
+    try {
+        merge_runs(dir, merge);
+    } catch (const Interrupted&) {
+        return report_interrupted("merge", dir);
+    }
     const size_t runs_after = IndexReader(dir).manifest().runs.size();
     if (invocation.json) {
         json out = {{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}, {"layout", flags.layout}};
@@ -87,7 +95,10 @@ Command merge_command() {
                            "postings with per-block last docid and BM25 maximum, docids and tfs encoded\n"
                            "apart by --codec (docs/FORMAT.md). A query layout with impacts (invidx weight)\n"
                            "that stays a query layout keeps them, recomputed for the merged index with\n"
-                           "the same bits and BM25 parameters; --layout standard drops them with it.",
+                           "the same bits and BM25 parameters; --layout standard drops them with it.\n"
+                           "IDX may be a symbolic link: the index it points at is rewritten and the link\n"
+                           "stays. SIGINT or SIGTERM stops the merge, removes its temporary directory and\n"
+                           "leaves the index as it was (exit 130 or 143).",
             .example = "  $ invidx merge idx\n"
                        "  merged 4 runs into 1 in idx\n"
                        "  $ invidx merge idx --layout query --codec pfor\n"

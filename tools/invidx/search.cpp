@@ -11,14 +11,17 @@
 
 #include "analysis/analyzer.hpp"
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_unusable.hpp"
 #include "invidx/device.hpp"
 #include "query/query_cost_model.hpp"
+#include "query/query_error.hpp"
 #include "query/query_file.hpp"
 #include "query/query_scheduler.hpp"
 #include "query/searcher.hpp"
 #include "query/searcher_processors.hpp"
 #include "store/index_reader.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/output_escaping.hpp"
 #include "invidx/available_cores.hpp"
 
 namespace invidx::cli {
@@ -80,7 +83,12 @@ void check_search(const Invocation& invocation) { (void)search_flags(invocation)
 // The GPU the Searcher needs: the one --device names; for auto (BM25 only)
 // GPU 0 when there is one; none otherwise, so a CPU search holds no GPU state.
 std::optional<GpuOptions> gpu_to_search_on(const SearchFlags& flags) {
-    if (flags.device.is_gpu()) return GpuOptions{.ordinal = flags.device.ordinal};
+    if (flags.device.is_gpu()) {
+        // Refused before any query, in the words every tool uses (devices/gpu_unusable.hpp).
+        if (const auto reason = gpu_unusable_reason(flags.device.ordinal, list_gpus()))
+            throw UsageError("--device " + flags.device.name() + ": " + *reason);
+        return GpuOptions{.ordinal = flags.device.ordinal};
+    }
     if (flags.automatic && flags.scoring == QueryScoring::kBm25 && !list_gpus().devices.empty()) return GpuOptions{};
     return std::nullopt;
 }
@@ -88,81 +96,90 @@ std::optional<GpuOptions> gpu_to_search_on(const SearchFlags& flags) {
 // --device auto (docs/QUERY.md "Scheduling"): a queries file goes through the
 // CPU/GPU scheduler, a lone query to the device the untrained cost model
 // prefers; without a GPU (or CUDA) everything runs on the CPU.
-std::vector<SearchResult> search_auto(const Searcher& searcher, std::span<const std::string> texts,
-                                      const SearchOptions& options, bool from_file) {
+std::vector<SearchAttempt> search_auto(const Searcher& searcher, std::span<const std::string> texts,
+                                       const SearchOptions& options, bool from_file) {
     const bool gpu = searcher.has_gpu();
     if (!from_file) {
         Analyzer analyzer(searcher.index().analysis());
         const QueryCostModel untrained;
         SearchOptions chosen = options;
         chosen.device = preferred_device(untrained, query_features(searcher, texts[0], options, analyzer), gpu);
-        return {searcher.search(texts[0], chosen, analyzer)};
+        return {{.result = searcher.search(texts[0], chosen, analyzer), .error = std::nullopt}};
     }
     const size_t threads = available_cores();
     // The GPU worker is a host thread too, mostly waiting on the device.
     const size_t cpu_workers = gpu ? std::max<size_t>(1, threads - 1) : threads;
-    return search_scheduled(searcher, texts, options, cpu_workers, gpu);
+    return search_scheduled_each(searcher, texts, options, cpu_workers, gpu);
 }
 
-int run_search(const Invocation& invocation) {
-    const SearchFlags flags = search_flags(invocation);
+std::vector<QueryLine> queries_to_run(const Invocation& invocation, const SearchFlags& flags) {
     const auto& args = invocation.args;
-    std::vector<QueryLine> queries;
     if (flags.queries_file) {
         if (args.size() > 1) throw UsageError("give QUERY words or --queries FILE, not both");
-        queries = read_query_file(*flags.queries_file, flags.topic_field);
-    } else {
-        if (args.size() < 2) throw UsageError("usage: " + std::string(invocation.command.synopsis));
-        queries.push_back({"1", join_words(args, 1)});
+        return read_query_file(*flags.queries_file, flags.topic_field);
     }
+    if (args.size() < 2) throw UsageError("usage: " + std::string(invocation.command.synopsis));
+    return {{.qid = "1", .text = join_words(args, 1), .line = 0}};
+}
 
-    const IndexReader index(args[0]);
-    const Searcher searcher(index, {}, gpu_to_search_on(flags));
-    std::vector<std::string> texts;
-    texts.reserve(queries.size());
-    for (const auto& query : queries) texts.push_back(query.text);
-    SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
-    std::vector<SearchResult> results;
-    // auto schedules BM25 queries between the devices; impact queries run where --device says (auto: the CPU).
-    if (flags.automatic && flags.scoring == QueryScoring::kBm25) {
-        results = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
-    } else {
-        search_options.device = flags.device.is_gpu() ? QueryDevice::kGpu : QueryDevice::kCpu;
-        results = searcher.search_all(texts, search_options);
+// The queries that could not run, each on stderr with its qid and line.
+void report_failures(const std::vector<QueryLine>& queries, const std::vector<SearchAttempt>& attempts,
+                     const std::string& file) {
+    const std::string name = file == "-" ? "stdin" : file;
+    for (size_t q = 0; q < queries.size(); ++q) {
+        if (attempts[q].answered()) continue;
+        std::cerr << "invidx: " << printable(name) << ": line " << queries[q].line << ": query "
+                  << printable(queries[q].qid) << ": " << printable(*attempts[q].error) << "\n";
     }
+}
 
-    if (invocation.json) {
-        json out = json::array();
-        for (size_t q = 0; q < queries.size(); ++q) {
-            json hits = json::array();
-            size_t rank = 1;
-            for (const auto& hit : results[q].hits) {
-                hits.push_back({{"rank", rank++}, {"docid", hit.docid}, {"name", index.document(hit.docid).name}, {"score", hit.score}});
-            }
-            json entry = {{"qid", queries[q].qid}, {"results", std::move(hits)}};
-            // and-or: which evaluation answered (or: AND found fewer than k).
-            if (flags.mode == QueryMode::kAndOr) entry["answered_as"] = results[q].answered_as == QueryMode::kAnd ? "and" : "or";
-            out.push_back(std::move(entry));
+void print_json_results(const IndexReader& index, const SearchFlags& flags, const std::vector<QueryLine>& queries,
+                        const std::vector<SearchAttempt>& attempts) {
+    json out = json::array();
+    for (size_t q = 0; q < queries.size(); ++q) {
+        json hits = json::array();
+        size_t rank = 1;
+        for (const auto& hit : attempts[q].result.hits) {
+            hits.push_back({{"rank", rank++}, {"docid", hit.docid}, {"name", index.document(hit.docid).name}, {"score", hit.score}});
         }
-        print_json(out);
-        return kOk;
+        json entry = {{"qid", queries[q].qid}, {"results", std::move(hits)}};
+        if (!attempts[q].answered()) {
+            entry["error"] = *attempts[q].error;
+        } else if (flags.mode == QueryMode::kAndOr) {
+            // and-or: which evaluation answered (or: AND found fewer than k).
+            entry["answered_as"] = attempts[q].result.answered_as == QueryMode::kAnd ? "and" : "or";
+        }
+        out.push_back(std::move(entry));
     }
+    print_json(out);
+}
+
+std::string formatted_results(const IndexReader& index, const Invocation& invocation, const SearchFlags& flags,
+                              const std::vector<QueryLine>& queries, const std::vector<SearchAttempt>& attempts) {
     std::string buffer;
     char number[64];
     for (size_t q = 0; q < queries.size(); ++q) {
-        const auto& hits = results[q].hits;
+        const auto& hits = attempts[q].result.hits;
         std::vector<std::string> names;
         names.reserve(hits.size());
         for (const auto& hit : hits) names.push_back(index.document(hit.docid).name);
         if (invocation.trec) {
-            // TREC run format: qid Q0 docno rank score tag (trec_eval reads it).
+            // TREC run format: qid Q0 docno rank score tag (trec_eval reads
+            // it). qids are one word (query_file.hpp); names are escaped.
             for (size_t r = 0; r < hits.size(); ++r) {
                 std::snprintf(number, sizeof number, " %zu %.6f ", r + 1, hits[r].score);
-                buffer += queries[q].qid + " Q0 " + names[r] + number + flags.run_tag + "\n";
+                buffer += queries[q].qid + " Q0 " + trec_field(names[r]) + number + flags.run_tag + "\n";
             }
             continue;
         }
-        if (flags.queries_file) buffer += (q > 0 ? "\n" : "") + ("query " + queries[q].qid + ": " + queries[q].text + "\n");
+        for (auto& name : names) name = printable(name);
+        if (flags.queries_file) {
+            buffer += (q > 0 ? "\n" : "") + ("query " + printable(queries[q].qid) + ": " + printable(queries[q].text) + "\n");
+        }
+        if (!attempts[q].answered()) {
+            buffer += "error: " + printable(*attempts[q].error) + "\n";
+            continue;
+        }
         if (hits.empty()) buffer += "no results\n";
         const size_t rank_width = std::to_string(hits.size()).size();
         size_t name_width = 0;
@@ -174,8 +191,40 @@ int run_search(const Invocation& invocation) {
             buffer += number;
         }
     }
-    std::cout << buffer;
-    return kOk;
+    return buffer;
+}
+
+int run_search(const Invocation& invocation) {
+    const SearchFlags flags = search_flags(invocation);
+    const std::vector<QueryLine> queries = queries_to_run(invocation, flags);
+
+    const IndexReader index(invocation.args[0]);
+    const Searcher searcher(index, {}, gpu_to_search_on(flags));
+    std::vector<std::string> texts;
+    texts.reserve(queries.size());
+    for (const auto& query : queries) texts.push_back(query.text);
+    SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
+    std::vector<SearchAttempt> attempts;
+    // auto schedules BM25 queries between the devices; impact queries run where --device says (auto: the CPU).
+    if (flags.automatic && flags.scoring == QueryScoring::kBm25) {
+        attempts = search_auto(searcher, texts, search_options, flags.queries_file.has_value());
+    } else {
+        search_options.device = flags.device.is_gpu() ? QueryDevice::kGpu : QueryDevice::kCpu;
+        attempts = searcher.search_each(texts, search_options);
+    }
+    const bool all_answered = std::all_of(attempts.begin(), attempts.end(), [](const SearchAttempt& a) { return a.answered(); });
+    // QUERY words: one query, so its error is the command's (exit 2).
+    if (!flags.queries_file && !all_answered) throw QueryError(*attempts[0].error);
+
+    if (invocation.json) {
+        print_json_results(index, flags, queries, attempts);
+    } else {
+        std::cout << formatted_results(index, invocation, flags, queries, attempts);
+    }
+    std::cout.flush();
+    if (all_answered) return kOk;
+    report_failures(queries, attempts, *flags.queries_file);
+    return kQueriesFailed;
 }
 
 std::vector<tools::FlagSpec> search_flag_specs() {
@@ -189,9 +238,11 @@ std::vector<tools::FlagSpec> search_flag_specs() {
              "AND: documents with every term; OR: with any (default or);\n"
              "and-or: AND, then OR when AND finds fewer than k"),
         flag("--queries", "FILE",
-             "run the queries of FILE, one 'qid<TAB>text' a line\n"
-             "(blank lines skipped), or TREC topics (<top>...</top>, or\n"
-             "Web Track <topic number=...>), in parallel; file order"),
+             "run the queries of FILE (- : standard input), one\n"
+             "'qid<TAB>text' a line (blank lines skipped), or TREC topics\n"
+             "(<top>...</top>, or Web Track <topic number=...>), in\n"
+             "parallel; file order. A query that cannot run is named on\n"
+             "stderr (qid, line), the others answered: exit 4"),
         flag("--topic-field", "title|description", "what a topic's query is (default title)"),
         flag("--run-tag", "TAG", "last column of --format trec (default invidx)"),
         flag("--scoring", "bm25|impact",
@@ -223,7 +274,10 @@ Command search_command() {
                            "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
                            "The qid of a command-line query is 1. --scoring impact ranks by the sum of\n"
                            "the quantized BM25 impacts that invidx weight stored (integer scores, exact\n"
-                           "top k by them, on the CPU). See docs/QUERY.md.",
+                           "top k by them, on the CPU). In text output control bytes and bytes that are\n"
+                           "not UTF-8 print as \\xHH; in trec output whitespace and control bytes of a\n"
+                           "name print as %HH; in json bytes that are not UTF-8 become U+FFFD.\n"
+                           "See docs/QUERY.md.",
             .example = "  $ invidx search idx zebras apples --k 2\n"
                        "  1  7      1.758825  2\n"
                        "  2  doc-a  0.626986  0\n"

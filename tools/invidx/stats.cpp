@@ -3,6 +3,7 @@
 
 #include "store/index_reader.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/output_escaping.hpp"
 
 namespace invidx::cli {
 
@@ -36,8 +37,8 @@ int run_stats(const Invocation& invocation) {
     std::printf("average_length  %g\n", index.average_length());
     std::printf("runs            %zu\n", index.manifest().runs.size());
     std::printf("positional      %s\n", index.positional() ? "yes" : "no");
-    std::printf("stemmer         %s\n", analysis.stemmer.c_str());
-    std::printf("stopwords       %s (%zu words)\n", analysis.stopwords_name.c_str(), analysis.stopwords.size());
+    std::printf("stemmer         %s\n", printable(analysis.stemmer).c_str());
+    std::printf("stopwords       %s (%zu words)\n", printable(analysis.stopwords_name).c_str(), analysis.stopwords.size());
     std::printf("input_files     %zu\n", index.files().size());
     return kOk;
 }

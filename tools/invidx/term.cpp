@@ -6,6 +6,7 @@
 #include "analysis/analyzer.hpp"
 #include "store/index_reader.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/output_escaping.hpp"
 
 namespace invidx::cli {
 
@@ -24,7 +25,7 @@ int run_term(const Invocation& invocation) {
     if (terms.empty()) {
         result["message"] = "analyzes to no term (a stop word, or no token characters)";
         code = kNotFound;
-        if (!invocation.json) std::cout << "'" << query << "' analyzes to no term (a stop word, or no token characters)\n";
+        if (!invocation.json) std::cout << "'" << printable(query) << "' analyzes to no term (a stop word, or no token characters)\n";
     }
     for (size_t t = 0; t < terms.size(); ++t) {
         const auto& term = terms[t];
@@ -33,7 +34,7 @@ int run_term(const Invocation& invocation) {
         if (!found) {
             code = kNotFound;
             result["terms"].push_back({{"term", term}, {"found", false}});
-            if (!invocation.json) std::cout << "term: " << term << "\nnot in the index\n";
+            if (!invocation.json) std::cout << "term: " << printable(term) << "\nnot in the index\n";
             continue;
         }
         const auto info = index.term(*found);
@@ -53,7 +54,7 @@ int run_term(const Invocation& invocation) {
             result["terms"].push_back({{"term", term}, {"found", true}, {"df", info.df}, {"cf", info.cf}, {"postings", std::move(postings)}});
             continue;
         }
-        std::cout << "term: " << term << "\ndf: " << info.df << "\ncf: " << info.cf << "\npostings:";
+        std::cout << "term: " << printable(term) << "\ndf: " << info.df << "\ncf: " << info.cf << "\npostings:";
         size_t position = 0;
         for (size_t k = 0; k < list.docids.size(); ++k) {
             std::cout << ' ' << list.docids[k] << ':' << list.tfs[k];
@@ -77,7 +78,8 @@ Command term_command() {
             .description = "Analyzes WORD the way documents were analyzed (the index's own stop words and\n"
                            "stemmer), then prints each resulting term's df, cf and postings as docid:tf,\n"
                            "with [positions] when the index is positional. A word that analyzes to no\n"
-                           "term (a stop word) is reported as such, with exit code 1.",
+                           "term (a stop word) is reported as such, with exit code 1. Text output prints\n"
+                           "control bytes and bytes that are not UTF-8 as \\xHH.",
             .example = "  $ invidx term idx Running\n"
                        "  term: run\n  df: 2\n  cf: 3\n  postings: 0:1 2:2\n",
             .min_args = 2,

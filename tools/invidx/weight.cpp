@@ -29,6 +29,7 @@
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
 #include "tools/invidx/command.hpp"
+#include "tools/invidx/interrupts.hpp"
 
 namespace invidx::cli {
 
@@ -136,7 +137,7 @@ int run_weight_documents(const Invocation& invocation, const WeightFlags& flags)
         terms.clear();
         for (const auto& term : analyzed.terms) terms.push_back({analyzed.term(term), term.tf});
         weigher.weigh(terms, analyzed.length, weights);
-        out << document_line(record.name, analyzed.length, weights).dump() << '\n';
+        out << document_line(record.name, analyzed.length, weights).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         ++documents;
         known += weights.known.size();
         unknown += weights.unknown.size();
@@ -154,7 +155,7 @@ int run_weight_documents(const Invocation& invocation, const WeightFlags& flags)
     // The summary goes where the weights do not.
     std::ostream& report = flags.out ? std::cout : std::cerr;
     if (invocation.json) {
-        report << summary.dump() << '\n';
+        report << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         report << "weighted " << documents << " documents against " << dir << ": " << known << " known terms, " << unknown
                << " unknown (not weighted), dictionary " << term_lookup_name(flags.dictionary) << ", k1 " << parameters.k1
@@ -198,6 +199,7 @@ void print_weighted(const Invocation& invocation, const std::string& dir, double
 // --device gpu:N: the impacts computed on the GPU, stored by merge as the CPU's are.
 int run_weight_on_gpu(const Invocation& invocation, const WeightFlags& flags) {
     const std::string& dir = invocation.args[0];
+    const auto& interrupts = interrupt_watcher();  // before any thread starts
     {
         const IndexReader index(dir);
         if (!QueryPostings::present(index)) {
@@ -212,8 +214,13 @@ int run_weight_on_gpu(const Invocation& invocation, const WeightFlags& flags) {
         throw UsageError("--device " + error.message());
     }
     const auto start = std::chrono::steady_clock::now();
-    const DeviceImpacts device =
-        weight_index_on_device(dir, {.device = *flags.gpu, .bits = flags.bits, .memory_budget = flags.device_memory});
+    DeviceImpacts device;
+    try {
+        device = weight_index_on_device(dir, {.device = *flags.gpu, .bits = flags.bits, .parameters = {},
+                                              .memory_budget = flags.device_memory, .stop = interrupts.token()});
+    } catch (const Interrupted&) {
+        return report_interrupted("weight", dir);
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     print_weighted(invocation, dir, seconds, &device);
     return kOk;
@@ -224,7 +231,10 @@ int run_weight(const Invocation& invocation) {
     if (flags.documents) return run_weight_documents(invocation, flags);
     if (flags.gpu) return run_weight_on_gpu(invocation, flags);
     const std::string& dir = invocation.args[0];
+    const auto& interrupts = interrupt_watcher();  // before any thread starts
     MergeOptions merge;
+    merge.stop = interrupts.token();
+    merge.at_step = test_stop_hook();
     {
         const IndexReader index(dir);
         if (!QueryPostings::present(index)) {
@@ -238,7 +248,11 @@ int run_weight(const Invocation& invocation) {
         merge.impact_bits = flags.bits;
     }
     const auto start = std::chrono::steady_clock::now();
-    merge_runs(dir, merge);
+    try {
+        merge_runs(dir, merge);
+    } catch (const Interrupted&) {
+        return report_interrupted("weight", dir);
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     print_weighted(invocation, dir, seconds, nullptr);
@@ -257,7 +271,9 @@ Command weight_command() {
                            "and stores the impacts and their block maxima in the query layout beside\n"
                            "the tfs (query.post version 2; docs/FORMAT.md). search --scoring impact then\n"
                            "ranks by their sums. Needs the query layout (merge --layout query); the index\n"
-                           "is rewritten and replaced atomically. Terms are weighted on all cores, or\n"
+                           "is rewritten and replaced atomically (through a symbolic link IDX, the index\n"
+                           "it points at; SIGINT or SIGTERM stops it, leaves the index as it was and exits\n"
+                           "130 or 143). Terms are weighted on all cores, or\n"
                            "with --device gpu[:N] on that GPU: a bp128 query layout that fits\n"
                            "--device-memory (by default half the GPU's) goes over as its own bytes and\n"
                            "the device decodes and weighs it; otherwise the postings go over decoded, in\n"

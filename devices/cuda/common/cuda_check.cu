@@ -1,5 +1,7 @@
 #include "devices/cuda/common/cuda_check.hpp"
 
+#include "devices/gpu_devices.hpp"
+#include "devices/gpu_unusable.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx::cuda {
@@ -36,10 +38,13 @@ void fail(const std::string& message) {
 std::string use_device(int device) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) fail_without_device(std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status));
-    if (device < 0 || device >= count) {
-        throw Error("gpu:" + std::to_string(device) + " does not exist: this machine has " + std::to_string(count) +
-                    " CUDA device(s)");
+    if (status != cudaSuccess || device < 0 || device >= count) {
+        cudaGetLastError();  // this failure must not surface at the next check
+        // The wording every tool gives for a GPU it cannot use (devices/gpu_unusable.hpp).
+        const GpuInventory inventory = list_gpus();
+        const std::optional<std::string> reason = gpu_unusable_reason(device, inventory);
+        throw Error("gpu:" + std::to_string(device) + ": " +
+                    reason.value_or(cuda_failure_note(cudaGetErrorString(status))));
     }
     check(cudaSetDevice(device), "cudaSetDevice");
     cudaDeviceProp properties{};

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_unusable.hpp"
 
 namespace invidx {
 
@@ -11,7 +12,7 @@ GpuInventory list_gpus() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
-        inventory.note = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
+        inventory.note = cuda_failure_note(cudaGetErrorString(status));
         return inventory;
     }
     for (int ordinal = 0; ordinal < count; ++ordinal) {
@@ -26,7 +27,7 @@ GpuInventory list_gpus() {
         device.multiprocessors = properties.multiProcessorCount;
         inventory.devices.push_back(device);
     }
-    if (inventory.devices.empty()) inventory.note = "no CUDA device present";
+    if (inventory.devices.empty()) inventory.note = kNoCudaDeviceNote;
     return inventory;
 }
 

@@ -92,11 +92,11 @@ TEST_CASE("gpu parsers: bad values are ConfigErrors naming the key") {
     // A device that is not present.
     const std::string absent = error_for(json::parse(R"([{"device": "gpu:0"}, {"device": "gpu:2"}])"), two);
     CHECK(contains(absent, kAt + "/1/device"));
-    CHECK(contains(absent, "\"gpu:2\" is not available (present: gpu:0, gpu:1)"));
+    CHECK(contains(absent, "\"gpu:2\" is not available: no such GPU: this machine has gpu:0, gpu:1"));
     const std::string no_device =
         error_for(json::parse(R"([{"device": "gpu:0"}])"), host_reference_gpu_parse_backend(0));
     CHECK(contains(no_device, kAt + "/0/device"));
-    CHECK(contains(no_device, "no CUDA device present"));
+    CHECK(contains(no_device, "\"gpu:0\" is not available: no usable GPU: no CUDA device present"));
     // Twice the same GPU, bad slots, unknown keys.
     CHECK(contains(error_for(json::parse(R"(["gpu:0", {"device": "gpu:0"}])"), two), "listed twice"));
     CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0", "slots": 0}])"), two), kAt + "/0/slots"));
@@ -119,11 +119,11 @@ TEST_CASE("gpu parsers: naming a GPU in a build without CUDA says so, naming the
     };
     const std::string message = error_for(json::parse(R"([{"device": "gpu:0"}])"), without_cuda);
     CHECK(contains(message, kAt + "/0/device"));
-    CHECK(contains(message, "needs a build with CUDA"));
+    CHECK(contains(message, "\"gpu:0\" is not available: no usable GPU: invidx was built without CUDA"));
     CHECK(choose_gpu_parsers("auto", kAt, without_cuda).gpus.empty());
     if (!list_gpus().built_with_cuda) {
         CHECK(contains(error_for(json::parse(R"([{"device": "gpu:0"}])"), cuda_gpu_parse_backend()),
-                       "needs a build with CUDA"));
+                       "no usable GPU: invidx was built without CUDA"));
     }
 }
 
