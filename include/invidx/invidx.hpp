@@ -3,6 +3,7 @@
 
 #include "invidx/config.hpp"
 #include "invidx/device.hpp"
+#include "invidx/document_source.hpp"
 #include "invidx/error.hpp"
 #include "invidx/indexer_registry.hpp"
 #include "invidx/metrics.hpp"

@@ -1,0 +1,93 @@
+#include "python/src/document_lines.hpp"
+
+#include <cstring>
+#include <string_view>
+
+namespace py = pybind11;
+
+namespace invidx::python {
+namespace {
+
+void append_text(std::vector<char>& block, std::string_view text) { block.insert(block.end(), text.begin(), text.end()); }
+
+// A JSON string: UTF-8 kept as it is, '"', '\\' and control bytes escaped
+// (json.dumps would write \uXXXX for non-ASCII; the framer decodes both to
+// the same bytes).
+void append_json_string(std::vector<char>& block, std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    block.push_back('"');
+    size_t plain_from = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        append_text(block, text.substr(plain_from, i - plain_from));
+        plain_from = i + 1;
+        switch (c) {
+            case '"': append_text(block, "\\\""); break;
+            case '\\': append_text(block, "\\\\"); break;
+            case '\n': append_text(block, "\\n"); break;
+            case '\r': append_text(block, "\\r"); break;
+            case '\t': append_text(block, "\\t"); break;
+            case '\b': append_text(block, "\\b"); break;
+            case '\f': append_text(block, "\\f"); break;
+            default: {
+                const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+                append_text(block, std::string_view(escape, sizeof escape));
+            }
+        }
+    }
+    append_text(block, text.substr(plain_from));
+    block.push_back('"');
+}
+
+}  // namespace
+
+DocumentLines::DocumentLines() : dumps_(py::module_::import("json").attr("dumps")) {}
+
+void DocumentLines::append_value(py::handle value, std::vector<char>& block) {
+    if (PyUnicode_Check(value.ptr())) {
+        Py_ssize_t size = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+        if (utf8) {
+            append_json_string(block, std::string_view(utf8, static_cast<size_t>(size)));
+            return;
+        }
+        PyErr_Clear();  // a lone surrogate: json.dumps escapes it
+    }
+    const std::string text = py::str(dumps_(value));
+    append_text(block, text);
+}
+
+void DocumentLines::append(py::handle document, std::vector<char>& block) {
+    if (!PyMapping_Check(document.ptr()) || PyUnicode_Check(document.ptr()))
+        throw py::type_error("a document must be a dict with \"id\" and \"contents\", not " +
+                             std::string(py::str(py::type::handle_of(document).attr("__name__"))));
+    block.push_back('{');
+    bool first = true;
+    for (const char* key : {"id", "contents"}) {
+        py::object value;
+        if (PyDict_Check(document.ptr())) {
+            PyObject* found = PyDict_GetItemString(document.ptr(), key);  // borrowed
+            if (found) value = py::reinterpret_borrow<py::object>(found);
+        } else {
+            PyObject* found = PyMapping_GetItemString(document.ptr(), key);  // new
+            if (found) {
+                value = py::reinterpret_steal<py::object>(found);
+            } else if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+                PyErr_Clear();
+            } else {
+                throw py::error_already_set();
+            }
+        }
+        if (!value) continue;
+        if (!first) block.push_back(',');
+        first = false;
+        block.push_back('"');
+        append_text(block, key);
+        append_text(block, "\":");
+        append_value(value, block);
+    }
+    append_text(block, "}\n");
+}
+
+}  // namespace invidx::python
