@@ -190,7 +190,7 @@ TEST_CASE("gpu indexer: a device that does not exist is a clear error") {
     options.device = 99;
     if (have_gpu()) {
         CHECK_THROWS_WITH_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options),
-                             doctest::Contains("gpu:99 does not exist"), Error);
+                             doctest::Contains("gpu:99: no such GPU"), Error);
     } else {  // built without CUDA, or no device: said so
         CHECK_THROWS_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options), Error);
     }
