@@ -319,7 +319,8 @@ INVIDX_HOST_DEVICE inline bool ends_in_undoubled_consonant_pair(const unsigned c
 }  // namespace porter_detail
 
 // Stems `word[0, length)` in place and returns the stem's length, which is
-// never more than `length`.
+// never more than `length`, and never 0 unless `length` is: where Porter
+// would leave nothing (a lone "s") the word is its own term (SPEC §4.3).
 INVIDX_HOST_DEVICE inline uint32_t porter_stem_in_place(unsigned char* word, uint32_t length) {
     using namespace porter_detail;
     uint32_t n = length;
@@ -358,6 +359,10 @@ INVIDX_HOST_DEVICE inline uint32_t porter_stem_in_place(unsigned char* word, uin
     } else if (ends_with(word, n, "s", 1) && !ends_with(word, n, "ss", 2)) {
         n -= 1;
     }
+    // SPEC §4.3: a term is never empty; a word stemmed to nothing is kept
+    // whole. Only a lone "s" gets here (every later step keeps a vowel or a
+    // region's start), and nothing has rewritten its byte.
+    if (n == 0) return length;
 
     // Step 1b: 'eed', 'ed', 'ing'.
     if (ends_with(word, n, "eed", 3)) {

@@ -43,7 +43,9 @@ std::string_view PorterStemmer::stem(std::string_view token) {
     const sb_symbol* stemmed = sb_stemmer_stem(stemmer_, reinterpret_cast<const sb_symbol*>(token.data()),
                                                static_cast<int>(token.size()));
     ensure(stemmed != nullptr, "libstemmer ran out of memory");
-    return {reinterpret_cast<const char*>(stemmed), static_cast<size_t>(sb_stemmer_length(stemmer_))};
+    const auto length = static_cast<size_t>(sb_stemmer_length(stemmer_));
+    if (length == 0) return token;  // SPEC §4.3: a term is never empty (Porter stems "s" to nothing)
+    return {reinterpret_cast<const char*>(stemmed), length};
 }
 
 }  // namespace invidx

@@ -22,7 +22,8 @@ public:
     PorterStemmer& operator=(PorterStemmer&& other) noexcept;
 
     // The stem of `token`, valid until the next call or until the stemmer is
-    // destroyed. With "none" it is `token` itself.
+    // destroyed. With "none" it is `token` itself, and so it is where the
+    // algorithm would leave nothing (Porter's "s"): a term is never empty.
     std::string_view stem(std::string_view token);
 
     bool identity() const { return stemmer_ == nullptr; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "invidx/analysis_settings.hpp"
+#include "invidx/entry_name.hpp"
 #include "nodes/decompress/decompress_file.hpp"
 #include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
@@ -34,7 +35,7 @@ inline Corpus load(const std::vector<InputFile>& files, const AnalysisSettings& 
             corpus.text.append(record.text);
         };
         decompress_file(file, kDefaultTextBlockBytes, [&](TextBlock&& block) {
-            if (block.entry_begin) framer = make_framer(file.format, block.entry_name, settings);
+            if (block.entry_begin) framer = make_framer(file.format, document_name_of_entry(file, block.entry_name), settings);
             framer->feed(block.bytes, on_record);
             if (block.entry_end) {
                 framer->finish(on_record);

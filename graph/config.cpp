@@ -229,6 +229,8 @@ constexpr std::pair<const char*, ProgressMode> kProgressModes[] = {{"auto", Prog
                                                                    {"bar", ProgressMode::bar},
                                                                    {"lines", ProgressMode::lines},
                                                                    {"off", ProgressMode::off}};
+constexpr std::pair<const char*, DuplicateIdPolicy> kDuplicateIdPolicies[] = {{"warn", DuplicateIdPolicy::warn},
+                                                                              {"error", DuplicateIdPolicy::error}};
 
 template <class Mode, size_t N>
 std::string_view name_in(Mode mode, const std::pair<const char*, Mode> (&modes)[N]) {
@@ -249,6 +251,12 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
             cluster.exchange_credits = read_integer<uint32_t>(*v, reader.at("exchange_credits"), 1, 1000000);
         }
     }
+    reader.reject_unknown();
+}
+
+void read_store(const json& value, const std::string& pointer, StoreConfig& store) {
+    ObjectReader reader(value, pointer);
+    if (const json* v = reader.find("documents")) store.documents = read_bool(*v, reader.at("documents"));
     reader.reject_unknown();
 }
 
@@ -371,9 +379,17 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     if (const json* v = reader.find("positions")) config.analysis.positions = read_bool(*v, "/positions");
     if (const json* v = reader.find("memory")) read_memory(*v, "/memory", config.memory);
     if (const json* v = reader.find("sampler")) read_sampler(*v, "/sampler", config.sampler);
+    if (const json* v = reader.find("store")) read_store(*v, "/store", config.store);
     if (const json* v = reader.find("cluster")) read_cluster(*v, "/cluster", config.cluster.emplace());
+    if (config.cluster && config.store.documents) {
+        throw ConfigError("/store/documents", "a cluster build does not write the document store yet; "
+                                              "build on one machine to keep the documents' text");
+    }
     if (const json* v = reader.find("progress")) {
         config.progress = read_mode(*v, "/progress", "progress mode", kProgressModes);
+    }
+    if (const json* v = reader.find("on_duplicate_id")) {
+        config.on_duplicate_id = read_mode(*v, "/on_duplicate_id", "on_duplicate_id policy", kDuplicateIdPolicies);
     }
     const json* nodes = reader.find("nodes");
     if (!nodes) throw ConfigError("/nodes", "missing: the list of nodes of the graph");
@@ -468,5 +484,6 @@ std::string_view mode_name(ClusterMode mode) { return name_in(mode, kClusterMode
 std::string_view mode_name(FileAssignment assignment) { return name_in(assignment, kFileAssignments); }
 std::string_view mode_name(DictionaryJoinMode join) { return name_in(join, kDictionaryJoins); }
 std::string_view mode_name(ProgressMode mode) { return name_in(mode, kProgressModes); }
+std::string_view mode_name(DuplicateIdPolicy policy) { return name_in(policy, kDuplicateIdPolicies); }
 
 }  // namespace invidx

@@ -41,7 +41,7 @@ InputFormat input_format_of_file(std::string_view path) {
     std::string name = ascii_lowercase(slash == std::string_view::npos ? path : path.substr(slash + 1));
     for (bool stripped = true; stripped;) {
         stripped = false;
-        for (std::string_view suffix : kContainerSuffixes) {
+        for (std::string_view suffix : kCompressionSuffixes) {
             if (ends_with(name, suffix)) {
                 name.resize(name.size() - suffix.size());
                 stripped = true;

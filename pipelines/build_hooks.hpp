@@ -30,6 +30,9 @@ struct BuildHooks {
     // true: the build returns its dictionary (BuildReport::dictionary) as
     // well as writing it (a cluster build's part).
     bool keep_dictionary = false;
+    // false: document names are not checked for duplicates (a cluster
+    // build's part: the joined index is checked whole, cluster_finish.cpp).
+    bool check_duplicate_names = true;
     // Called on each rank of a cluster build as it joins its range of the
     // dictionary and as it writes its documents (with its rank and the
     // join: "dictionary" or "documents"), so tests can make one fail there.

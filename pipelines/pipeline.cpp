@@ -19,6 +19,7 @@
 #include "pipelines/cluster/mpi/cluster_build.hpp"
 #endif
 #include "pipelines/build_hooks.hpp"
+#include "pipelines/duplicate_name_check.hpp"
 #include "pipelines/progress.hpp"
 #include "pipelines/resolve_plan.hpp"
 #include "store/durable_sync.hpp"
@@ -87,6 +88,8 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
                               .keep_dictionary = hooks.keep_dictionary};
     IndexWriter writer(config.output, config.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
+    // The frame node's docid step appends each document's text in docid order.
+    if (config.store.documents) writer.enable_document_store();
 
     // The steps of a build, in order. 1: the graph, every node made and
     // linked, so that any configuration error comes before any work.
@@ -132,6 +135,12 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     // 4: the dictionary, from the index node to the flush node, written
     // once, after the last run.
     if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
+    // 5: names that several documents have: reported, or (on_duplicate_id
+    // "error") the build fails here, before anything is published.
+    const nlohmann::json duplicate_names =
+        hooks.check_duplicate_names
+            ? check_duplicate_names(writer, state.files, config.on_duplicate_id, options.notice)
+            : nlohmann::json();
 
     const uint64_t text_bytes = state.text_bytes.load();
     nlohmann::json report;
@@ -145,6 +154,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     report["tokens"] = state.tokens_indexed.load();
     report["terms"] = state.terms;
     report["postings"] = state.postings;
+    if (!duplicate_names.is_null()) report["duplicate_names"] = duplicate_names;
     report["memory_tokens"] = plan.tokens;
     report["plan"] = plan.to_json();
     report["peak_tokens_in_flight"] = tokens.peak_in_flight();

@@ -9,6 +9,7 @@
 #include "store/block_checksums.hpp"
 #include "store/bm25.hpp"
 #include "store/crc32.hpp"
+#include "store/document_store_reader.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/manifest.hpp"
@@ -273,6 +274,13 @@ void check_contents(const IndexReader& index, const CheckOptions& options, Index
     if (all_read && total_length != index.total_length()) {
         problems.add("other", index.display(layout::kDocumentsFile) + ": field 'length': the lengths add up to " +
                                   std::to_string(total_length) + " but manifest.json says " + std::to_string(index.total_length()));
+    }
+    // The document store, where the index has one: every block decoded.
+    try {
+        const DocumentStoreReader store(index);
+        store.verify_all([&](uint64_t done, uint64_t total) { progress(options, "document text", done, total); });
+    } catch (const Error& error) {
+        problems.add("documents", error.what());
     }
 }
 

@@ -493,7 +493,7 @@ uint32_t IndexReader::document_length(uint32_t docid) const {
     return in.u32("length");
 }
 
-std::optional<uint32_t> IndexReader::find_document(std::string_view name) const {
+void IndexReader::build_name_lookup() const {
     // Built on first use: most readers never look documents up by name.
     std::call_once(names_built_, [&] {
         const std::string file = display(layout::kDocumentsFile);
@@ -503,12 +503,29 @@ std::optional<uint32_t> IndexReader::find_document(std::string_view name) const 
         docid_by_name_.reserve(num_documents());
         for (uint64_t docid = 0; docid < num_documents(); ++docid) {
             records.seek(table.u64("document_offsets"), "document_offsets[" + std::to_string(docid) + "]");
-            docid_by_name_.emplace(records.string("name"), static_cast<uint32_t>(docid));
+            const std::string_view name = records.string("name");
+            if (!docid_by_name_.emplace(name, static_cast<uint32_t>(docid)).second)
+                later_docids_by_name_[name].push_back(static_cast<uint32_t>(docid));
         }
     });
+}
+
+std::optional<uint32_t> IndexReader::find_document_by_name(std::string_view name) const {
+    build_name_lookup();
     const auto found = docid_by_name_.find(name);
     if (found == docid_by_name_.end()) return std::nullopt;
     return found->second;
+}
+
+std::vector<uint32_t> IndexReader::find_documents_by_name(std::string_view name) const {
+    build_name_lookup();
+    std::vector<uint32_t> docids;
+    const auto found = docid_by_name_.find(name);
+    if (found == docid_by_name_.end()) return docids;
+    docids.push_back(found->second);
+    if (const auto later = later_docids_by_name_.find(name); later != later_docids_by_name_.end())
+        docids.insert(docids.end(), later->second.begin(), later->second.end());
+    return docids;
 }
 
 }  // namespace invidx

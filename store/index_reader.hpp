@@ -89,7 +89,12 @@ public:
     uint32_t document_length(uint32_t docid) const;
     // Every document's length, by docid (read in parallel).
     std::vector<uint32_t> document_lengths() const;
-    std::optional<uint32_t> find_document(std::string_view name) const;  // first with that name
+    // By name, never by number: a name of digits ("0", MS MARCO's ids) is a
+    // name. The lowest docid with that name (names should be unique; a
+    // build reports those that are not: report.json "duplicate_names").
+    std::optional<uint32_t> find_document_by_name(std::string_view name) const;
+    // Every docid with that name, increasing (more than one: a duplicate).
+    std::vector<uint32_t> find_documents_by_name(std::string_view name) const;
     // Bytes of all document records in documents.bin (after its header,
     // before its offsets table): where another index's documents.bin puts
     // them, when it holds this one's documents.
@@ -159,7 +164,9 @@ private:
     std::vector<RunFile> runs_;     // increasing run number
 
     mutable std::once_flag names_built_;
-    mutable std::unordered_map<std::string_view, uint32_t> docid_by_name_;
+    void build_name_lookup() const;
+    mutable std::unordered_map<std::string_view, uint32_t> docid_by_name_;  // the first docid of each name
+    mutable std::unordered_map<std::string_view, std::vector<uint32_t>> later_docids_by_name_;  // duplicates only
 };
 
 }  // namespace invidx

@@ -14,6 +14,7 @@
 #include "invidx/error.hpp"
 #include "store/block_checksums.hpp"
 #include "store/dictionary_pieces.hpp"
+#include "store/document_store_layout.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_layout.hpp"
 #include "store/little_endian_append.hpp"
@@ -192,6 +193,7 @@ void IndexWriter::record_run(const WrittenRun& written) {
 void IndexWriter::append_documents(const std::vector<ParsedDoc>& docs) {
     ensure(!published_, "index already published");
     ensure(!documents_adopted_, "append_documents after adopt_documents");
+    ensure(documents_ != nullptr, "append_documents after complete_documents");
     for (const auto& doc : docs) {
         document_offsets_->u64(documents_->position());
         documents_->string(doc.name);
@@ -330,6 +332,11 @@ void IndexWriter::write_report(const nlohmann::json& report) {
     report_written_ = true;
 }
 
+void IndexWriter::enable_document_store() {
+    ensure(!published_ && !document_store_, "the document store is enabled once, before publish");
+    document_store_ = std::make_unique<DocumentStoreWriter>(temp_dir_ / layout::kDocumentTextFile);
+}
+
 void IndexWriter::write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write) {
     ensure(!published_, "index already published");
     ensure(std::none_of(written_files_.begin(), written_files_.end(),
@@ -364,6 +371,12 @@ void IndexWriter::finish_documents() {
     documents_.reset();
 }
 
+fs::path IndexWriter::complete_documents() {
+    ensure(!published_, "index already published");
+    if (documents_) finish_documents();
+    return temp_dir_ / layout::kDocumentsFile;
+}
+
 void IndexWriter::publish() {
     ensure(!published_, "index already published");
     ensure(dictionary_written_, "publish before write_dictionary");
@@ -374,7 +387,17 @@ void IndexWriter::publish() {
         ensure(base <= document_count_, "run " + std::to_string(run) + ": docid base " + std::to_string(base) +
                                             " is past the index's " + std::to_string(document_count_) + " documents");
     }
-    if (!documents_adopted_) finish_documents();
+    if (documents_) finish_documents();  // not adopted, nor completed already
+    if (document_store_) {
+        // The text of every document, or none: a store that missed documents
+        // would answer the wrong text for later docids.
+        ensure(document_store_->documents() == document_count_,
+               "the document store holds " + std::to_string(document_store_->documents()) + " documents, the index " +
+                   std::to_string(document_count_));
+        const BinaryWriter& store = document_store_->finish();
+        record_file(std::string(layout::kDocumentTextFile), store);
+        document_store_.reset();
+    }
 
     Manifest manifest;
     manifest.analysis = analysis_;

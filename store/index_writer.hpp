@@ -18,6 +18,7 @@
 #include "invidx/analysis_settings.hpp"
 #include "invidx/messages.hpp"
 #include "store/binary_io.hpp"
+#include "store/document_store_writer.hpp"
 #include "store/manifest.hpp"
 #include "store/output_lock.hpp"
 
@@ -122,6 +123,16 @@ public:
     // `path` (in this writer's file system: the temporary directory), moved
     // into place (its size is checked).
     void adopt_documents(const WrittenDocuments& written, const std::filesystem::path& path);
+    // documents.bin finished in the temporary directory (publish() then
+    // only lists it), for reading it back before publishing
+    // (store/duplicate_names.hpp); its path. No append_documents after.
+    std::filesystem::path complete_documents();
+    // Keep each document's text and metadata (documents-text.bin,
+    // store/document_store_writer.hpp); before the first document. The
+    // caller appends to document_store() in docid order, on one thread;
+    // publish() checks it holds every document and lists it.
+    void enable_document_store();
+    DocumentStoreWriter* document_store() { return document_store_.get(); }
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
     // With PublishOptions::keep_dictionary, the terms write_dictionary wrote,
@@ -140,6 +151,7 @@ public:
     void publish();
 
     const std::filesystem::path& temporary_directory() const { return temp_dir_; }
+    const std::vector<InputFile>& files() const { return files_; }  // the input list, by ordinal
 
 private:
     // What write_dictionary needs to check the dictionary's pointers:
@@ -166,6 +178,7 @@ private:
     std::map<std::string, std::vector<uint32_t>> block_crcs_;  // per written file: checksums.bin
     std::unique_ptr<BinaryWriter> documents_;
     std::unique_ptr<BinaryWriter> document_offsets_;  // scratch: u64 per doc
+    std::unique_ptr<DocumentStoreWriter> document_store_;  // optional
     uint64_t document_count_ = 0;
     uint64_t total_length_ = 0;
     bool documents_adopted_ = false;

@@ -43,8 +43,13 @@ AnalysisSettings analysis_from_json(const json& object, const std::string& file)
     analysis.stopwords = get<std::vector<std::string>>(object, "stopwords", file, "/analysis");
     analysis.stemmer = get<std::string>(object, "stemmer", file, "/analysis");
     const auto html = get<json>(object, "html", file, "/analysis");
-    for (const auto& row : kInputFormats)
-        analysis.html[row.format] = get<bool>(html, std::string(row.name).c_str(), file, "/analysis/html");
+    // A format added after an index was written (html) has no key there:
+    // that index holds none of its documents, so its default stands.
+    for (const auto& row : kInputFormats) {
+        const std::string name(row.name);
+        if (html.is_object() && !html.contains(name)) continue;
+        analysis.html[row.format] = get<bool>(html, name.c_str(), file, "/analysis/html");
+    }
     analysis.positions = get<bool>(object, "positions", file, "/analysis");
     return analysis;
 }

@@ -67,11 +67,15 @@ enum class ClusterMode { partition, files };
 enum class FileAssignment { by_size, by_count };
 enum class DictionaryJoinMode { parallel, serial };
 enum class ProgressMode { automatic, bar, lines, off };
+// What a build does with document names that several documents have
+// (store/duplicate_names.hpp): report them, or fail before publishing.
+enum class DuplicateIdPolicy { warn, error };
 
 std::string_view mode_name(ClusterMode mode);
 std::string_view mode_name(FileAssignment assignment);
 std::string_view mode_name(DictionaryJoinMode join);
 std::string_view mode_name(ProgressMode mode);
+std::string_view mode_name(DuplicateIdPolicy policy);
 
 // A build over the ranks of an MPI job (docs/PIPELINE.md "cluster",
 // docs/FORMAT.md "Cluster builds"): each rank parses a contiguous range of
@@ -104,6 +108,12 @@ struct NodeSpec {
     nlohmann::json options;       // the whole entry; the kind's factory reads its keys
 };
 
+// What the index keeps besides postings (docs/PIPELINE.md, "store").
+struct StoreConfig {
+    // Each document's text and JSONL metadata, compressed (documents-text.bin).
+    bool documents = false;
+};
+
 struct PipelineConfig {
     std::string description;
     std::vector<InputConfig> inputs;
@@ -111,8 +121,10 @@ struct PipelineConfig {
     AnalysisSettings analysis = AnalysisSettings::defaults();
     MemoryConfig memory;
     SamplerConfig sampler;
+    StoreConfig store;
     std::optional<ClusterConfig> cluster;  // set: an MPI cluster build
     ProgressMode progress = ProgressMode::automatic;  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
+    DuplicateIdPolicy on_duplicate_id = DuplicateIdPolicy::warn;  // "on_duplicate_id": "warn" or "error"
     std::vector<NodeSpec> nodes;
 
     // `overrides` are "key=value" strings (invidx-run --set): a dotted path

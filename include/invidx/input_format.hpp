@@ -2,8 +2,8 @@
 // pipeline JSON's input[].format and analysis.html, and in manifest.json),
 // the file-name suffixes that "auto" takes for it, and whether the HTML rules
 // of SPEC §2 apply to its text by default. The config, the analysis settings,
-// file-name detection, the manifest and the framers all read this table, so
-// nothing else knows a format by name.
+// file-name detection (of each file, and of each archive entry), the manifest
+// and the framers all read this table, so nothing else knows a format by name.
 //
 // Adding a format:
 //  1. an enumerator in InputFormat and its row in kInputFormats, in the same
@@ -25,7 +25,7 @@
 
 namespace invidx {
 
-enum class InputFormat : uint8_t { warc, trec, jsonl, text };
+enum class InputFormat : uint8_t { warc, trec, jsonl, text, html };
 
 struct InputFormatRow {
     InputFormat format;
@@ -41,15 +41,18 @@ inline constexpr std::string_view kWarc[] = {".warc"};
 // TREC's SGML-like files. .xml is deliberately not here: most XML is not
 // TREC's <DOC> layout, and TREC files mostly come without a telling suffix
 // anyway (name the format in the pipeline JSON for those).
-inline constexpr std::string_view kTrec[] = {".trec", ".trectext", ".sgml", ".sgm"};
+inline constexpr std::string_view kTrec[] = {".trec", ".trectext", ".sgml"};
 inline constexpr std::string_view kJsonl[] = {".jsonl", ".ndjson", ".json"};
+inline constexpr std::string_view kHtml[] = {".html", ".htm", ".xhtml"};
 }  // namespace input_format_suffixes
 
-inline constexpr std::array<InputFormatRow, 4> kInputFormats{{
+inline constexpr std::array<InputFormatRow, 5> kInputFormats{{
     {InputFormat::warc, "warc", input_format_suffixes::kWarc, true},
     {InputFormat::trec, "trec", input_format_suffixes::kTrec, true},
     {InputFormat::jsonl, "jsonl", input_format_suffixes::kJsonl, false},
     {InputFormat::text, "text", {}, false},
+    // Framed as text (one document per file or entry), HTML rules on.
+    {InputFormat::html, "html", input_format_suffixes::kHtml, true},
 }};
 
 inline constexpr std::size_t kInputFormatCount = kInputFormats.size();
@@ -65,11 +68,18 @@ static_assert(input_format_rows_in_enum_order(), "kInputFormats must list the fo
 // What "auto" takes for a file whose name has none of the rows' suffixes.
 inline constexpr InputFormat kFallbackInputFormat = InputFormat::text;
 
-// input[].format's value for "from each file's name".
+// input[].format's value for "from each file's name, and each archive
+// entry's own name". An InputFile (messages.hpp) of an archive keeps it, so
+// that its framers detect each entry's format (nodes/frame/framer.hpp).
 inline constexpr std::string_view kAutoInputFormat = "auto";
 
-// Container and compression suffixes that detection strips first, over and
-// over, each pass trying them in this order ("a.warc.tar.xz" -> "a.warc").
+// Compression suffixes that detection strips first, over and over
+// ("a.warc.gz" -> "a.warc"). An archive suffix is no format's: a tar or zip
+// is never a format of its own, its entries are detected one by one.
+inline constexpr std::string_view kCompressionSuffixes[] = {".gz", ".bz2", ".xz", ".zst", ".lz4"};
+
+// Container and compression suffixes that say a file is an archive
+// (nodes/decompress/named_archive.hpp strips them, outermost first).
 inline constexpr std::string_view kContainerSuffixes[] = {".gz",  ".bz2", ".xz",  ".zst", ".zstd",
                                                           ".lz4", ".tgz", ".tar", ".zip"};
 
@@ -86,18 +96,19 @@ constexpr std::optional<InputFormat> find_input_format(std::string_view name) {
     return std::nullopt;
 }
 
-// The known names in the table's order, "warc, trec, jsonl, text", for messages.
+// The known names in the table's order, "warc, trec, jsonl, text, html", for messages.
 std::string input_format_names();
 
 // An input[].format setting: empty for "auto", else the named format; throws
 // ConfigError at `json_pointer` that lists "auto" and the known names.
 std::optional<InputFormat> input_format_setting(std::string_view name, const std::string& json_pointer);
 
-// The format of a file from its path. Only the last path component counts,
-// ASCII case ignored: container and compression suffixes (kContainerSuffixes)
-// are stripped, then the format whose suffix ends the rest; none:
-// kFallbackInputFormat. A suffix must leave a nonempty name (".warc" alone is
-// text).
+// The format of a file, or of an archive entry, from its path. Only the last
+// path component counts, ASCII case ignored: compression suffixes
+// (kCompressionSuffixes) are stripped, then the format whose suffix ends the
+// rest; none: kFallbackInputFormat (so "a.tar.gz" is text: an archive's
+// entries are detected by their own names). A suffix must leave a nonempty
+// name (".warc" alone is text).
 InputFormat input_format_of_file(std::string_view path);
 
 // One bool per input format, indexed by the format.

@@ -81,6 +81,7 @@ struct DocRecord {
     uint32_t file_ordinal = 0;
     uint64_t source_offset = 0; // byte offset of the record in the decompressed entry
     uint64_t record_number = 0; // 0-based record number in the entry
+    std::string metadata;       // JSONL: the record's other fields as a JSON object's text; else empty
 };
 
 // Consecutive documents with their docids, in input order (nodes/frame).

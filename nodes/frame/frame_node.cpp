@@ -9,6 +9,7 @@
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "nodes/frame/docid_assigner.hpp"
+#include "nodes/frame/document_capture.hpp"
 #include "nodes/frame/file_framer.hpp"
 #include "invidx/available_cores.hpp"
 
@@ -55,7 +56,8 @@ public:
                               });
                           });
                       }),
-          assigner_(batch_bytes) {
+          assigner_(batch_bytes),
+          document_store_(document_store_of(state)) {
         for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this));
         flow::make_edge(flow::output_port<0>(router_), docid_step_);
         for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), docid_step_);
@@ -133,6 +135,7 @@ private:
             state_.text_bytes += numbered->text_bytes;
             metrics_.bytes_out += numbered->text_bytes;
             ++metrics_.items_out;
+            capture_documents(document_store_, *numbered);
             out.try_put(std::move(numbered));
         };
         if (batch->end_of_input) {
@@ -151,6 +154,7 @@ private:
     FileOrder<std::shared_ptr<DocBatch>> file_order_;  // used on the docid step's thread
     DocidBody docid_step_;
     DocidAssigner assigner_;
+    DocumentStoreWriter* const document_store_;  // nullptr: off; used on the docid step's thread
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "nodes/frame/framer.hpp"
 
 #include "invidx/error.hpp"
+#include "nodes/decompress/named_archive.hpp"
 #include "nodes/frame/jsonl.hpp"
 #include "nodes/frame/text.hpp"
 #include "nodes/frame/trec.hpp"
@@ -16,7 +17,8 @@ std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry
         case InputFormat::warc: return std::make_unique<WarcFramer>(entry_name, html);
         case InputFormat::trec: return std::make_unique<TrecFramer>(entry_name, html);
         case InputFormat::jsonl: return std::make_unique<JsonlFramer>(entry_name, html);
-        case InputFormat::text: return std::make_unique<TextFramer>(entry_name, html);
+        case InputFormat::text:
+        case InputFormat::html: return std::make_unique<TextFramer>(entry_name, html);
     }
     throw Error("no framer for input format " + std::to_string(static_cast<int>(format)),
                 ErrorContext{.node = "", .file = entry_name, .record = std::nullopt, .byte_offset = std::nullopt});
@@ -24,6 +26,7 @@ std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry
 
 std::unique_ptr<Framer> make_framer(const std::string& format_name, const std::string& entry_name,
                                     const AnalysisSettings& settings) {
+    if (format_name == kAutoInputFormat) return make_framer(input_format_of_file(entry_name), entry_name, settings);
     const auto format = find_input_format(format_name);
     if (!format) {
         throw Error("unknown input format '" + format_name + "'; known: " + input_format_names(),
@@ -33,6 +36,7 @@ std::unique_ptr<Framer> make_framer(const std::string& format_name, const std::s
 }
 
 std::string detect_format(std::string_view file_name) {
+    if (archive_named_by_file(file_name) != NamedArchive::none) return std::string(kAutoInputFormat);
     return std::string(input_format_name(input_format_of_file(file_name)));
 }
 

@@ -1,7 +1,8 @@
 // Record framing (SPEC §1): a framer turns the decompressed bytes of one
 // entry (a file, or one archive member), fed in pieces of any size, into the
 // records of its format. One file per format of the input format table
-// (invidx/input_format.hpp): warc, trec, jsonl, text.
+// (invidx/input_format.hpp): warc, trec, jsonl, text (html is text with the
+// HTML rules on).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ struct FramedRecord {
     bool html = false;            // apply SPEC §2 (per format, from the settings)
     uint64_t source_offset = 0;   // byte offset of the record's start in the decompressed entry
     uint64_t record_number = 0;   // 0-based WARC record / DOC / line number (jsonl)
+    std::string_view metadata;    // jsonl: the fields but "id" and "contents" as a JSON object; valid as `text`
 };
 
 using EmitRecord = std::function<void(const FramedRecord&)>;
@@ -46,13 +48,18 @@ public:
 std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry_name,
                                     const AnalysisSettings& settings);
 
-// The same for a format's name, as InputFile::format holds it; an unknown
-// name is an Error naming the entry and listing the known names.
+// The same for a format's name, as InputFile::format holds it. "auto" takes
+// the format of entry_name's own name (input_format_of_file; entry_name is
+// the document name of the entry: a file's name, or an archive member's
+// path), so each entry of an archive is framed by its format (SPEC §1). An
+// unknown name is an Error naming the entry and listing the known names.
 std::unique_ptr<Framer> make_framer(const std::string& format_name, const std::string& entry_name,
                                     const AnalysisSettings& settings);
 
-// The name of a file's format from its path (input_format_of_file), as
-// InputFile::format holds it.
+// What InputFile::format holds for a file of an "auto" input: the name of
+// its format from its path (input_format_of_file), or "auto" for a file
+// named as a tar or zip archive (possibly compressed), whose entries are
+// detected one by one when framed.
 std::string detect_format(std::string_view file_name);
 
 }  // namespace invidx

@@ -81,6 +81,11 @@ void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const 
     }
     text_ = std::move(contents->get_ref<std::string&>());
     record_.text = text_;
+    // The other fields (title, url, ...) are kept for the document store, not indexed.
+    object.erase("id");
+    object.erase("contents");
+    metadata_ = object.empty() ? std::string() : object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    record_.metadata = metadata_;
     record_.source_offset = line_offset;
     record_.record_number = line_number_;
     emit(record_);

@@ -30,6 +30,7 @@ private:
     uint64_t line_number_ = 0;      // 0-based, of the line in progress
     uint64_t searched_up_to_ = 0;   // entry offset from which to look for its newline
     std::string text_;              // the decoded "contents" of the current line
+    std::string metadata_;          // its other fields as a JSON object, or empty
     FramedRecord record_;
 };
 

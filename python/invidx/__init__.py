@@ -198,10 +198,18 @@ class Index:
         uint32 arrays in docid order; empty when the term is not in the index."""
         return self._core.postings(text)
 
-    def doc(self, key):
-        """One document's record: a docid (int) or a name (str) -> dict with
-        docid, name, length, file_ordinal, file, source_offset. KeyError if none."""
-        return self._core.doc(key)
+    def doc(self, key, text=False):
+        """One document's record: a docid (int) or a name (str; digits too: "0" is
+        a name, 0 a docid) -> dict with
+        docid, name, length, file_ordinal, file, source_offset. KeyError if none.
+        text=True adds 'text' (the text as indexed; bytes that are not UTF-8
+        become U+FFFD) and 'metadata' (a JSONL record's other fields, a dict),
+        from the document store: the index must be built with
+        {"store": {"documents": True}}, else invidx.Error says so."""
+        record = self._core.doc(key, bool(text))
+        if text:
+            record["metadata"] = _json.loads(record["metadata"]) if record["metadata"] else {}
+        return record
 
     def search(self, query, k=10, mode="or", scoring="bm25", device="cpu"):
         """Rank documents for one query, exactly as `invidx search` ranks them.

@@ -26,6 +26,7 @@
 #include "query/searcher.hpp"
 #include "query/searcher_processors.hpp"
 #include "store/ciff_export.hpp"
+#include "store/document_store_reader.hpp"
 #include "store/index_reader.hpp"
 
 namespace py = pybind11;
@@ -129,7 +130,7 @@ public:
                               py::array_t<uint32_t>(static_cast<py::ssize_t>(list.tfs.size()), list.tfs.data()));
     }
 
-    py::dict doc(py::handle key) const {
+    py::dict doc(py::handle key, bool text) const {
         std::optional<uint32_t> docid;
         if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
             const long long number = key.cast<long long>();
@@ -139,7 +140,7 @@ public:
             docid = static_cast<uint32_t>(number);
         } else if (PyUnicode_Check(key.ptr())) {
             const std::string name = key.cast<std::string>();
-            docid = reader_->find_document(name);
+            docid = reader_->find_document_by_name(name);
             if (!docid) throw py::key_error("no document named '" + name + "'");
         } else {
             throw py::type_error("doc() takes a docid (int) or a document name (str)");
@@ -152,6 +153,12 @@ public:
         result["file_ordinal"] = info.file_ordinal;
         result["file"] = info.file_path;
         result["source_offset"] = info.source_offset;
+        if (text) {
+            // From the document store (an invidx.Error saying how to build one when absent).
+            const StoredDocument stored = DocumentStoreReader(*reader_).document(*docid);
+            result["text"] = py::str(PyUnicode_DecodeUTF8(stored.text.data(), static_cast<py::ssize_t>(stored.text.size()), "replace"));
+            result["metadata"] = stored.metadata;  // JSON text; the Python layer parses it
+        }
         return result;
     }
 
@@ -321,7 +328,7 @@ void register_index(py::module_& module) {
         .def("stats", &PyIndex::stats)
         .def("term", &PyIndex::term, py::arg("text"))
         .def("postings", &PyIndex::postings, py::arg("text"))
-        .def("doc", &PyIndex::doc, py::arg("key"))
+        .def("doc", &PyIndex::doc, py::arg("key"), py::arg("text") = false)
         .def("search", &PyIndex::search, py::arg("query"), py::arg("k"), py::arg("mode"), py::arg("scoring"),
              py::arg("device"))
         .def("batch_search", &PyIndex::batch_search, py::arg("texts"), py::arg("k"), py::arg("mode"),

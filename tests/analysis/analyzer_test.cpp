@@ -160,3 +160,16 @@ TEST_CASE("Analyzer: no stop words, no stemming") {
     invidx::Analyzer analyzer(settings);
     CHECK(analyzer.analyze_query("The running ponies") == std::vector<std::string>{"the", "running", "ponies"});
 }
+
+TEST_CASE("Analyzer: a token Porter stems to nothing is indexed as itself, never as an empty term") {
+    invidx::Analyzer analyzer(positional());
+    invidx::DocumentTerms doc;
+    // "it" is a stop word; the "s" of "it's", "'s", "S" and a lone "s" are
+    // the term "s" (Porter alone would leave ""); "cats'" is "cat".
+    analyzer.analyze("It's the cats' toy: 's, S and s.", false, doc);
+    using Map = std::map<std::string, TermView>;
+    CHECK(as_map(doc) == Map{{"s", {4, {1, 5, 6, 8}}}, {"cat", {1, {3}}}, {"toi", {1, {4}}}});
+    for (const auto& term : doc.terms) CHECK(!doc.term(term).empty());
+    // Queries are analyzed by the same code.
+    CHECK(analyzer.analyze_query("it's S") == std::vector<std::string>{"s", "s"});
+}

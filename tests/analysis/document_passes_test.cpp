@@ -21,6 +21,7 @@
 #include "support/analysis_inputs.hpp"
 #include "support/batch_analysis.hpp"
 #include "support/collections.hpp"
+#include "support/possessives.hpp"
 
 namespace {
 
@@ -176,6 +177,29 @@ TEST_CASE("batch on the host: broken HTML gives Analyzer::analyze's terms") {
     docs.push_back({"x &#x41", true});
     docs.push_back({std::string(255, 'k') + " " + std::string(256, 'k') + " " + std::string(254, 'k'), true});
     testing::check_batch_against_analyzer(docs, analyze_batch_on_host);
+}
+
+TEST_CASE("batch on the host: possessives and a lone s give Analyzer::analyze's terms, none empty") {
+    std::vector<testing::AnalysisDocument> docs;
+    for (const std::string& text : testing::possessive_texts()) {
+        docs.push_back({text, false});
+        docs.push_back({"<p>" + text + "</p>", true});
+    }
+    docs.push_back({testing::text_without_lone_s(), false});
+    testing::check_batch_against_analyzer(docs, analyze_batch_on_host);
+    testing::check_batch_against_analyzer(docs, analyze_batch_on_host, 3);
+
+    // Porter alone would make the "s" of "it's" an empty term (SPEC §4.3).
+    std::string storage;
+    const GpuAnalysisResult result =
+        analyze_batch_on_host(testing::batch_input(docs, AnalysisSettings::defaults(), storage));
+    size_t with_s = 0;
+    for (const auto& term : result.terms) {
+        const std::string_view text = std::string_view(result.bytes).substr(term.term_offset, term.term_length);
+        CHECK(!text.empty());
+        if (text == "s") ++with_s;
+    }
+    CHECK(with_s == 2 * testing::possessive_texts().size());
 }
 
 TEST_CASE("batch on the host: malformed batches and stemmers are errors") {

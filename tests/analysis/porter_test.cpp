@@ -1,5 +1,7 @@
 // Our Porter stemmer (analysis/porter.hpp) against libstemmer's `porter`
 // (analysis/stem.hpp), byte for byte: SPEC §4.2 allows no other outcome.
+// Both keep a word whose stem would be empty whole (SPEC §4.3), so every
+// comparison below is with libstemmer and that rule.
 #include "analysis/porter.hpp"
 
 #include <doctest/doctest.h>
@@ -89,6 +91,20 @@ TEST_CASE("porter_stem: known stems, where Snowball's porter departs from the te
         CHECK(ours(word) == stem);
         CHECK(libstemmer.stem(word) == stem);  // the expectations are libstemmer's
     }
+}
+
+TEST_CASE("porter_stem: a word stemmed to nothing is its own term, as PorterStemmer gives it") {
+    // Snowball's porter removes the 's' of a lone "s"; SPEC §4.3 keeps it.
+    PorterStemmer libstemmer;
+    for (const std::string_view word : {"s", "ss", "sss", "as", "is", "es", "ys"}) {
+        INFO("word '" << word << "'");
+        CHECK(ours(word) == libstemmer.stem(word));
+        CHECK(!ours(word).empty());
+    }
+    CHECK(ours("s") == "s");
+    std::string word = "s";
+    CHECK(porter_stem_in_place(reinterpret_cast<unsigned char*>(word.data()), 1) == 1);
+    CHECK(word == "s");
 }
 
 TEST_CASE("porter_stem: in place, and never longer than the word") {

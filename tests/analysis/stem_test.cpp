@@ -44,3 +44,14 @@ TEST_CASE("PorterStemmer: moves keep one owner") {
     c = std::move(b);
     CHECK(c.stem("ponies") == "poni");
 }
+
+TEST_CASE("PorterStemmer: a token Porter stems to nothing is its own stem, never empty") {
+    invidx::PorterStemmer stemmer;
+    // libstemmer's porter leaves nothing of "s" (SPEC §4.3 keeps the token).
+    CHECK(stemmer.stem("s") == "s");
+    CHECK(stemmer.stem("ss") == "ss");
+    CHECK(stemmer.stem("cats") == "cat");  // other stems are untouched
+    CHECK(stemmer.stem("") == "");
+    invidx::PorterStemmer none("none");
+    CHECK(none.stem("s") == "s");
+}

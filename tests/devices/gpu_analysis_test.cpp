@@ -19,6 +19,7 @@
 #include "support/batch_analysis.hpp"
 #include "support/collections.hpp"
 #include "support/gpu_test.hpp"
+#include "support/possessives.hpp"
 
 namespace {
 
@@ -62,6 +63,25 @@ GPU_TEST_CASE("gpu_analyze_batch: generated pages and broken HTML give Analyzer:
     broken.push_back({std::string(3, '\0') + "a" + std::string(1, '\0') + "b<!--", true});
     broken.push_back({std::string(255, 'k') + " " + std::string(256, 'k') + " " + std::string(254, 'k'), true});
     testing::check_batch_against_analyzer(broken, on_gpu);
+}
+
+GPU_TEST_CASE("gpu_analyze_batch: possessives and a lone s give Analyzer::analyze's terms, none empty") {
+    std::vector<testing::AnalysisDocument> docs;
+    for (const std::string& text : testing::possessive_texts()) {
+        docs.push_back({text, false});
+        docs.push_back({"<p>" + text + "</p>", true});
+    }
+    docs.push_back({testing::text_without_lone_s(), false});
+    testing::check_batch_against_analyzer(docs, on_gpu);
+    std::string storage;
+    const GpuAnalysisResult result = on_gpu(testing::batch_input(docs, AnalysisSettings::defaults(), storage));
+    size_t with_s = 0;
+    for (const auto& term : result.terms) {
+        const std::string_view text = std::string_view(result.bytes).substr(term.term_offset, term.term_length);
+        CHECK(!text.empty());
+        if (text == "s") ++with_s;
+    }
+    CHECK(with_s == 2 * testing::possessive_texts().size());
 }
 
 GPU_TEST_CASE("gpu_analyze_batch: equals the host reference on a large batch, a long document included") {

@@ -80,3 +80,13 @@ GPU_TEST_CASE("gpu_stem_tokens: empty lists, empty tokens, malformed lists") {
     short_offsets.offsets = {0, 2};
     CHECK_THROWS_AS(gpu_stem_tokens(0, short_offsets), Error);
 }
+
+GPU_TEST_CASE("gpu_stem_tokens: a token Porter stems to nothing stays itself, as on the host") {
+    GpuTokenList tokens;
+    tokens.bytes = "sitsscatss";
+    tokens.offsets = {0, 1, 3, 4, 8, 9, 10};  // "s", "it", "s", "cats", "s", "s"
+    const GpuTokenList stems = gpu_stem_tokens(0, tokens);
+    CHECK(stems.bytes == "sitscatss");
+    CHECK(stems.offsets == std::vector<uint32_t>{0, 1, 3, 4, 7, 8, 9});
+    CHECK(host_stem("s") == "s");
+}

@@ -15,6 +15,7 @@
 #include "support/generated_warc.hpp"
 #include "support/gpu_test.hpp"
 #include "support/gpu_parse_builds.hpp"
+#include "support/possessives.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
@@ -32,6 +33,22 @@ std::vector<ParseConfiguration> device_configurations() {
     };
     if (list_gpus().devices.size() > 1) configurations.push_back({"2 CPU + every GPU", 2, "auto"});
     return configurations;
+}
+
+
+// Possessives and a lone "s" (support/possessives.hpp) as a JSONL file and
+// a WARC of HTML pages: the term "s", never an empty one, on every parser.
+std::vector<std::string> possessive_inputs(const TempDir& dir) {
+    std::string jsonl;
+    std::vector<std::string> records;
+    size_t d = 0;
+    for (const std::string& text : possessive_texts()) {
+        jsonl += nlohmann::json{{"id", "p" + std::to_string(d)}, {"contents", text}}.dump() + "\n";
+        records.push_back(warc_response("page-" + std::to_string(d++), "<p>" + text + "</p>"));
+    }
+    std::string warc;
+    for (const std::string& record : records) warc += record;
+    return {dir.write("possessives.jsonl", jsonl).string(), dir.write("possessives.warc", warc).string()};
 }
 
 }  // namespace
@@ -226,4 +243,15 @@ GPU_TEST_CASE("gpu parse (device): a failing build with terms on the device leav
     CHECK(parser_field(report.json, "batches_terms_on_device") > 0);
     IndexReader index(dir / "good-index");
     check_index_equals(index, warc.reference);
+}
+
+GPU_TEST_CASE("gpu parse (device): possessives and a lone s give the CPU parsers' CIFF, the term 's' on both") {
+    TempDir dir;
+    // GPU parsers only: with a CPU parser beside them, so few batches may all go to it.
+    std::vector<ParseConfiguration> gpus_only;
+    for (const auto& configuration : device_configurations()) {
+        if (configuration.count == 0) gpus_only.push_back(configuration);
+    }
+    REQUIRE(!gpus_only.empty());
+    check_gpu_parsing_equals_cpu(possessive_inputs(dir), gpus_only, parse_settings(), "512");
 }

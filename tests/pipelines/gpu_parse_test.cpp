@@ -21,6 +21,7 @@
 #include "nodes/parse/gpu_parsers.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_parse_builds.hpp"
+#include "support/possessives.hpp"
 #include "invidx/available_cores.hpp"
 
 using namespace invidx;
@@ -48,6 +49,22 @@ BuildReport build_default(const TempDir& dir, const std::string& name, std::vect
                                          "output=\"" + (dir / name).string() + "\"", "progress=off"});
     Pipeline pipeline(PipelineConfig::from_file(std::string(INVIDX_SOURCE_DIR) + "/configs/default.json", overrides));
     return pipeline.run();
+}
+
+
+// Possessives and a lone "s" (support/possessives.hpp) as a JSONL file and
+// a WARC of HTML pages: the term "s", never an empty one, on every parser.
+std::vector<std::string> possessive_inputs(const TempDir& dir) {
+    std::string jsonl;
+    std::vector<std::string> records;
+    size_t d = 0;
+    for (const std::string& text : possessive_texts()) {
+        jsonl += nlohmann::json{{"id", "p" + std::to_string(d)}, {"contents", text}}.dump() + "\n";
+        records.push_back(warc_response("page-" + std::to_string(d++), "<p>" + text + "</p>"));
+    }
+    std::string warc;
+    for (const std::string& record : records) warc += record;
+    return {dir.write("possessives.jsonl", jsonl).string(), dir.write("possessives.warc", warc).string()};
 }
 
 }  // namespace
@@ -237,4 +254,16 @@ TEST_CASE("gpu parse: 0 CPU parsers without GPU parsers is a ConfigError naming 
         CHECK(message.find("/nodes/3/count") != std::string::npos);
         CHECK(message.find("no CUDA device present") != std::string::npos);
     }
+}
+
+TEST_CASE("gpu parse (host reference): possessives and a lone s give the CPU parsers' CIFF, the term 's' on both") {
+    const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
+    TempDir dir;
+    // GPU parsers only: with a CPU parser beside them, so few batches may all go to it.
+    std::vector<ParseConfiguration> gpus_only;
+    for (const auto& configuration : mixed_configurations()) {
+        if (configuration.count == 0) gpus_only.push_back(configuration);
+    }
+    REQUIRE(!gpus_only.empty());
+    check_gpu_parsing_equals_cpu(possessive_inputs(dir), gpus_only, parse_settings(), "512");
 }

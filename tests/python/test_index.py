@@ -110,3 +110,19 @@ def test_opening_no_index_is_an_error(tmp_path):
 def test_help_is_useful():
     assert "exactly as `invidx search`" in invidx.Index.search.__doc__
     assert "KeyboardInterrupt" in invidx.build.__doc__
+
+
+def test_doc_takes_an_int_as_docid_and_a_str_of_digits_as_name(tmp_path):
+    # MS MARCO style: names are numbers, not in docid order.
+    names = ["1", "0", "7"]
+    docs = ({"id": name, "contents": "zebras eat apples %d" % i} for i, name in enumerate(names))
+    output = str(tmp_path / "idx")
+    invidx.index_documents(docs, output)
+    index = invidx.Index(output)
+    assert index.doc("0")["docid"] == 1
+    assert index.doc(0)["name"] == "1"
+    assert index.doc("7")["docid"] == 2
+    with pytest.raises(KeyError):
+        index.doc("2")  # a docid, but no name
+    with pytest.raises(KeyError):
+        index.doc(3)

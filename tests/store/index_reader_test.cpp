@@ -78,9 +78,9 @@ void check_index_matches(const invidx::IndexReader& index, const Collection& col
         CHECK(doc.file_ordinal == expected.file_ordinal);
         CHECK(doc.file_path == collection.files[expected.file_ordinal].path);
         CHECK(doc.source_offset == expected.source_offset);
-        CHECK(index.find_document(expected.name) == std::optional<uint32_t>(docid));
+        CHECK(index.find_document_by_name(expected.name) == std::optional<uint32_t>(docid));
     }
-    CHECK_FALSE(index.find_document("no-such-doc"));
+    CHECK_FALSE(index.find_document_by_name("no-such-doc"));
     CHECK_THROWS_AS(index.document(static_cast<uint32_t>(collection.docs.size())), invidx::Error);
 
     REQUIRE(index.files().size() == collection.files.size());
@@ -139,7 +139,7 @@ TEST_CASE("an index with one run, one indexer and no documents") {
     CHECK(index.num_terms() == 0);
     CHECK(index.average_length() == 0.0);
     CHECK_FALSE(index.find_term("apple"));
-    CHECK_FALSE(index.find_document("doc-1"));
+    CHECK_FALSE(index.find_document_by_name("doc-1"));
 }
 
 TEST_CASE("manifest.json lists the format, the counts and every file") {

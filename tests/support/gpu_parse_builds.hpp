@@ -19,13 +19,23 @@
 namespace invidx::testing {
 
 // Every input format in one build: the sample's WARC, the TREC and JSONL
-// samples (HTML and plain documents) and a plain text file written in `dir`.
+// samples (HTML and plain documents), a plain text file and an archive of
+// mixed entries written in `dir`.
 inline std::vector<std::string> every_format_inputs(const TempDir& dir) {
     const std::string text = (dir / "notes.txt").string();
     std::ofstream(text) << "Plain text documents run through the same parsers as HTML ones,\n"
                            "with <b>no</b> markup rules &amp; no entities: running RUNS ran.\n";
+    // A tar.gz of mixed entries: each entry framed by its own name, so one
+    // batch holds HTML and plain documents of several formats.
+    const std::string mixed = (dir / "mixed.tar.gz").string();
+    std::ofstream(mixed, std::ios::binary) << write_archive(
+        ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_GZIP,
+        {Member{"a.warc", warc_response("w1", "<p>Warc <b>page</b> &amp; runs</p>")},
+         Member{"b.trec", "<DOC><DOCNO>t1</DOCNO><div>trec running</div></DOC>\n"},
+         Member{"c.jsonl", "{\"id\": \"j1\", \"contents\": \"json <p> keeps tags\"}\n"},
+         Member{"d.html", "<html><p>html page</p><style>p {}</style></html>"}, Member{"e.txt", "text <p> ran"}});
     const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/";
-    return {sample + "debian-docs.warc.gz", sample + "formats/small.trec", sample + "formats/small.jsonl", text};
+    return {sample + "debian-docs.warc.gz", sample + "formats/small.trec", sample + "formats/small.jsonl", text, mixed};
 }
 
 // One parse node: CPU parsers (`count`, may be 0) and GPU parsers (`gpus`).

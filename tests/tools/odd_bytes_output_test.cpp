@@ -46,7 +46,7 @@ fs::path build_odd_index(const TempDir& dir) {
 
 uint32_t docid_of(const fs::path& index_dir, const std::string& name) {
     const IndexReader index(index_dir);
-    const auto docid = index.find_document(name);
+    const auto docid = index.find_document_by_name(name);
     REQUIRE(docid.has_value());
     return *docid;
 }

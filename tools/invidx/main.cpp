@@ -1,5 +1,5 @@
 // invidx: look inside a built index, search it, export it, merge its runs.
-//   invidx stats IDX | term IDX WORD | doc IDX ID-or-NAME | search IDX QUERY... |
+//   invidx stats IDX | term IDX WORD | doc IDX (--docid N | --name NAME | KEY) | search IDX QUERY... |
 //   export-ciff IDX FILE | merge IDX [--layout standard|query] [--codec NAME] | check IDX [--full] |
 //   weight IDX [--bits N] [--device cpu]
 // One file per command (tools/invidx/*.cpp); this one reads the command

@@ -153,6 +153,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         BuildHooks part_hooks;
         part_hooks.files = files_of_range(files, range);
         part_hooks.durable_output = false;  // read and rewritten by the join
+        part_hooks.check_duplicate_names = false;  // the joined index is checked whole
         auto build = std::async(std::launch::async, [&] {
             return run_pipeline(part_config, part_options, part_hooks, registry).json;
         });

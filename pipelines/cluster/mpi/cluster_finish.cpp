@@ -8,6 +8,7 @@
 #include "invidx/error.hpp"
 #include "pipelines/cluster/mpi/mpi_session.hpp"
 #include "pipelines/cluster/rank_figures.hpp"
+#include "pipelines/duplicate_name_check.hpp"
 
 namespace invidx {
 
@@ -47,6 +48,8 @@ void report_and_publish(json& report, const json& per_rank, const JoinedCounts& 
     report["tokens"] = sum_over_ranks(per_rank, "tokens");
     report["terms"] = joined.terms;
     report["postings"] = joined.postings;
+    // The joined index's names, checked whole (its parts skip the check).
+    report["duplicate_names"] = check_duplicate_names(writer, writer.files(), config.on_duplicate_id, options.notice);
     report["ranks"] = per_rank.size();
     report["per_rank"] = per_rank;
     if (!report.contains("stages")) report["stages"] = json::object();

@@ -250,6 +250,7 @@ void start_shares(const RankBuild& build, const RankOwnership& ownership, RankPi
         hooks.assignment = ownership.local;
         hooks.durable_output = false;  // its runs are adopted and synced, the rest rewritten
         hooks.keep_dictionary = true;  // merged in memory, not read back
+        hooks.check_duplicate_names = false;  // the joined index is checked whole
         Share& share = pipelines.shares.emplace_back();
         share.source = source;
         share.future = std::async(std::launch::async, [config = share_config(build, source), options = std::move(options),

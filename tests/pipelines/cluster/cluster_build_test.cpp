@@ -11,6 +11,7 @@
 #include "store/index_check.hpp"
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
+#include "support/possessives.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace invidx;
@@ -513,5 +514,27 @@ TEST_CASE("when one rank fails the others stop their shares early") {
         CHECK(job.err.find("rank 0 of 2: stopped early: rank 1 failed") != std::string::npos);
     }
     CHECK(!std::filesystem::exists(dir / "idx"));
+}
+
+TEST_CASE("a cluster build indexes the 's' of \"it's\" as the term 's', never an empty term, as one machine does") {
+    TempDir dir;
+    std::string jsonl;
+    const std::vector<std::string> texts = possessive_texts();
+    for (size_t d = 0; d < texts.size(); ++d) {
+        jsonl += nlohmann::json{{"id", "p" + std::to_string(d)}, {"contents", texts[d]}}.dump() + "\n";
+    }
+    dir.write("in/a.jsonl", jsonl);
+    dir.write("in/b.jsonl", nlohmann::json{{"id", "q"}, {"contents", text_without_lone_s()}}.dump() + "\n");
+    const std::string single_ciff = single_machine_ciff(dir, dir / "in", true);
+    const auto pipeline = write_pipeline(dir, cluster_pipeline({(dir / "in").string()}, dir / "unused"));
+    const JobResult job = run_job(dir, 2, pipeline, dir / "idx");
+    INFO(job.err);
+    REQUIRE(job.exit_code == 0);
+    CHECK(ciff_bytes(dir / "idx") == single_ciff);
+    IndexReader index(dir / "idx");
+    for (uint64_t i = 0; i < index.term_count(); ++i) CHECK(!index.term(i).term.empty());
+    const auto s = index.find_term("s");
+    REQUIRE(s.has_value());
+    CHECK(index.term(*s).df == texts.size());
 }
 #endif
