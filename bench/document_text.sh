@@ -6,8 +6,9 @@
 #   bench/document_text.sh BUILD_DIR COLLECTION [REPEATS]
 # BUILD_DIR holds invidx-run and invidx_document_store_bench (configured
 # with -DINVIDX_BUILD_BENCH=ON); COLLECTION is a file or directory of input.
+# PIPELINE (default configs/default.json) is the pipeline both builds use.
 set -euo pipefail
-build=$1 collection=$2 repeats=${3:-3}
+build=$1 collection=$2 repeats=${3:-3} pipeline=${PIPELINE:-configs/default.json}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 best() { sort -n | head -1; }
@@ -15,10 +16,10 @@ time_build() {  # $1: true|false
     for _ in $(seq "$repeats"); do
         local start end
         start=$(date +%s.%N)
-        "$build/invidx-run" configs/default.json --input "$collection" --output "$work/idx-$1" \
+        "$build/invidx-run" "$pipeline" --input "$collection" --output "$work/idx-$1" \
             --set progress=off --set store.documents="$1" >/dev/null
         end=$(date +%s.%N)
-        echo "$end - $start" | bc
+        awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }'
     done | best
 }
 off=$(time_build false)
@@ -26,6 +27,6 @@ on=$(time_build true)
 echo "| store | best of $repeats build s | speed vs off |"
 echo "|---|---|---|"
 echo "| off | $off | 1.00 |"
-echo "| on | $on | $(echo "scale=2; $off / $on" | bc) |"
+echo "| on | $on | $(awk -v a="$off" -v b="$on" 'BEGIN { printf "%.2f", a / b }') |"
 echo
 "$build/invidx_document_store_bench" "$work/idx-true" 20000
