@@ -19,6 +19,7 @@
 #include "pipelines/build_hooks.hpp"
 #include "pipelines/resolve_plan.hpp"
 #include "tools/common/flags.hpp"
+#include "tools/common/interrupt_watcher.hpp"
 
 namespace {
 
@@ -119,43 +120,6 @@ void list_kinds() {
     std::puts("configs/default.json's plan here (invidx-run PIPELINE.json --plan prints any pipeline's):");
     std::printf("%s\n", plan.to_json().dump(2).c_str());
 }
-
-// SIGINT and SIGTERM become a stop request. They are blocked in every thread
-// (threads inherit the mask, so this is made before any thread starts) and
-// taken by one thread with sigwait: no work ever runs in a signal handler. A
-// second signal ends the process at once by the signal's default action; the
-// next build into the same output removes what it left.
-class InterruptWatcher {
-public:
-    InterruptWatcher() {
-        sigemptyset(&signals_);
-        sigaddset(&signals_, SIGINT);
-        sigaddset(&signals_, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
-        // Detached and never destroyed: it may take a signal until exit.
-        std::thread([this] { watch(); }).detach();
-    }
-
-    std::stop_token token() const { return stop_.get_token(); }
-    int signal_number() const { return signal_.load(); }
-
-private:
-    void watch() {
-        int number = 0;
-        if (sigwait(&signals_, &number) != 0) return;
-        signal_ = number;
-        stop_.request_stop();
-        if (sigwait(&signals_, &number) != 0) return;
-        std::signal(number, SIG_DFL);
-        pthread_sigmask(SIG_UNBLOCK, &signals_, nullptr);
-        raise(number);
-        _exit(128 + number);
-    }
-
-    sigset_t signals_;
-    std::stop_source stop_;
-    std::atomic<int> signal_{0};
-};
 
 // Tests kill the process between the steps of publishing: INVIDX_TEST_STOP_AT
 // names a step ("publish:1", ...), where the process stops itself (SIGSTOP)
@@ -258,7 +222,7 @@ int main(int argc, char** argv) {
         }
     }
     const std::string output_dir = config.output.string();
-    const auto& watcher = *new InterruptWatcher;
+    const auto& watcher = *new invidx::cli::InterruptWatcher;
     invidx::RunOptions options;
     options.stop = watcher.token();
     options.notice = [](const std::string& line) { std::fprintf(stderr, "invidx-run: %s\n", line.c_str()); };

@@ -5,32 +5,12 @@
 // the process at once, and the next writer removes what it left.
 #pragma once
 
-#include <atomic>
-#include <csignal>
 #include <functional>
-#include <stop_token>
 #include <string>
 
+#include "tools/common/interrupt_watcher.hpp"
+
 namespace invidx::cli {
-
-class InterruptWatcher {
-public:
-    // Blocks SIGINT and SIGTERM in this thread (threads made later inherit
-    // the mask: make it before any work starts any) and takes them on a
-    // thread of its own with sigwait: nothing runs in a signal handler.
-    InterruptWatcher();
-
-    std::stop_token token() const { return stop_.get_token(); }
-    // The first signal taken; 0 while none came.
-    int signal_number() const { return signal_.load(); }
-
-private:
-    void watch();
-
-    sigset_t signals_;
-    std::stop_source stop_;
-    std::atomic<int> signal_{0};
-};
 
 // The process-wide watcher, made on first use.
 InterruptWatcher& interrupt_watcher();
