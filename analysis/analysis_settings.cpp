@@ -3,7 +3,7 @@
 namespace invidx {
 
 // The classic 33-word English list that Lucene's StopAnalyzer and Anserini
-// use by default (SPEC §4.1, ../shared/stopwords/english.txt). Compiled in so
+// use by default (CONTENT.md §5, ../shared/stopwords/english.txt). Compiled in so
 // that an index never depends on a file found at run time.
 const std::vector<std::string>& english_stopwords() {
     static const std::vector<std::string> words = {

@@ -101,7 +101,7 @@ void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
     // of the parse node's time.
     const auto on_entry = [&](TokenCache::Entry& entry) __attribute__((always_inline)) {
         const uint64_t this_position = position++;
-        if (entry.stopword) return;  // SPEC §4.1: before stemming
+        if (entry.stopword) return;  // CONTENT.md §5: before stemming
         if (entry.stamp != stamp_) {  // the token's first occurrence in this document
             entry.term_index = find_or_add(cache_.stem(entry), entry.stem_hash, out);
             entry.stamp = stamp_;

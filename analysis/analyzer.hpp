@@ -1,4 +1,4 @@
-// Document analysis (SPEC §2-§4): text -> tokens -> terms with tf (and
+// Document analysis (CONTENT.md §3-§4): text -> tokens -> terms with tf (and
 // positions), the per-document input of the index stage.
 #pragma once
 
@@ -20,21 +20,21 @@ struct DocumentTerms {
         uint32_t term_offset;           // into `bytes`
         uint32_t term_length;
         uint32_t tf;
-        uint32_t collection;            // SPEC §5
+        uint32_t collection;            // CONTENT.md §8
         uint32_t first_position_index;  // into `positions` (when positional)
     };
     std::vector<Term> terms;            // unique terms, in order of first occurrence
     std::string bytes;                  // term bytes, back to back
     std::vector<uint32_t> positions;    // positional only: each term's tf positions,
                                         // increasing, from its first_position_index
-    uint32_t length = 0;                // sum of tf (SPEC §4.4)
+    uint32_t length = 0;                // sum of tf (CONTENT.md §7)
     uint64_t tokens = 0;                // kept tokens, stop words included (positions used)
 
     void clear();
     std::string_view term(const Term& t) const { return std::string_view(bytes).substr(t.term_offset, t.term_length); }
 };
 
-// How analyze() finds the tokens of a text (SPEC §2-3). Both give the same
+// How analyze() finds the tokens of a text (CONTENT.md §3-4). Both give the same
 // tokens; the scalar scan (strip_html + tokenize) is the reference and the
 // only one of a build without Highway. With `vector`, documents over 16 MiB
 // still take the scalar scan, which needs less memory.
@@ -50,7 +50,7 @@ class Analyzer {
 public:
     explicit Analyzer(const AnalysisSettings& settings, TokenScan scan = default_token_scan());
 
-    // Replaces `out` with the terms of `text`; `html` applies SPEC §2 first.
+    // Replaces `out` with the terms of `text`; `html` applies CONTENT.md §3 first.
     void analyze(std::string_view text, bool html, DocumentTerms& out);
 
     // The terms of a query, in order, duplicates kept (no HTML rules): how

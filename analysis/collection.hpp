@@ -1,4 +1,4 @@
-// The dictionary partition of SPEC §5 (Wei & JaJa's trie collections): a term
+// The dictionary partition of CONTENT.md §8 (Wei & JaJa's trie collections): a term
 // of 4+ bytes starting with three letters a-z belongs to the prefix
 // collection of those letters and is stored without them; every other term
 // falls in one of 1,024 hashed collections.
@@ -17,7 +17,7 @@ namespace invidx {
 // collection is this value mod 1,024.
 constexpr uint32_t fnv1a_32(std::string_view bytes) { return fnv1a_32_bytes(bytes.data(), bytes.size()); }
 
-// SPEC §5 collection of `term`: 1024 + 676*(c0-'a') + 26*(c1-'a') + (c2-'a')
+// CONTENT.md §8 collection of `term`: 1024 + 676*(c0-'a') + 26*(c1-'a') + (c2-'a')
 // for a prefix term, fnv1a_32(term) % 1024 otherwise (term_collection.hpp,
 // shared with device code).
 constexpr uint32_t collection_of(std::string_view term) { return term_collection(term.data(), term.size()); }

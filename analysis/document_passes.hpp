@@ -1,11 +1,11 @@
-// Document analysis (SPEC §2-4) as two passes over flat arrays, one
+// Document analysis (CONTENT.md §3-7) as two passes over flat arrays, one
 // implementation for host and device: GPU parsing runs them per document in
 // its kernels, and the host runs the very same functions as the reference the
 // CPU tests hold against Analyzer::analyze. Together they give what
 // Analyzer::analyze gives: unique terms in order of first occurrence with tf,
-// SPEC §5 collection and positions.
+// CONTENT.md §8 collection and positions.
 //
-//  1. collect_document_tokens: tokens (SPEC §2-3, for_each_token.hpp), stop
+//  1. collect_document_tokens: tokens (CONTENT.md §3-4, for_each_token.hpp), stop
 //     words dropped (§4.1, positions still counted), the rest stemmed (§4.2).
 //     Each kept term is written over its token's place in a byte array that
 //     parallels the text (a stem is never longer than its token, and tokens
@@ -32,7 +32,7 @@ namespace invidx::document_passes {
 struct TermOccurrence {
     uint32_t start;     // of the token in the document; its term's bytes are there in the term byte array
     uint32_t length;    // of the term (stemmed)
-    uint32_t position;  // SPEC §3: counts every kept token, stop words included
+    uint32_t position;  // CONTENT.md §4: counts every kept token, stop words included
 };
 
 // One unique term of pass 2, laid out like DocumentTerms::Term.
@@ -85,7 +85,7 @@ INVIDX_HOST_DEVICE inline TokenCounts collect_document_tokens(const unsigned cha
     TokenCounts counts{0, 0};
     for_each_token(text, length, html, [&](const unsigned char* token, uint32_t token_length, uint32_t start) {
         const uint32_t position = counts.tokens++;
-        if (stopwords.contains(token, token_length)) return;  // SPEC §4.1: before stemming
+        if (stopwords.contains(token, token_length)) return;  // CONTENT.md §5: before stemming
         unsigned char* const term = term_bytes + start;
         for (uint32_t i = 0; i < token_length; ++i) term[i] = token[i];
         if (stem) token_length = porter_stem_in_place(term, token_length);

@@ -1,6 +1,6 @@
-// The scalar tokenizer of SPEC §3 over raw bytes, one
+// The scalar tokenizer of CONTENT.md §4 over raw bytes, one
 // implementation for host and device: tokenize() (tokenize.hpp) and GPU
-// parsing both take their tokens from it. With `html`, the SPEC §2
+// parsing both take their tokens from it. With `html`, the CONTENT.md §3
 // constructs (html_rules.hpp) are skipped where they start, each one
 // separating the tokens on either side exactly as the space strip_html puts
 // in its place does: a construct starts with an ASCII '<' or '&', which no

@@ -1,4 +1,4 @@
-// HTML text extraction (SPEC §2): markup is cut out, each removed construct
+// HTML text extraction (CONTENT.md §3): markup is cut out, each removed construct
 // becoming one space so that it separates the tokens on either side. The
 // rules themselves are in html_rules.hpp, shared with device code.
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace invidx {
 
-// Appends `in` to `out` with every SPEC §2 construct replaced by one space:
+// Appends `in` to `out` with every CONTENT.md §3 construct replaced by one space:
 //   1. `<!--` up to the next `-->` (searched after the `<!--`);
 //   2. `<script` / `<style` (ASCII case-insensitive) followed by whitespace,
 //      `>` or `/`, up to the next `</script` / `</style` and its closing `>`;

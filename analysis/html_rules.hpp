@@ -1,4 +1,4 @@
-// The construct rules of SPEC §2 over raw bytes, one implementation for host
+// The construct rules of CONTENT.md §3 over raw bytes, one implementation for host
 // and device: strip_html (html.cpp), the vector token scan and GPU parsing
 // all decide here where a comment, raw-text element, tag or character
 // reference that starts at a '<' or '&' ends. No C++ runtime beyond memchr on
@@ -16,7 +16,7 @@
 
 namespace invidx::html_rules {
 
-inline constexpr uint32_t kMaxReferenceBytes = 31;  // SPEC §2.4
+inline constexpr uint32_t kMaxReferenceBytes = 31;  // CONTENT.md §3
 
 INVIDX_HOST_DEVICE constexpr bool is_ascii_letter(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -156,7 +156,7 @@ struct PredicateSearch {
 
 // End (one past) of the raw-text element whose open tag name is `name`
 // ("script" or "style", with `closing` "</script" or "</style") starting at
-// the '<' at `at`, or 0 if `at` does not open one (SPEC §2.2).
+// the '<' at `at`, or 0 if `at` does not open one (CONTENT.md §3).
 template <class Size, class Search = ScalarSearch>
 INVIDX_HOST_DEVICE Size raw_text_element_end(const unsigned char* text, Size length, Size at, const char* name,
                                              const char* closing, uint32_t name_length,
@@ -173,7 +173,7 @@ INVIDX_HOST_DEVICE Size raw_text_element_end(const unsigned char* text, Size len
 }
 
 // End (one past) of the markup construct starting with '<' at `at`, or 0 if
-// that '<' is ordinary text (SPEC §2.1-2.3). The rules are tried in order;
+// that '<' is ordinary text (CONTENT.md §3). The rules are tried in order;
 // the byte after '<' rules most out at once.
 template <class Size, class Search = ScalarSearch>
 INVIDX_HOST_DEVICE Size markup_end(const unsigned char* text, Size length, Size at, const Search& search = Search{}) {
@@ -195,7 +195,7 @@ INVIDX_HOST_DEVICE Size markup_end(const unsigned char* text, Size length, Size 
 }
 
 // End (one past) of the character reference starting with '&' at `at`, or 0
-// (SPEC §2.4).
+// (CONTENT.md §3).
 template <class Size>
 INVIDX_HOST_DEVICE Size reference_end(const unsigned char* text, Size length, Size at) {
     // Read at most one byte more than allowed, to tell 31 from 32.
@@ -208,7 +208,7 @@ INVIDX_HOST_DEVICE Size reference_end(const unsigned char* text, Size length, Si
     return i + 1;
 }
 
-// End (one past) of the SPEC §2 construct starting at `at` (at < length), or
+// End (one past) of the CONTENT.md §3 construct starting at `at` (at < length), or
 // 0 when the byte there is ordinary text: every byte but '<' and '&' is, and
 // so is a '<' or '&' that starts no construct. An unterminated construct
 // runs to `length`.

@@ -270,7 +270,7 @@ INVIDX_HOST_DEVICE inline uint32_t make_term_of(const BatchView& batch, const St
         const unsigned char byte = batch.text[start + j];
         word[j] = byte < 0x80 ? utf8::ascii_token_byte(byte) : byte;
     }
-    if (stopwords.contains(word, length)) return kStopWord;  // SPEC 4.1: before stemming
+    if (stopwords.contains(word, length)) return kStopWord;  // CONTENT.md §5: before stemming
     const uint32_t term_length = stem ? porter_stem_in_place(word, length) : length;
     for (uint32_t j = 0; j < term_length; ++j) term_bytes[start + j] = word[j];
     return term_length;

@@ -1,4 +1,4 @@
-// The Porter stemmer of SPEC §4.2, written so that host and device code run
+// The Porter stemmer of CONTENT.md §6, written so that host and device code run
 // one implementation: no allocation, no exceptions, no recursion, no C++
 // runtime, every function INVIDX_HOST_DEVICE. It computes what Snowball's
 // `porter` algorithm (algorithms/porter.sbl) computes in libstemmer's UTF-8
@@ -320,7 +320,7 @@ INVIDX_HOST_DEVICE inline bool ends_in_undoubled_consonant_pair(const unsigned c
 
 // Stems `word[0, length)` in place and returns the stem's length, which is
 // never more than `length`, and never 0 unless `length` is: where Porter
-// would leave nothing (a lone "s") the word is its own term (SPEC §4.3).
+// would leave nothing (a lone "s") the word is its own term (CONTENT.md §7).
 INVIDX_HOST_DEVICE inline uint32_t porter_stem_in_place(unsigned char* word, uint32_t length) {
     using namespace porter_detail;
     uint32_t n = length;
@@ -359,7 +359,7 @@ INVIDX_HOST_DEVICE inline uint32_t porter_stem_in_place(unsigned char* word, uin
     } else if (ends_with(word, n, "s", 1) && !ends_with(word, n, "ss", 2)) {
         n -= 1;
     }
-    // SPEC §4.3: a term is never empty; a word stemmed to nothing is kept
+    // CONTENT.md §7: a term is never empty; a word stemmed to nothing is kept
     // whole. Only a lone "s" gets here (every later step keeps a vowel or a
     // region's start), and nothing has rewritten its byte.
     if (n == 0) return length;

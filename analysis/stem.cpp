@@ -44,7 +44,7 @@ std::string_view PorterStemmer::stem(std::string_view token) {
                                                static_cast<int>(token.size()));
     ensure(stemmed != nullptr, "libstemmer ran out of memory");
     const auto length = static_cast<size_t>(sb_stemmer_length(stemmer_));
-    if (length == 0) return token;  // SPEC §4.3: a term is never empty (Porter stems "s" to nothing)
+    if (length == 0) return token;  // CONTENT.md §7: a term is never empty (Porter stems "s" to nothing)
     return {reinterpret_cast<const char*>(stemmed), length};
 }
 

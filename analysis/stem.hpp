@@ -1,4 +1,4 @@
-// Stemming (SPEC §4.2): Snowball's `porter` algorithm through libstemmer, so
+// Stemming (CONTENT.md §6): Snowball's `porter` algorithm through libstemmer, so
 // that terms are byte-identical to what libstemmer computes.
 #pragma once
 
@@ -11,7 +11,7 @@ namespace invidx {
 
 // One per thread: a libstemmer handle keeps per-call state and is not
 // thread-safe. Algorithm "none" stems nothing; any other name is a Snowball
-// algorithm as libstemmer lists it ("porter" is the default of SPEC §4.2).
+// algorithm as libstemmer lists it ("porter" is the default of CONTENT.md §6).
 class PorterStemmer {
 public:
     explicit PorterStemmer(const std::string& algorithm = "porter");

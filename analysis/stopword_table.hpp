@@ -1,4 +1,4 @@
-// The stop word lookup of SPEC §4.1 over flat arrays, so that host code (a
+// The stop word lookup of CONTENT.md §5 over flat arrays, so that host code (a
 // StopwordSet's own arrays) and device code (copies of them in GPU memory)
 // run the same lookup. No C++ runtime: every function is INVIDX_HOST_DEVICE.
 #pragma once

@@ -1,4 +1,4 @@
-// The stop word test of SPEC §4.1, asked once per token.
+// The stop word test of CONTENT.md §5, asked once per token.
 #pragma once
 
 #include <cstdint>

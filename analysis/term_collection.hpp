@@ -1,4 +1,4 @@
-// The SPEC §5 collection of a term over raw bytes, one implementation for
+// The CONTENT.md §8 collection of a term over raw bytes, one implementation for
 // host and device: collection_of() (collection.hpp) and GPU parsing both
 // compute it here. Plain C++17, every function INVIDX_HOST_DEVICE constexpr.
 #pragma once

@@ -1,4 +1,4 @@
-// The byte classes of SPEC §3: which bytes make tokens and how ASCII letters
+// The byte classes of CONTENT.md §4: which bytes make tokens and how ASCII letters
 // are folded. Host and device code share this one implementation (the CPU
 // tokenizer and GPU parsing), so it uses nothing of the C++ runtime and every
 // function is INVIDX_HOST_DEVICE.
@@ -11,7 +11,7 @@
 
 namespace invidx {
 
-// Longer tokens are dropped and take no position (SPEC §3).
+// Longer tokens are dropped and take no position (CONTENT.md §4).
 inline constexpr size_t kMaxTokenBytes = 255;
 
 namespace utf8 {
@@ -19,10 +19,10 @@ namespace utf8 {
 // What the bytes at some position are, as far as tokens go.
 struct Character {
     uint8_t bytes;  // bytes the character spans (1 for every byte of an ill-formed sequence)
-    bool token;     // a token character (SPEC §3)
+    bool token;     // a token character (CONTENT.md §4)
 };
 
-// Code points that are well-formed UTF-8 but still separate tokens (SPEC §3):
+// Code points that are well-formed UTF-8 but still separate tokens (CONTENT.md §4):
 // Latin-1 punctuation and symbols, the multiplication and division signs,
 // General Punctuation and CJK Symbols and Punctuation.
 INVIDX_HOST_DEVICE constexpr bool is_separator_code_point(uint32_t code_point) {

@@ -1,5 +1,5 @@
 // What the analyzer has learned about recent tokens: whether each is a stop
-// word (SPEC §4.1), its stem (§4.2) with the stem's hash, and its term in the
+// word (CONTENT.md §5), its stem (§4.2) with the stem's hash, and its term in the
 // document being analyzed. libstemmer costs far more per token than the rest
 // of the analysis, and word frequencies are Zipfian, so most tokens of a
 // document were seen a moment ago: a hit costs one hash of the token and one

@@ -1,7 +1,7 @@
 // The vector token scan. Each step classifies 64 bytes with vector compares
 // into three bit masks (ASCII letters and digits, bytes >= 0x80, '<' and
 // '&'), stores them lowercased, and walks the masks with countr_zero:
-//  - only '<' and '&' can start an SPEC §2 construct; at each one the scalar
+//  - only '<' and '&' can start an CONTENT.md §3 construct; at each one the scalar
 //    rules of html.cpp decide (constructs are rare per byte), and scanning
 //    goes on after the construct, which separates tokens as the space that
 //    strip_html puts in its place does;
@@ -87,7 +87,7 @@ HWY_INLINE BlockMasks classify_block(const uint8_t* HWY_RESTRICT in, uint8_t* HW
     return masks;
 }
 
-// Whether the '<' at `at` starts a plain tag (SPEC §2 rule 3) that neither
+// Whether the '<' at `at` starts a plain tag (CONTENT.md §3 rule 3) that neither
 // a comment (rule 1) nor a script or style element (rule 2) could take: then
 // it ends at the first '>' after at + 1, which the block's masks often show.
 // (false: html_construct_end decides, for every rule.)
@@ -249,7 +249,7 @@ size_t ScanTokens(const char* text, size_t size, bool html, char* lowered_out, T
             }
             const size_t length = pos + static_cast<size_t>(std::countr_zero(ends)) - start;
             ends &= ends - 1;
-            // Written always, kept only when short enough (SPEC §3).
+            // Written always, kept only when short enough (CONTENT.md §4).
             spans[count] = TokenSpan{static_cast<uint32_t>(start), static_cast<uint32_t>(length)};
             count += length <= kMaxTokenBytes ? 1 : 0;
         }

@@ -1,4 +1,4 @@
-// The vector token scan: SPEC §2-3 (HTML constructs, token boundaries, ASCII
+// The vector token scan: CONTENT.md §3-4 (HTML constructs, token boundaries, ASCII
 // lowercasing) found 64 bytes at a time with Google Highway, dispatched at
 // run time to the best instruction set of the CPU. It gives exactly the
 // tokens of strip_html + tokenize (the scalar reference, and the only path
@@ -26,7 +26,7 @@ struct TokenSpan {
 // One per thread; its buffers grow to the largest document and are reused.
 class TokenScanner {
 public:
-    // Finds the tokens of `text` (SPEC §2 applied first when `html`). Throws
+    // Finds the tokens of `text` (CONTENT.md §3 applied first when `html`). Throws
     // invidx::Error in a build without Highway.
     void scan(std::string_view text, bool html);
 

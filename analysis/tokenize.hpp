@@ -1,4 +1,4 @@
-// The tokenizer of SPEC §3, over UTF-8 bytes. It is the innermost loop of the
+// The tokenizer of CONTENT.md §4, over UTF-8 bytes. It is the innermost loop of the
 // engine, so it is a template (the callback inlines) and allocates nothing:
 // each token is lowercased into a fixed buffer on the stack. The loop itself
 // (for_each_token.hpp) and the byte classes (token_bytes.hpp) are shared with

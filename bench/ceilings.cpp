@@ -8,12 +8,12 @@
 //   zlib        + GzipStream for plain gzip (gzip_direct: whole members by
 //               libdeflate when built with it, zlib for the others),
 //               libarchive for other files: what the decompress node does
-//   frame       + make_framer (SPEC §1)
-//   tokenize    + the HTML rules and tokens (SPEC §2-3) as the Analyzer
+//   frame       + make_framer (CONTENT.md §1-2)
+//   tokenize    + the HTML rules and tokens (CONTENT.md §3-4) as the Analyzer
 //               finds them: the vector TokenScanner when built with
 //               Highway, else strip_html + tokenize
 //   analyze     + stop words, Porter stem, per-document term table: the
-//               full Analyzer (SPEC §2-4), what the parse node runs
+//               full Analyzer (CONTENT.md §3-7), what the parse node runs
 // Throughput is always in MB (10^6 bytes) of uncompressed text per second,
 // so rows compare; the best of --repeat runs is kept.
 //

@@ -1,5 +1,5 @@
 // invidx_gpu_parse_bench: one GPU analyzer alone (the GPU parser's device
-// work: SPEC §2-4 on batches of records), on records decompressed and
+// work: CONTENT.md §3-7 on batches of records), on records decompressed and
 // framed in memory first, one host thread, batch after batch. Prints the
 // MB/s of record text over wall time and where the time went (the
 // analyzer's CUDA events: copies in, pass 1's steps, pass 2, copies out;

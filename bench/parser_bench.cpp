@@ -1,4 +1,4 @@
-// invidx_parser_bench: the Analyzer alone (SPEC §2-4: HTML rules, tokens,
+// invidx_parser_bench: the Analyzer alone (CONTENT.md §3-7: HTML rules, tokens,
 // stop words, Porter stems, the per-document term table), one thread, on
 // records decompressed and framed in memory first, so that only parsing is
 // timed. Every way the analyzer can find tokens is measured: the scalar

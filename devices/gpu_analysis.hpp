@@ -1,4 +1,4 @@
-// Analysis of a batch of documents on a GPU (SPEC §2-5: HTML rules, tokens,
+// Analysis of a batch of documents on a GPU (CONTENT.md §3-8: HTML rules, tokens,
 // stop words, Porter stemming, collections, positions), with the host's own
 // code compiled for the device (analysis/document_passes.hpp): its terms
 // equal Analyzer::analyze's byte for byte. C++17 and free of CUDA headers:
@@ -26,7 +26,7 @@ struct GpuAnalysisInput {
     std::string_view text;            // the documents' bytes, back to back (the caller keeps them alive)
     std::vector<uint64_t> offsets;    // per document: where it starts in `text`, increasing
     std::vector<uint32_t> lengths;    // per document: its bytes; documents do not overlap
-    std::vector<uint8_t> html;        // per document: 1 when the SPEC §2 rules apply
+    std::vector<uint8_t> html;        // per document: 1 when the CONTENT.md §3 rules apply
     std::vector<std::string> stopwords;  // lowercased (AnalysisSettings::stopwords)
     GpuStemmer stemmer = GpuStemmer::porter;
     bool positional = false;
@@ -69,7 +69,7 @@ struct GpuAnalysisResult {
     std::vector<uint64_t> term_begin;      // documents + 1 entries, from 0
     std::vector<uint64_t> byte_begin;      // documents + 1 entries, from 0
     std::vector<uint64_t> position_begin;  // documents + 1 entries, from 0 (all 0 unless positional)
-    std::vector<uint32_t> lengths;         // per document: sum of tf (SPEC §4.4)
+    std::vector<uint32_t> lengths;         // per document: sum of tf (CONTENT.md §7)
     std::vector<uint64_t> tokens;          // per document: kept tokens, stop words included
     // When set, the terms of the input's keep_on_device collections are
     // there, on the device, and not in `terms`, which holds the others in

@@ -16,7 +16,7 @@
 //      a CUB reduction), then every weight again, quantized by it. Weights
 //      are never stored: recomputing one is cheaper than 8 bytes a posting.
 //
-// Arithmetic as in gpu_posting_weights (SPEC §7 in store/bm25.hpp's order,
+// Arithmetic as in gpu_posting_weights (CONTENT.md §10 in store/bm25.hpp's order,
 // no fused multiply-add), so the impacts are the CPU's.
 //
 // C++17 and free of CUDA headers: devices/no_cuda.cpp throws for builds

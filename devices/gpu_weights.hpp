@@ -12,7 +12,7 @@
 //   5. the largest weight, a reduction (cub::DeviceReduce::Max);
 //   6. each posting's impact, quantized as store/impacts.hpp's
 //      ImpactQuantizer does, a map.
-// The arithmetic is SPEC §7's in the order store/bm25.hpp evaluates it,
+// The arithmetic is CONTENT.md §10's in the order store/bm25.hpp evaluates it,
 // with every multiply, add and divide rounded on its own (no fused
 // multiply-add), so weights match the CPU's to the last bits but for the
 // device's log (within an ulp) and impacts are the CPU's.

@@ -1,4 +1,4 @@
-// The CPU's evaluator (SPEC §7). Each plan takes one path, by its scoring,
+// The CPU's evaluator (CONTENT.md §10). Each plan takes one path, by its scoring,
 // its phrases, the algorithm and the index's layouts:
 // - impacts: sums of the query layout's quantized impacts, in integers: OR
 //   by accumulator windows when the lists cover much of the collection

@@ -1,6 +1,6 @@
 // TopK for integer scores (quantized impacts): each kept document is one
 // 64-bit key, score in the high half and the docid's complement in the low
-// half, so that "ranks before" (higher score, ties by smaller docid; SPEC §7)
+// half, so that "ranks before" (higher score, ties by smaller docid; CONTENT.md §10)
 // is one unsigned comparison of keys. The heap is a min-heap of keys (its top
 // is the worst kept document) sifted by hand: no comparator calls and no
 // double conversions on the hot path of an impact query.

@@ -9,7 +9,7 @@ namespace {
 Phrase analyze_phrase(Analyzer& analyzer, std::string_view quoted) {
     Phrase phrase{.text = std::string(quoted), .terms = {}};
     // The document tokenizer, so positions advance exactly as in documents:
-    // one per kept token, stop words included, over-long tokens not (SPEC §3).
+    // one per kept token, stop words included, over-long tokens not (CONTENT.md §4).
     uint32_t position = 0;
     tokenize(quoted, [&](std::string_view token) {
         const uint32_t this_position = position++;

@@ -1,6 +1,6 @@
 // The phrases of a query: each double-quoted part, analyzed as documents are
-// (SPEC §3-4) but keeping where each term stands. A stop word is not a term
-// yet still takes a position (SPEC §3, §4.1), so "bank of america" is bank at
+// (CONTENT.md §4-7) but keeping where each term stands. A stop word is not a term
+// yet still takes a position (CONTENT.md §4, §4.1), so "bank of america" is bank at
 // offset 0 and america at offset 2: any one token may stand between them.
 #pragma once
 

@@ -2,7 +2,7 @@
 // phrase is a filter: a document must hold every phrase of the query, each
 // at consecutive positions (docs/QUERY.md, "Phrases"). AND also requires every
 // other term; OR leaves them optional. A document that passes is scored by
-// SPEC §7 over all distinct query terms, phrase words included, summed in
+// CONTENT.md §10 over all distinct query terms, phrase words included, summed in
 // query-term order as every other algorithm does (store/bm25.hpp), so a
 // phrase match scores exactly what the same words score unquoted.
 #pragma once

@@ -25,6 +25,7 @@ QueryPlan analyze_query(std::string_view text, const SearchOptions& options, con
     plan.phrases = query_phrases(analyzer, text);
     plan.weights.reserve(plan.terms.terms.size());
     for (const auto& term : plan.terms.terms) plan.weights.push_back(term.index ? index.bm25().idf(term.df) : 0.0);
+    plan.query_weights.assign(plan.terms.terms.size(), 1.0);
     return plan;
 }
 

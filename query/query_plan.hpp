@@ -25,6 +25,10 @@ struct QueryPlan {
     // in the index; '"' separates tokens, so phrase words are among them.
     QueryTerms terms;
     std::vector<double> weights;  // by term: its BM25 idf; 0 for a term absent from the index
+    // By term: the query's own weight for it (`term^2`, a weighted query's
+    // value; 1 for plain text). BM25 multiplies it into `weights`; impact
+    // scoring multiplies each document impact by it.
+    std::vector<double> query_weights;
     std::vector<Phrase> phrases;  // the quoted parts, in order; empty: none
     QueryMode mode = QueryMode::kOr;
     size_t k = 10;

@@ -1,4 +1,4 @@
-// A query's terms: the text analyzed as documents are (SPEC §3-4), duplicates
+// A query's terms: the text analyzed as documents are (CONTENT.md §4-7), duplicates
 // removed, each looked up in the index.
 #pragma once
 

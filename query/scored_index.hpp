@@ -1,5 +1,5 @@
 // An index opened for ranking: its reader, BM25 over its collection with
-// every document's length norm (read once, SPEC §7), and its query-ready
+// every document's length norm (read once, CONTENT.md §10), and its query-ready
 // layout when it has one. What query plans are made against and what every
 // evaluator reads; read-only once made, so shared by all threads.
 #pragma once

@@ -1,4 +1,4 @@
-// Ranked retrieval over an IndexReader (SPEC §7): a plan maker and the
+// Ranked retrieval over an IndexReader (CONTENT.md §10): a plan maker and the
 // evaluators of its devices. Each query is analyzed once into a QueryPlan
 // (query/query_plan.hpp: terms, weights, phrases, mode, k, scoring), which
 // the evaluator of SearchOptions::device answers: the CPU's always

@@ -1,5 +1,5 @@
 // The k best documents seen so far: a bounded heap whose top is the worst
-// kept document. Ranking (SPEC §7): higher score first, ties by smaller docid.
+// kept document. Ranking (CONTENT.md §10): higher score first, ties by smaller docid.
 #pragma once
 
 #include <algorithm>

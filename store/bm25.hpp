@@ -1,4 +1,4 @@
-// BM25 (SPEC §7): the parameters and the score of one posting.
+// BM25 (CONTENT.md §10): the parameters and the score of one posting.
 //   idf(t)  = ln(1 + (N - df + 0.5) / (df + 0.5))
 //   part    = tf·(k1+1) / (tf + k1·(1 − b + b·dl/avgdl))
 //   score   = Σ over distinct query terms t in d of idf(t)·part

@@ -81,7 +81,7 @@ void export_ciff(const IndexReader& index, std::ostream& out, std::string descri
         protobuf::put_int(message, postings_list::cf, as_int64(info.cf, "cf"));
         uint32_t previous = 0;
         for (size_t k = 0; k < list.docids.size(); ++k) {
-            // Docids as gaps, the first one absolute (SPEC §6).
+            // Docids as gaps, the first one absolute (CONTENT.md §9).
             posting_message.clear();
             protobuf::put_int(posting_message, posting::docid, as_int32(list.docids[k] - previous, "docid gap"));
             protobuf::put_int(posting_message, posting::tf, as_int32(list.tfs[k], "tf"));

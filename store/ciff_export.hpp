@@ -1,5 +1,5 @@
 // Export to CIFF, the Common Index File Format (github.com/osirrc/ciff,
-// CommonIndexFileFormat.proto; SPEC §6): a length-delimited Header, one
+// CommonIndexFileFormat.proto; CONTENT.md §9): a length-delimited Header, one
 // PostingsList per term in byte-wise term order, one DocRecord per document.
 #pragma once
 

@@ -5,7 +5,7 @@
 // input ordinals by their files; each part becomes one run whose slot i is
 // the part's term i (its partial lists concatenated, as merge does), and
 // the dictionaries are merged term by term, a term's lists in part order.
-// The CIFF export is then byte-identical to the single build's (SPEC §1).
+// The CIFF export is then byte-identical to the single build's (CONTENT.md §1-2).
 #pragma once
 
 #include <cstdint>

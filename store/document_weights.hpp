@@ -2,7 +2,7 @@
 // index's statistics: the use case of Wakatsuki, Keyaki & Miyazaki (a
 // dictionary of known terms, a weight per (document, term)). Each term is
 // looked up in a compact dictionary structure (store/term_lookup.hpp) and
-// weighted per SPEC §7 with the index's N, df and average length and the
+// weighted per CONTENT.md §10 with the index's N, df and average length and the
 // document's own length; a term the index does not know has no df, so it is
 // reported as unknown instead of given an invented weight.
 #pragma once
@@ -46,7 +46,7 @@ public:
     DocumentWeigher(const IndexReader& index, TermLookupKind dictionary, Bm25Parameters parameters);
 
     // `terms`: the document's distinct terms with their tfs; `length`: its
-    // length (SPEC §4.4: every term's tf, unknown terms included).
+    // length (CONTENT.md §7: every term's tf, unknown terms included).
     void weigh(std::span<const DocumentTerm> terms, uint32_t length, DocumentWeights& out) const;
 
     const Bm25& bm25() const { return bm25_; }

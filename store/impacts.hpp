@@ -1,6 +1,6 @@
 // Precomputed, quantized BM25 impacts (the "quantized index" of PISA and of
 // Anh & Moffat's impact-ordered indexes): every posting's BM25 weight
-// (SPEC §7, computed from the index's own N, df, dl, avgdl and the k1, b its
+// (CONTENT.md §10, computed from the index's own N, df, dl, avgdl and the k1, b its
 // query layout records) mapped linearly to an integer in [1, 2^bits − 1], so
 // that a query scores a document by adding small integers instead of
 // evaluating BM25 per posting, and block maxima are integers too.

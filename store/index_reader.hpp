@@ -1,5 +1,5 @@
 // Opens an index directory written by IndexWriter (docs/FORMAT.md) and
-// answers what SPEC §6 asks of a finished index. Opening checks the
+// answers what CONTENT.md §9 asks of a finished index. Opening checks the
 // manifest, every file's size, checksums.bin, and each binary file's header
 // and footer: a few reads per file, whatever the index's size. Every other
 // byte is verified against its block's CRC-32 when it is first read
@@ -53,7 +53,7 @@ public:
     IndexReader(const IndexReader&) = delete;
     IndexReader& operator=(const IndexReader&) = delete;
 
-    // Collection totals (SPEC §6).
+    // Collection totals (CONTENT.md §9).
     uint64_t num_documents() const { return manifest_.documents; }
     uint64_t num_terms() const { return manifest_.terms; }
     uint64_t num_postings() const { return manifest_.postings; }
@@ -85,7 +85,7 @@ public:
     std::map<uint32_t, std::vector<uint32_t>> run_slot_postings(uint32_t run) const;
 
     DocumentInfo document(uint32_t docid) const;
-    // Just the length (SPEC §4.4): no name or path copied (Searcher reads every one at open).
+    // Just the length (CONTENT.md §7): no name or path copied (Searcher reads every one at open).
     uint32_t document_length(uint32_t docid) const;
     // Every document's length, by docid (read in parallel).
     std::vector<uint32_t> document_lengths() const;

@@ -13,7 +13,7 @@
 // a query's latency is the median of its R runs: Searcher::search(text) =
 // analysis, dictionary lookup, evaluation (the query layout when IDX has one:
 // block skipping, block-max MaxScore for OR; docs/QUERY.md). BM25 k1 0.9,
-// b 0.4 (SPEC §7).
+// b 0.4 (CONTENT.md §10).
 //
 // Prints a `# ...` header, then one line per query:
 //   qid<TAB>microseconds<TAB>results<TAB>top document names, comma-separated

@@ -10,7 +10,7 @@
 // SimpleStopper over the same stop words (env XAPIAN_STOPWORDS, default
 // /work/shared/stopwords/english.txt), then Stem("porter"); duplicates are
 // dropped. Query = Xapian::Query(OP_AND or OP_OR, terms); an Enquire with
-// BM25Weight(k1 0.9, k2 0, k3 1, b 0.4, min_normlen 0.5) (SPEC §7's k1 and b),
+// BM25Weight(k1 0.9, k2 0, k3 1, b 0.4, min_normlen 0.5) (CONTENT.md §10's k1 and b),
 // get_mset(0, K) (check_at_least 0: Xapian may prune). One thread. The whole
 // query set runs W times untimed (default 1), then each query R times
 // (default 5); a query's latency is the median of its R runs, timed around

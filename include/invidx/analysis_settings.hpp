@@ -1,4 +1,4 @@
-// The analysis a pipeline applies (SPEC §2-4); defaults are the SPEC's.
+// The analysis a pipeline applies (CONTENT.md §3-7); defaults are the SPEC's.
 #pragma once
 
 #include <string>
@@ -9,14 +9,14 @@
 namespace invidx {
 
 struct AnalysisSettings {
-    // Stop words, lowercased. Default: the 33-word English list (SPEC §4.1).
+    // Stop words, lowercased. Default: the 33-word English list (CONTENT.md §5).
     std::vector<std::string> stopwords;
     std::string stopwords_name = "english";   // "english", "none", "custom" (for the manifest)
     std::string stemmer = "porter";           // "porter" (libstemmer) or "none"
-    // Whether the HTML rules of SPEC §2 apply to each input format's text;
+    // Whether the HTML rules of CONTENT.md §3 apply to each input format's text;
     // each format's default is its row's (invidx/input_format.hpp).
     InputFormatFlags html = default_html_rules();
-    bool positions = false;                   // keep term positions (SPEC §3)
+    bool positions = false;                   // keep term positions (CONTENT.md §4)
 
     static AnalysisSettings defaults();       // english stopwords, porter
     bool operator==(const AnalysisSettings&) const = default;

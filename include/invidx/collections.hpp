@@ -1,4 +1,4 @@
-// The number of trie collections (SPEC §5): 1,024 hashed collections for terms
+// The number of trie collections (CONTENT.md §8): 1,024 hashed collections for terms
 // that do not start with three ASCII letters, and one per three-letter prefix.
 // Plain C++17 so that the CUDA code (compiled as C++17) uses the same constants.
 #pragma once

@@ -1,4 +1,4 @@
-// How an entry of an input file is named (SPEC §1): a plain file's entry is
+// How an entry of an input file is named (CONTENT.md §1-2): a plain file's entry is
 // the file itself, named by its name; an archive member is
 // "archive.tar!member/path", the archive's name, '!', the member's path.
 // Public because TextBlock::entry_name (messages.hpp) carries these names.
@@ -23,7 +23,7 @@ inline std::string archive_member_name(std::string_view archive, std::string_vie
 }
 
 // The member path of `entry_name` when it names a member of `file`;
-// otherwise `entry_name` itself. A text document's name is this (SPEC §1).
+// otherwise `entry_name` itself. A text document's name is this (CONTENT.md §1-2).
 inline std::string document_name_of_entry(const InputFile& file, std::string_view entry_name) {
     const std::string prefix = archive_member_name(file.name, "");
     if (entry_name.substr(0, prefix.size()) == prefix) return std::string(entry_name.substr(prefix.size()));

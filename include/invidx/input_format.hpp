@@ -1,7 +1,7 @@
-// The input formats (SPEC §1), one row each: the format's name (in the
+// The input formats (CONTENT.md §1-2), one row each: the format's name (in the
 // pipeline JSON's input[].format and analysis.html, and in manifest.json),
 // the file-name suffixes that "auto" takes for it, and whether the HTML rules
-// of SPEC §2 apply to its text by default. The config, the analysis settings,
+// of CONTENT.md §3 apply to its text by default. The config, the analysis settings,
 // file-name detection (of each file, and of each archive entry), the manifest
 // and the framers all read this table, so nothing else knows a format by name.
 //
@@ -31,7 +31,7 @@ struct InputFormatRow {
     InputFormat format;
     std::string_view name;                       // lowercase; as the JSON and the manifest spell it
     std::span<const std::string_view> suffixes;  // lowercase, with the dot; what "auto" takes for it
-    bool html_rules_by_default;                  // SPEC §2 on its text unless analysis.html says otherwise
+    bool html_rules_by_default;                  // CONTENT.md §3 on its text unless analysis.html says otherwise
 };
 
 // Each format's suffixes. No suffix of one format may end another's, so the

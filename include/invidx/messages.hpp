@@ -77,7 +77,7 @@ struct DocRecord {
     uint32_t source = kOwnText; // index into DocBatch::sources, or kOwnText: DocBatch::text
     uint32_t text_offset = 0;   // into that source's bytes
     uint32_t text_length = 0;
-    bool html = false;          // apply SPEC §2 before tokenizing
+    bool html = false;          // apply CONTENT.md §3 before tokenizing
     uint32_t file_ordinal = 0;
     uint64_t source_offset = 0; // byte offset of the record in the decompressed entry
     uint64_t record_number = 0; // 0-based record number in the entry
@@ -124,7 +124,7 @@ struct DocBatch {
 // Per-document analysis result (nodes/parse): unique terms with tf.
 struct TermOccurrence {
     uint32_t local_docid = 0;   // index into ParsedBatch::docs
-    uint32_t collection = 0;    // SPEC §5 collection of the term
+    uint32_t collection = 0;    // CONTENT.md §8 collection of the term
     uint32_t term_offset = 0;   // full term bytes in ParsedBatch::terms
     uint32_t term_length = 0;
     uint32_t tf = 0;
@@ -133,7 +133,7 @@ struct TermOccurrence {
 
 struct ParsedDoc {
     std::string name;
-    uint32_t length = 0;        // sum of tf (SPEC §4.4)
+    uint32_t length = 0;        // sum of tf (CONTENT.md §7)
     uint32_t file_ordinal = 0;
     uint64_t source_offset = 0;
 };

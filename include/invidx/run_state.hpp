@@ -37,7 +37,7 @@ public:
     oneapi::tbb::flow::graph& graph;
     TokenPool& tokens;
 
-    std::vector<InputFile> files;          // sorted collection order (SPEC §1)
+    std::vector<InputFile> files;          // sorted collection order (CONTENT.md §1-2)
     uint64_t input_bytes_compressed = 0;   // sum of file sizes on disk
 
     // Progress, updated by the nodes as they work.

@@ -1,5 +1,5 @@
 // The frame node's serial step: numbers the files' batches in collection
-// order (SPEC §1: dense docids, files in sorted order, records in file
+// order (CONTENT.md §1-2: dense docids, files in sorted order, records in file
 // order), whatever order and however many at once the files were framed in.
 #pragma once
 

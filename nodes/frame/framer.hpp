@@ -1,4 +1,4 @@
-// Record framing (SPEC §1): a framer turns the decompressed bytes of one
+// Record framing (CONTENT.md §1-2): a framer turns the decompressed bytes of one
 // entry (a file, or one archive member), fed in pieces of any size, into the
 // records of its format. One file per format of the input format table
 // (invidx/input_format.hpp): warc, trec, jsonl, text (html is text with the
@@ -23,7 +23,7 @@ inline constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 30;  // 1 GiB
 struct FramedRecord {
     std::string name;             // document name
     std::string_view text;        // the document's text, valid only during the emit call
-    bool html = false;            // apply SPEC §2 (per format, from the settings)
+    bool html = false;            // apply CONTENT.md §3 (per format, from the settings)
     uint64_t source_offset = 0;   // byte offset of the record's start in the decompressed entry
     uint64_t record_number = 0;   // 0-based WARC record / DOC / line number (jsonl)
     std::string_view metadata;    // jsonl: the fields but "id" and "contents" as a JSON object; valid as `text`
@@ -51,7 +51,7 @@ std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry
 // The same for a format's name, as InputFile::format holds it. "auto" takes
 // the format of entry_name's own name (input_format_of_file; entry_name is
 // the document name of the entry: a file's name, or an archive member's
-// path), so each entry of an archive is framed by its format (SPEC §1). An
+// path), so each entry of an archive is framed by its format (CONTENT.md §1-2). An
 // unknown name is an Error naming the entry and listing the known names.
 std::unique_ptr<Framer> make_framer(const std::string& format_name, const std::string& entry_name,
                                     const AnalysisSettings& settings);

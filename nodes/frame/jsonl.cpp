@@ -69,7 +69,7 @@ void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const 
     if (id->is_string()) {
         record_.name = id->get<std::string>();
     } else if (id->is_number()) {
-        record_.name = id->dump();  // as JSON writes the number (SPEC §1)
+        record_.name = id->dump();  // as JSON writes the number (CONTENT.md §1-2)
     } else {
         fail("\"id\" must be a string or a number, not a " + std::string(id->type_name()), line_offset);
     }

@@ -1,4 +1,4 @@
-// JSON Lines framing (SPEC §1), Anserini's JsonCollection convention: one
+// JSON Lines framing (CONTENT.md §1-2), Anserini's JsonCollection convention: one
 // object per line with a document name in "id" and its text in "contents".
 #pragma once
 

@@ -1,4 +1,4 @@
-// Plain-text framing (SPEC §1): the whole entry is one document, named after
+// Plain-text framing (CONTENT.md §1-2): the whole entry is one document, named after
 // the entry. An empty entry is still a document (with no text). An entry
 // whose start is binary data (binary_data.hpp) is an error, not a document.
 #pragma once

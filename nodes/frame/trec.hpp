@@ -1,4 +1,4 @@
-// TREC SGML framing (SPEC §1): <DOC> ... </DOC> blocks, named by <DOCNO>.
+// TREC SGML framing (CONTENT.md §1-2): <DOC> ... </DOC> blocks, named by <DOCNO>.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// WARC framing (SPEC §1): WARC/0.18 (ClueWeb09), WARC/1.0 and 1.1 (Common
+// WARC framing (CONTENT.md §1-2): WARC/0.18 (ClueWeb09), WARC/1.0 and 1.1 (Common
 // Crawl). Records are delimited by Content-Length, never by looking for the
 // next "WARC/" line, since a page may contain that text.
 #pragma once

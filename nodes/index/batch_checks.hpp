@@ -10,7 +10,7 @@
 #include "invidx/messages.hpp"
 
 namespace invidx::detail {
-inline constexpr uint32_t kMaxTermBytes = 255;  // SPEC §4
+inline constexpr uint32_t kMaxTermBytes = 255;  // CONTENT.md §5-7
 }
 
 namespace invidx {

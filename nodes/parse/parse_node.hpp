@@ -1,5 +1,5 @@
-// The "parse" node: N parsers analyze batches of documents in parallel (SPEC
-// §2-§5: HTML rules, tokens, stop words, Porter stemming, trie collection);
+// The "parse" node: N parsers analyze batches of documents in parallel
+// (docs/CONTENT.md §3-8: HTML rules, tokens, stop words, Porter stemming, trie collection);
 // with "gpus", GPU parsers beside them take batches from the same queue
 // (nodes/parse/gpu_parsers.hpp, docs/PIPELINE.md "GPU parsers").
 #pragma once

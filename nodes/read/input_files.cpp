@@ -152,7 +152,7 @@ std::vector<InputFile> expand_inputs(const std::vector<InputSpec>& specs,
         }
     }
 
-    // SPEC §1: byte-wise order of the full path; a file named by several
+    // CONTENT.md §1-2: byte-wise order of the full path; a file named by several
     // specs keeps the name and format of the first spec that named it.
     std::stable_sort(found.begin(), found.end(),
                      [](const Found& a, const Found& b) { return a.path < b.path; });

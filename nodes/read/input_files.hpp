@@ -1,5 +1,5 @@
 // Turns the input paths of a pipeline (files, directories, glob patterns) into
-// the collection's file list (SPEC §1): every file of every spec together, in
+// the collection's file list (CONTENT.md §1-2): every file of every spec together, in
 // byte-wise order of the full path, without duplicates. The position in that
 // list is the file's ordinal, and document ids follow it.
 #pragma once

@@ -1,6 +1,6 @@
 // Which input files each rank of a cluster build indexes: one contiguous
 // range of the sorted file list per rank, so that concatenating the ranks'
-// documents in rank order gives the single machine's docids (SPEC §1).
+// documents in rank order gives the single machine's docids (CONTENT.md §1-2).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,7 @@ struct FileRange {
     uint32_t end = 0;
 };
 
-// The pipeline's "input" expanded into the sorted file list (SPEC §1),
+// The pipeline's "input" expanded into the sorted file list (CONTENT.md §1-2),
 // formats detected from the names where "auto". Throws ConfigError when
 // there is no input, invidx::Error when an input is missing or unreadable.
 std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config);

@@ -189,7 +189,7 @@ TEST_CASE("batch on the host: possessives and a lone s give Analyzer::analyze's 
     testing::check_batch_against_analyzer(docs, analyze_batch_on_host);
     testing::check_batch_against_analyzer(docs, analyze_batch_on_host, 3);
 
-    // Porter alone would make the "s" of "it's" an empty term (SPEC §4.3).
+    // Porter alone would make the "s" of "it's" an empty term (CONTENT.md §7).
     std::string storage;
     const GpuAnalysisResult result =
         analyze_batch_on_host(testing::batch_input(docs, AnalysisSettings::defaults(), storage));

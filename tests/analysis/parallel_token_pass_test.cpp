@@ -1,7 +1,7 @@
 // The parallel steps of pass 1 (analysis/parallel_token_pass.hpp), run here
 // in host loops in the order the GPU kernels run them, against the
 // per-document pass (collect_document_tokens): the same occurrences, terms
-// and counts on the sample, broken HTML, every piece of SPEC §2-3 input, and
+// and counts on the sample, broken HTML, every piece of CONTENT.md §3-4 input, and
 // search caps small enough that most constructs are resolved by the walk.
 #include "analysis/parallel_token_pass.hpp"
 

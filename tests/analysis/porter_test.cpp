@@ -1,6 +1,6 @@
 // Our Porter stemmer (analysis/porter.hpp) against libstemmer's `porter`
-// (analysis/stem.hpp), byte for byte: SPEC §4.2 allows no other outcome.
-// Both keep a word whose stem would be empty whole (SPEC §4.3), so every
+// (analysis/stem.hpp), byte for byte: CONTENT.md §6 allows no other outcome.
+// Both keep a word whose stem would be empty whole (CONTENT.md §7), so every
 // comparison below is with libstemmer and that rule.
 #include "analysis/porter.hpp"
 
@@ -94,7 +94,7 @@ TEST_CASE("porter_stem: known stems, where Snowball's porter departs from the te
 }
 
 TEST_CASE("porter_stem: a word stemmed to nothing is its own term, as PorterStemmer gives it") {
-    // Snowball's porter removes the 's' of a lone "s"; SPEC §4.3 keeps it.
+    // Snowball's porter removes the 's' of a lone "s"; CONTENT.md §7 keeps it.
     PorterStemmer libstemmer;
     for (const std::string_view word : {"s", "ss", "sss", "as", "is", "es", "ys"}) {
         INFO("word '" << word << "'");

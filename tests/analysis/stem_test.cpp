@@ -47,7 +47,7 @@ TEST_CASE("PorterStemmer: moves keep one owner") {
 
 TEST_CASE("PorterStemmer: a token Porter stems to nothing is its own stem, never empty") {
     invidx::PorterStemmer stemmer;
-    // libstemmer's porter leaves nothing of "s" (SPEC §4.3 keeps the token).
+    // libstemmer's porter leaves nothing of "s" (CONTENT.md §7 keeps the token).
     CHECK(stemmer.stem("s") == "s");
     CHECK(stemmer.stem("ss") == "ss");
     CHECK(stemmer.stem("cats") == "cat");  // other stems are untouched

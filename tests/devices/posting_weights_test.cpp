@@ -81,7 +81,7 @@ TEST_CASE("posting_weights_on_host quantizes by a given largest weight and refus
     input.average_length = 5.0;
     const GpuWeights own = posting_weights_on_host(input, true);
     REQUIRE(own.weights.size() == 3);
-    // SPEC section 7 by hand: term 0 has df 2 of N 2, term 1 df 1.
+    // CONTENT.md §10 by hand: term 0 has df 2 of N 2, term 1 df 1.
     const auto norm = [](double dl) { return 0.9 * (1.0 - 0.4 + 0.4 * dl / 5.0); };
     const double idf0 = std::log(1.0 + 0.5 / 2.5), idf1 = std::log(1.0 + 1.5 / 1.5);
     CHECK(own.weights[0] == doctest::Approx(idf0 * 1.9 / (1.0 + norm(4))).epsilon(1e-12));

@@ -32,7 +32,7 @@ TEST_CASE("input format table: every name round-trips, and the known names list 
         listed += (listed.empty() ? "" : ", ") + std::string(row.name);
     }
     CHECK(input_format_names() == listed);
-    CHECK(input_format_names() == "warc, trec, jsonl, text, html");  // SPEC §1's formats
+    CHECK(input_format_names() == "warc, trec, jsonl, text, html");  // CONTENT.md §1-2's formats
     CHECK_FALSE(find_input_format("WARC").has_value());        // names are exact
     CHECK_FALSE(find_input_format(kAutoInputFormat).has_value());
     CHECK(input_format_setting(kAutoInputFormat, "/input") == std::nullopt);
@@ -79,7 +79,7 @@ TEST_CASE("input format table: HTML rules by default on warc, trec and html only
     for (const auto& row : kInputFormats) CHECK(html[row.format] == row.html_rules_by_default);
 }
 
-TEST_CASE("input_format_of_file: each suffix, under every compression suffix (SPEC §1)") {
+TEST_CASE("input_format_of_file: each suffix, under every compression suffix (CONTENT.md §1-2)") {
     for (const auto& row : kInputFormats) {
         for (std::string_view suffix : row.suffixes) {
             const std::string name = "/data/part-00" + std::string(suffix);

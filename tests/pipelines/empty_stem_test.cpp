@@ -1,5 +1,5 @@
 // A token whose Porter stem would be empty ("s", as in "it's") is indexed as
-// the token itself (SPEC §4.3): through a whole build, the dictionary, the
+// the token itself (CONTENT.md §7): through a whole build, the dictionary, the
 // `invidx term` tool, the CIFF export and a query, there is a term "s" with
 // the right df and never an empty term.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // CPU-only and CPU+GPU builds of the same input give byte-identical CIFF
-// exports: the device an indexer runs on must not change the index (SPEC).
+// exports: the device an indexer runs on must not change the index (docs/CONTENT.md).
 // GPU test cases (support/gpu_test.hpp).
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// Formats per file and per archive entry (SPEC §1): "auto" detects each file's
+// Formats per file and per archive entry (CONTENT.md §1-2): "auto" detects each file's
 // and each tar/zip entry's format from its own name, compression suffixes
 // stripped; the html format frames each page as one document with the HTML
 // rules on; a format named in the pipeline JSON applies to every entry.

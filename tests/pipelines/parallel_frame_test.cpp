@@ -22,7 +22,7 @@ struct Collection {
 };
 
 // Writes files whose names sort in the order they are added (that is the
-// docid order) and adds their documents to the reference as SPEC §1 frames them.
+// docid order) and adds their documents to the reference as CONTENT.md §1-2 frames them.
 class MixedCollection {
 public:
     explicit MixedCollection(unsigned seed) : random_(seed), words_(test_vocabulary(random_, 300)) {}

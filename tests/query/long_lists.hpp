@@ -102,7 +102,7 @@ inline std::string long_list_query(std::mt19937& random, const LongListCollectio
     return query;
 }
 
-// Every matching document scored from the run files' postings with SPEC §7
+// Every matching document scored from the run files' postings with CONTENT.md §10
 // written out, ranked (score descending, docid ascending); not cut to k.
 // Contributions are added in query-term order, as the Searcher adds them.
 inline std::vector<ScoredDocument> exhaustive_ranking(const IndexReader& index, std::string_view query, QueryMode mode) {

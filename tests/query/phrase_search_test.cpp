@@ -95,7 +95,7 @@ public:
         return false;
     }
 
-    // Every matching document with its SPEC §7 score, by docid. `words` are
+    // Every matching document with its CONTENT.md §10 score, by docid. `words` are
     // the query's words in text order (phrase words included).
     std::map<uint32_t, double> expected(const std::vector<std::string>& words,
                                         const std::vector<std::vector<std::string>>& phrases, bool conjunctive) {

@@ -1,5 +1,5 @@
 // Ranked retrieval against a brute-force reference: every document scored
-// straight from the postings with SPEC §7's formula, sorted by (score desc,
+// straight from the postings with CONTENT.md §10's formula, sorted by (score desc,
 // docid asc). MaxScore must equal exhaustive OR exactly, and must prune.
 #include <doctest/doctest.h>
 
@@ -28,7 +28,7 @@ using namespace invidx::testing;
 namespace {
 
 // The reference (query/long_lists.hpp): every matching document scored from
-// the postings with SPEC §7 written out, cut to k.
+// the postings with CONTENT.md §10 written out, cut to k.
 std::vector<ScoredDocument> brute_force(const IndexReader& index, std::string_view query, QueryMode mode, size_t k) {
     auto all = exhaustive_ranking(index, query, mode);
     if (all.size() > k) all.resize(k);

@@ -1,5 +1,5 @@
 // Weights of documents outside the index (store/document_weights.hpp),
-// checked against SPEC §7 worked out by hand on a four-document index.
+// checked against CONTENT.md §10 worked out by hand on a four-document index.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -13,7 +13,7 @@
 using namespace invidx;
 using namespace invidx::testing;
 
-TEST_CASE("document weights: SPEC section 7 by hand against a four-document index, unknown terms reported") {
+TEST_CASE("document weights: CONTENT.md §10 by hand against a four-document index, unknown terms reported") {
     TempDir dir;
     // Terms (Porter-stemmed): appl df 2, banana df 2, cherri df 1, date df 1;
     // lengths 2, 3, 1, 1.

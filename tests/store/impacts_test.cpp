@@ -1,5 +1,5 @@
 // Quantized BM25 impacts (store/impacts.hpp, query.post version 2): the
-// weights against SPEC §7 written out in double precision, the quantizer's
+// weights against CONTENT.md §10 written out in double precision, the quantizer's
 // rules, and what `invidx weight` stores against both.
 #include <doctest/doctest.h>
 
@@ -25,7 +25,7 @@ using namespace invidx::testing;
 
 namespace {
 
-// SPEC §7 for one posting, written out without store/bm25.hpp.
+// CONTENT.md §10 for one posting, written out without store/bm25.hpp.
 double spec_weight(double documents, double df, double tf, double dl, double avgdl, double k1, double b) {
     const double idf = std::log(1.0 + (documents - df + 0.5) / (df + 0.5));
     return idf * (tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * dl / avgdl)));
@@ -41,7 +41,7 @@ std::filesystem::path weighted_index(const TempDir& dir, std::mt19937& random, s
 
 }  // namespace
 
-TEST_CASE("posting weights equal SPEC section 7 in double precision within 1e-12 relative") {
+TEST_CASE("posting weights equal CONTENT.md §10 in double precision within 1e-12 relative") {
     TempDir dir;
     std::mt19937 random(5);
     const auto words = random_words(random, 300);
@@ -147,7 +147,7 @@ TEST_CASE("invidx weight's stored impacts: the quantized weights, block maxima e
                     const uint32_t tf = postings.tfs[start + i];
                     CHECK(block_impacts[i] >= 1);
                     CHECK(block_impacts[i] == quantize(bm25.score(bm25.idf(index.term(term).df), tf, norms[docid])));
-                    // Against SPEC §7 written out: the same, but at a bucket's edge.
+                    // Against CONTENT.md §10 written out: the same, but at a bucket's edge.
                     const double w = spec_weight(static_cast<double>(index.num_documents()), static_cast<double>(index.term(term).df), tf,
                                                  index.document(docid).length, index.average_length(), parameters.k1, parameters.b);
                     const auto direct = static_cast<uint32_t>(std::max(1.0, std::ceil(w / layout.max_weight() * top)));

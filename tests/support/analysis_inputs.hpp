@@ -1,6 +1,6 @@
 // Documents that put the analyzer's rules to the test, shared by the tests
 // that hold one analysis path against another (vector scan, GPU passes):
-// the bundled sample, pieces of every SPEC §2 construct and SPEC §3 UTF-8
+// the bundled sample, pieces of every CONTENT.md §3 construct and CONTENT.md §4 UTF-8
 // case, and a comparable form of DocumentTerms.
 #pragma once
 
@@ -58,8 +58,8 @@ inline std::vector<std::string> terms_lines(const DocumentTerms& terms) {
     return out;
 }
 
-// Pieces of generated input: every SPEC §2 construct, cut and whole, and
-// every UTF-8 case of SPEC §3 that a scan may treat apart.
+// Pieces of generated input: every CONTENT.md §3 construct, cut and whole, and
+// every UTF-8 case of CONTENT.md §4 that a scan may treat apart.
 inline std::vector<std::string> html_pieces() {
     std::vector<std::string> p = {
         "word", "Word", "WORD", "x", "42", "a1B2", " ", "  ", "\n", "\t", ".", ",", "-", "'", "/", ";", "#",

@@ -16,7 +16,7 @@
 
 namespace invidx::test {
 
-// SPEC §5, written out again here so the test does not trust the code under test.
+// CONTENT.md §8, written out again here so the test does not trust the code under test.
 inline uint32_t collection_of(const std::string& term) {
     const auto letter = [](char c) { return c >= 'a' && c <= 'z'; };
     if (term.size() >= 4 && letter(term[0]) && letter(term[1]) && letter(term[2])) {

@@ -63,7 +63,7 @@ private:
         "cc", "zz", "ly", "logi", "bli", "yed", "ying", "eys", "ey"};
     static constexpr const char* kVowels = "aeiouy";
     static constexpr const char* kConsonants = "bcdfghjklmnpqrstvwxzy";
-    // Token characters of 2, 3 and 4 bytes (SPEC §3), and a separator code
+    // Token characters of 2, 3 and 4 bytes (CONTENT.md §4), and a separator code
     // point and an overlong form only the arbitrary strings may hold.
     static constexpr const char* kMultibyte[] = {"\xC3\xA9", "\xC3\x9F", "\xC3\xB1", "\xD1\x91", "\xC4\xB1",
                                                  "\xE6\x9D\xB1", "\xE2\x82\xAC", "\xEA\xB0\x80", "\xEF\xBD\x81",

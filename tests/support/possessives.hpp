@@ -1,6 +1,6 @@
 // Texts where Porter would leave an empty stem: possessives ("it's" gives
 // the tokens "it" and "s"), a lone "s", an upper-case "S", "'s", "s's", and
-// plural possessives ("cats'"). SPEC §4.3 makes the term of such a token the
+// plural possessives ("cats'"). CONTENT.md §7 makes the term of such a token the
 // token itself, on every path (libstemmer, porter.hpp on host and device).
 #pragma once
 

@@ -261,7 +261,7 @@ std::vector<tools::FlagSpec> search_flag_specs() {
 Command search_command() {
     return {.name = "search",
             .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--device cpu|gpu[:N]|auto]",
-            .description = "Ranks documents by BM25 (k1 0.9, b 0.4; SPEC section 7) for QUERY, analyzed the\n"
+            .description = "Ranks documents by BM25 (k1 0.9, b 0.4; CONTENT.md §10) for QUERY, analyzed the\n"
                            "way documents were (duplicate terms count once). OR ranks every document\n"
                            "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
                            "term; and-or answers with AND when it finds k documents, else with OR.\n"

@@ -1,5 +1,5 @@
 // invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES]: precomputes every posting's
-// BM25 weight (SPEC section 7, from the index's own N, df, dl, avgdl and the
+// BM25 weight (CONTENT.md §10, from the index's own N, df, dl, avgdl and the
 // k1, b its query layout records), quantizes it to an integer impact
 // (store/impacts.hpp) and stores the impacts in the query layout
 // (query.post version 2), so that `search --scoring impact` adds integers.
@@ -115,7 +115,7 @@ int run_weight_documents(const Invocation& invocation, const WeightFlags& flags)
     const std::string& dir = invocation.args[0];
     const IndexReader index(dir);
     // The query layout's k1, b where there is one (they made its block
-    // maxima and impacts), else SPEC section 7's defaults.
+    // maxima and impacts), else CONTENT.md §10's defaults.
     Bm25Parameters parameters;
     if (QueryPostings::present(index)) parameters = QueryPostings(index).parameters();
     const auto start = std::chrono::steady_clock::now();
@@ -142,7 +142,7 @@ int run_weight_documents(const Invocation& invocation, const WeightFlags& flags)
         known += weights.known.size();
         unknown += weights.unknown.size();
     };
-    JsonlFramer framer(*flags.documents, false);  // JSONL text is plain text (SPEC section 1)
+    JsonlFramer framer(*flags.documents, false);  // JSONL text is plain text (CONTENT.md §1-2)
     framer.feed(read_whole_file(*flags.documents), weigh);
     framer.finish(weigh);
     out.flush();
@@ -264,7 +264,7 @@ int run_weight(const Invocation& invocation) {
 Command weight_command() {
     return {.name = "weight",
             .synopsis = "invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES] | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
-            .description = "Computes the BM25 weight of every posting (SPEC section 7, with the index's\n"
+            .description = "Computes the BM25 weight of every posting (CONTENT.md §10, with the index's\n"
                            "N, df, document lengths, average length and the k1, b of its query layout),\n"
                            "quantizes it linearly to an integer impact in 1..2^N-1 (ceil(w / max w *\n"
                            "(2^N - 1)), so the largest weight gets 2^N-1 and every posting at least 1)\n"

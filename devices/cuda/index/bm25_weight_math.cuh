@@ -1,4 +1,4 @@
-// SPEC §7's BM25 on the device, for the weighting kernels
+// CONTENT.md §10's BM25 on the device, for the weighting kernels
 // (gpu_bm25_weights.cu, gpu_layout_weights.cu): each step an explicitly
 // rounded intrinsic in store/bm25.hpp's order, so that nvcc cannot fuse a
 // multiply-add whose single rounding would differ from the host's two and

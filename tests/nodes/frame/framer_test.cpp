@@ -8,7 +8,7 @@
 #include "nodes/frame/framer.hpp"
 #include "support/temp_dir.hpp"
 
-TEST_CASE("detect_format: from the name, compression suffixes stripped (SPEC §1)") {
+TEST_CASE("detect_format: from the name, compression suffixes stripped (CONTENT.md §1-2)") {
     CHECK(invidx::detect_format("a.warc") == "warc");
     CHECK(invidx::detect_format("/data/cc/CC-MAIN-1.warc.gz") == "warc");
     CHECK(invidx::detect_format("0000.WARC.GZ") == "warc");
@@ -20,7 +20,7 @@ TEST_CASE("detect_format: from the name, compression suffixes stripped (SPEC §1
     CHECK(invidx::detect_format("msmarco.jsonl") == "jsonl");
     CHECK(invidx::detect_format("part-0.json.gz") == "jsonl");
     CHECK(invidx::detect_format("part-0.ndjson.xz") == "jsonl");
-    CHECK(invidx::detect_format("part-0.ndjson.zstd") == "text");  // .zstd is no compression suffix of SPEC §1
+    CHECK(invidx::detect_format("part-0.ndjson.zstd") == "text");  // .zstd is no compression suffix of CONTENT.md §1-2
     CHECK(invidx::detect_format("page.html") == "html");
     CHECK(invidx::detect_format("page.HTM") == "html");
     CHECK(invidx::detect_format("page.xhtml") == "html");

@@ -14,7 +14,7 @@ using namespace invidx::testing;
 
 TEST_CASE("the sampler counts each collection's tokens over the sampled documents") {
     TempDir dir;
-    // Text files are one document each (SPEC §1). "zebra" is in both, four
+    // Text files are one document each (CONTENT.md §1-2). "zebra" is in both, four
     // times in the first: 5 tokens; "quokka" once.
     std::ofstream(dir / "a.txt") << "zebra zebra zebra zebra quokka";
     std::ofstream(dir / "b.txt") << "zebra";
