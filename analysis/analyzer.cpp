@@ -9,6 +9,7 @@
 #include "analysis/collection.hpp"
 #include "analysis/html.hpp"
 #include "analysis/term_hash.hpp"
+#include "analysis/term_vector_terms.hpp"
 #include "analysis/tokenize.hpp"
 
 namespace invidx {
@@ -87,6 +88,7 @@ uint32_t Analyzer::find_or_add(std::string_view term, uint64_t h, DocumentTerms&
 }
 
 void Analyzer::analyze(std::string_view text, bool html, DocumentTerms& out) {
+    if (settings_.pre_weighted) return read_term_vector(text, out);  // terms verbatim, tf = weight
     out.clear();
     term_hashes_.clear();
     occurrences_.clear();
@@ -176,6 +178,7 @@ void Analyzer::lay_out_positions(DocumentTerms& out) {
 }
 
 std::vector<std::string> Analyzer::analyze_query(std::string_view text) {
+    if (settings_.pre_weighted) return split_verbatim_query(text);
     std::vector<std::string> terms;
     tokenize(text, [&](std::string_view token) {
         const TokenCache::Entry& entry = cache_.lookup(token, hash_term(token));

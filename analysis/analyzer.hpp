@@ -51,10 +51,13 @@ public:
     explicit Analyzer(const AnalysisSettings& settings, TokenScan scan = default_token_scan());
 
     // Replaces `out` with the terms of `text`; `html` applies CONTENT.md §3 first.
+    // With settings().pre_weighted, `text` is a term vector as the framer
+    // wrote it, and its terms are taken verbatim (term_vector_terms.hpp).
     void analyze(std::string_view text, bool html, DocumentTerms& out);
 
     // The terms of a query, in order, duplicates kept (no HTML rules): how
-    // `invidx term` and query tools see a word the way documents do.
+    // `invidx term` and query tools see a word the way documents do. With
+    // pre_weighted, its whitespace-separated words, verbatim.
     std::vector<std::string> analyze_query(std::string_view text);
 
     const AnalysisSettings& settings() const { return settings_; }

@@ -5,9 +5,11 @@
 //   read        the files' bytes, 4 MiB at a time (from the page cache: one
 //               untimed pass reads them first)
 //   libarchive  + decompress_file (libarchive), the general decoder
-//   zlib        + GzipStream for plain gzip (gzip_direct: whole members by
-//               libdeflate when built with it, zlib for the others),
-//               libarchive for other files: what the decompress node does
+//   zlib        + GzipStream for plain gzip (gzip_direct: streams by ISA-L's
+//               igzip and whole members by libdeflate when built with them,
+//               zlib for the rest; INVIDX_GZIP_DECODER narrows it),
+//               libarchive for other files: what the decompress node does.
+//               Each decoder alone, by file shape: invidx_inflate_bench
 //   frame       + make_framer (CONTENT.md §1-2)
 //   tokenize    + the HTML rules and tokens (CONTENT.md §3-4) as the Analyzer
 //               finds them: the vector TokenScanner when built with
@@ -67,7 +69,7 @@ struct StageInfo {
 constexpr StageInfo kStages[] = {
     {Stage::read, "read", "read the files"},
     {Stage::libarchive, "libarchive", "+ decompress (libarchive)"},
-    {Stage::zlib, "zlib", "+ decompress (GzipStream: libdeflate/zlib)"},
+    {Stage::zlib, "zlib", "+ decompress (GzipStream: igzip/libdeflate/zlib)"},
     {Stage::frame, "frame", "+ frame records"},
     {Stage::tokenize, "tokenize", "+ HTML rules + tokens"},
     {Stage::analyze, "analyze", "+ stopwords + stem (Analyzer)"},

@@ -84,20 +84,28 @@ public:
     // synchronization per group of queries that fits the accumulators
     // (`max_batch`); results in the queries' order. conjunctive: only
     // documents in every list of their query. impacts: the lists hold
-    // quantized impacts where tfs would be (GpuList, GpuQueryTerm) and a
-    // document's score is their sum (exact in a double), as the CPU's
+    // impacts where tfs would be (GpuList, GpuQueryTerm) and a document's
+    // score is the sum of each impact times its term's `idf` (there: an
+    // integer query weight; exact in a double below 2^53), as the CPU's
     // `--scoring impact`; otherwise BM25 from the tfs.
     virtual std::vector<GpuQueryResult> top_k_batch(const std::vector<GpuQuery>& queries, bool conjunctive, size_t k,
                                                     bool impacts) = 0;
     GpuQueryResult top_k(const GpuQuery& query, bool conjunctive, size_t k, bool impacts = false) {
         return std::move(top_k_batch({query}, conjunctive, k, impacts).front());
     }
+    // The BM25 the following batches score by: every document's
+    // Bm25::length_norm and k1, as the host's Bm25 of that k1 and b has them.
+    // `key` names them: 0 is the norms and k1 the processor was made with
+    // (kept on the device for good); one other set is kept beside them, so a
+    // key already there uploads nothing.
+    virtual void use_bm25(uint64_t key, const std::vector<double>& norms, double k1) = 0;
     // Queries answered together at most (by the per-document accumulators' memory).
     virtual size_t max_batch() const = 0;
     virtual GpuQueryStats stats() const = 0;
 };
 
-// norms: Bm25::length_norm of every document; k1 as the host's Bm25 has it.
+// norms: Bm25::length_norm of every document; k1 as the host's Bm25 has it
+// (use_bm25's key 0).
 // Throws invidx::Error naming the device when the GPU cannot be used.
 std::unique_ptr<GpuQueryProcessor> create_gpu_query_processor(int device, const std::vector<double>& norms, double k1,
                                                               size_t cache_bytes);

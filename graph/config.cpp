@@ -11,6 +11,7 @@
 #include "invidx/collections.hpp"
 #include "invidx/error.hpp"
 #include "invidx/input_format.hpp"
+#include "invidx/pre_weighted_analysis.hpp"
 
 namespace invidx {
 namespace {
@@ -165,7 +166,35 @@ void read_analysis(const json& value, const std::string& pointer, AnalysisSettin
         }
         html_reader.reject_unknown();
     }
+    if (const json* v = reader.find("vector_scale"))
+        analysis.vector_scale = read_integer<uint32_t>(*v, reader.at("vector_scale"), 1, uint32_t{1} << 24);
     reader.reject_unknown();
+}
+
+// An input naming jsonvector makes the build pre-weighted (docs/PIPELINE.md,
+// "Pre-weighted documents"): then no input may name a text format, and
+// there are no positions to keep.
+void settle_pre_weighted(PipelineConfig& config, bool inputs_in_array) {
+    const auto format_pointer = [&](size_t i) {
+        return (inputs_in_array ? "/input/" + std::to_string(i) : std::string("/input")) + "/format";
+    };
+    std::optional<size_t> vector_input;
+    for (size_t i = 0; i < config.inputs.size() && !vector_input; ++i)
+        if (config.inputs[i].format == input_format_name(InputFormat::jsonvector)) vector_input = i;
+    if (!vector_input) return;
+    for (size_t i = 0; i < config.inputs.size(); ++i) {
+        const std::string& format = config.inputs[i].format;
+        if (format == kAutoInputFormat || format == input_format_name(InputFormat::jsonvector)) continue;
+        throw ConfigError(format_pointer(i), "input format '" + format + "' beside jsonvector (" +
+                                                 format_pointer(*vector_input) +
+                                                 "): a pipeline indexes either text or pre-weighted term vectors, "
+                                                 "not both");
+    }
+    if (config.analysis.positions) {
+        throw ConfigError("/positions", "pre-weighted documents (jsonvector, " + format_pointer(*vector_input) +
+                                            ") have no positions: leave \"positions\" out or false");
+    }
+    make_pre_weighted(config.analysis);
 }
 
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
@@ -257,6 +286,8 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
 void read_store(const json& value, const std::string& pointer, StoreConfig& store) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("documents")) store.documents = read_bool(*v, reader.at("documents"));
+    // zlib's scale as libdeflate extends it (store/block_compression.hpp).
+    if (const json* v = reader.find("level")) store.level = static_cast<int>(read_integer<uint32_t>(*v, reader.at("level"), 0, 12));
     reader.reject_unknown();
 }
 
@@ -364,7 +395,9 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     PipelineConfig config;
     ObjectReader reader(root, "");
     if (const json* v = reader.find("description")) config.description = read_string(*v, "/description");
+    bool inputs_in_array = false;
     if (const json* v = reader.find("input")) {
+        inputs_in_array = v->is_array();
         if (v->is_array()) {
             for (size_t i = 0; i < v->size(); ++i) config.inputs.push_back(read_input((*v)[i], "/input/" + std::to_string(i)));
         } else {
@@ -377,6 +410,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     }
     if (const json* v = reader.find("analysis")) read_analysis(*v, "/analysis", config.analysis);
     if (const json* v = reader.find("positions")) config.analysis.positions = read_bool(*v, "/positions");
+    settle_pre_weighted(config, inputs_in_array);
     if (const json* v = reader.find("memory")) read_memory(*v, "/memory", config.memory);
     if (const json* v = reader.find("sampler")) read_sampler(*v, "/sampler", config.sampler);
     if (const json* v = reader.find("store")) read_store(*v, "/store", config.store);

@@ -22,6 +22,7 @@
 #include "pipelines/duplicate_name_check.hpp"
 #include "pipelines/progress.hpp"
 #include "pipelines/resolve_plan.hpp"
+#include "pipelines/vector_detection.hpp"
 #include "store/durable_sync.hpp"
 #include "store/index_writer.hpp"
 #include "invidx/available_cores.hpp"
@@ -72,6 +73,16 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
     const double plan_seconds = seconds_since(plan_start);
     std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(config);
+    // "auto" inputs whose first JSONL file starts with a term vector: the
+    // build is pre-weighted (docs/PIPELINE.md), and its plan made for that.
+    if (!hooks.files && !config.analysis.pre_weighted) {
+        PipelineConfig detected = with_detected_vectors(config, files);
+        if (detected.analysis.pre_weighted) {
+            BuildHooks with_files = hooks;
+            with_files.files = std::move(files);
+            return run_pipeline(detected, options, with_files, registry);
+        }
+    }
 
     oneapi::tbb::flow::graph flow_graph;
     TokenPool tokens(plan.tokens);
@@ -89,7 +100,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     IndexWriter writer(config.output, config.analysis, std::move(files), std::move(publishing));
     state.writer = &writer;
     // The frame node's docid step appends each document's text in docid order.
-    if (config.store.documents) writer.enable_document_store();
+    if (config.store.documents) writer.enable_document_store(config.store.level);
 
     // The steps of a build, in order. 1: the graph, every node made and
     // linked, so that any configuration error comes before any work.

@@ -2,15 +2,21 @@
 
 #include <algorithm>
 #include <span>
+#include <utility>
 
+#include "invidx/error.hpp"
 #include "store/index_layout.hpp"
 
 namespace invidx {
 
 static_assert(layout::kQueryBlockPostings == 128, "BlockCursor's buffers hold one block");
 
-BlockCursor::BlockCursor(const QueryList& list, double idf)
-    : list_(&list), idf_(idf), max_score_(idf * list.max_tf_part()) {
+BlockCursor::BlockCursor(const QueryList& list, double idf, std::shared_ptr<const BlockMaxima> maxima)
+    : list_(&list),
+      maxima_(std::move(maxima)),
+      idf_(idf),
+      max_score_(idf * (maxima_ ? maxima_->list : list.max_tf_part())) {
+    ensure(!maxima_ || maxima_->blocks.size() == list.blocks().size(), "BlockCursor: one bound per block");
     enter_block(0);
 }
 

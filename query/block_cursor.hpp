@@ -4,7 +4,9 @@
 //     decodes a block's docids only when it stops in it;
 //   - a block's tfs are decoded only when one of its postings is scored;
 //   - block_max_score reads a block's stored maximum without decoding it
-//     (the "shallow" move of Block-Max WAND, Ding & Suel, SIGIR 2011).
+//     (the "shallow" move of Block-Max WAND, Ding & Suel, SIGIR 2011), or,
+//     for a BM25 of other k1 and b than the layout's, the bounds given for it
+//     (query/bm25_weighting.hpp).
 // It counts the blocks it decodes, so tests and benchmarks can see the skipping.
 #pragma once
 
@@ -12,7 +14,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "query/bm25_weighting.hpp"
 #include "query/posting_cursor.hpp"
 #include "query/scoring_cursor.hpp"
 #include "store/query_postings.hpp"
@@ -22,7 +26,9 @@ namespace invidx {
 class BlockCursor {
 public:
     // `list` must outlive the cursor. Decodes the first block's docids.
-    BlockCursor(const QueryList& list, double idf);
+    // `maxima`: the blocks' tf-part bounds to use instead of the stored ones
+    // (one per block; null: the stored ones); the cursor keeps it alive.
+    BlockCursor(const QueryList& list, double idf, std::shared_ptr<const BlockMaxima> maxima = nullptr);
 
     uint32_t docid() const { return docid_; }
     double idf() const { return idf_; }
@@ -55,7 +61,8 @@ public:
 
     double block_max_score(uint32_t target) {
         const size_t k = shallow_block(target);
-        return k < list_->blocks().size() ? idf_ * list_->blocks()[k].max_tf_part : 0.0;
+        if (k >= list_->blocks().size()) return 0.0;
+        return idf_ * (maxima_ ? maxima_->blocks[k] : list_->blocks()[k].max_tf_part);
     }
     // The first block whose last docid is >= target (blocks() if none),
     // without decoding anything; block_last_docid() then gives its end.
@@ -95,6 +102,7 @@ private:
     size_t find_block(size_t from, uint32_t target) const;
 
     const QueryList* list_;
+    std::shared_ptr<const BlockMaxima> maxima_;  // null: the stored block maxima
     double idf_;
     double max_score_;  // idf · the list's largest block maximum
     size_t block_ = 0;

@@ -5,22 +5,34 @@
 #include <vector>
 
 #include "query/block_cursor.hpp"
+#include "query/boolean_search.hpp"
 #include "query/block_max_wand.hpp"
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
 #include "query/impact_block_cursor.hpp"
 #include "query/impact_maxscore_or.hpp"
 #include "query/impact_taat_or.hpp"
+#include "query/impact_weights.hpp"
 #include "query/maxscore_or.hpp"
 #include "query/phrase_search.hpp"
 #include "query/posting_cursor.hpp"
 
 namespace invidx {
 
+namespace {
+
+// The BM25 a plan scores by (a plan made by hand has none: the index's).
+const Bm25Weighting& weighting_of(const QueryPlan& plan, const ScoredIndex& index) {
+    return plan.bm25 ? *plan.bm25 : *index.default_weighting();
+}
+
+}  // namespace
+
 SearchResult CpuEvaluator::evaluate(const QueryPlan& plan) const {
     SearchResult result = unevaluated_result(plan);
     if (plan.matches_nothing()) return result;
     switch (path_for(plan)) {
+        case Path::kBoolean: result.hits = boolean_search(plan, index_, weighting_of(plan, index_), &result.stats); break;
         case Path::kImpacts: evaluate_impacts(plan, result); break;
         case Path::kPhrases: evaluate_phrases(plan, result); break;
         case Path::kBlocks: evaluate_blocks(plan, result); break;
@@ -30,45 +42,56 @@ SearchResult CpuEvaluator::evaluate(const QueryPlan& plan) const {
 }
 
 CpuEvaluator::Path CpuEvaluator::path_for(const QueryPlan& plan) const {
+    // Phrases apply roles themselves (query/phrase_search.hpp).
+    if (plan.has_boolean_clauses() && !plan.has_phrases()) return Path::kBoolean;
     if (plan.scores_impacts()) return Path::kImpacts;
     // Positions live in the run files only, whatever the layout.
     if (plan.has_phrases()) return Path::kPhrases;
     const bool exhaustive = plan.algorithm == Algorithm::kExhaustive;
-    // OR prunes by the block maxima, which bound only the BM25 they were made for.
-    if (index_.layout_for(plan.algorithm) && !exhaustive && (plan.conjunctive() || index_.block_maxima_fit())) {
-        return Path::kBlocks;
-    }
-    return Path::kWholeLists;
+    // Block maxima made with another k1, b are replaced by valid ones (evaluate_blocks).
+    return index_.layout_for(plan.algorithm) && !exhaustive ? Path::kBlocks : Path::kWholeLists;
 }
 
 void CpuEvaluator::evaluate_impacts(const QueryPlan& plan, SearchResult& result) const {
     const QueryPostings& layout = *index_.query_postings();  // check_query_plan saw its impacts
+    // Integer query weights (query/impact_weights.hpp): scores are integer
+    // sums of impact · weight, divided by 2^scale_bits at the end.
+    const ImpactWeights weights = impact_weights(plan, layout.impact_bits());
     std::vector<QueryList> lists;
     lists.reserve(plan.terms.terms.size());  // the cursors point into it
     std::vector<const QueryList*> in_query_order;
-    for (const auto& term : plan.terms.terms) {
+    std::vector<uint64_t> list_weights;
+    for (size_t i = 0; i < plan.terms.terms.size(); ++i) {
+        const QueryTerm& term = plan.terms.terms[i];
         if (!term.index) continue;  // OR: contributes nothing
+        // OR: a weight of 0 adds nothing and matches nothing; AND: the term must still match.
+        if (weights.by_term[i] == 0 && !plan.conjunctive()) continue;
         lists.push_back(layout.list(*term.index));
         in_query_order.push_back(&lists.back());
+        list_weights.push_back(weights.by_term[i]);
     }
     // OR over lists that cover much of the collection: accumulator windows
     // (query/impact_taat_or.hpp); otherwise document at a time.
-    if (!plan.conjunctive() && impact_taat_suits(in_query_order, index_.reader().num_documents())) {
-        result.hits = impact_taat_or(in_query_order, plan.k, &result.stats);
-        return;
-    }
-    std::vector<ImpactBlockCursor> cursors(lists.begin(), lists.end());
-    if (plan.conjunctive()) {
-        result.hits = daat_and(std::span<ImpactBlockCursor>(cursors), index_.length_norms(), index_.bm25(), plan.k,
-                               &result.stats);
+    if (!plan.conjunctive() && impact_taat_suits(in_query_order, list_weights, index_.reader().num_documents())) {
+        result.hits = impact_taat_or(in_query_order, list_weights, plan.k, &result.stats);
     } else {
-        result.hits = impact_maxscore_or(cursors, plan.k, &result.stats);
+        std::vector<ImpactBlockCursor> cursors;
+        cursors.reserve(lists.size());
+        for (size_t j = 0; j < lists.size(); ++j) cursors.emplace_back(lists[j], list_weights[j]);
+        if (plan.conjunctive()) {
+            result.hits = daat_and(std::span<ImpactBlockCursor>(cursors), index_.length_norms(), index_.bm25(), plan.k,
+                                   &result.stats);
+        } else {
+            result.hits = impact_maxscore_or(cursors, plan.k, &result.stats);
+        }
     }
+    for (ScoredDocument& hit : result.hits) hit.score = weights.score(hit.score);
 }
 
 void CpuEvaluator::evaluate_phrases(const QueryPlan& plan, SearchResult& result) const {
-    result.hits = phrase_search(index_.reader(), plan.terms, plan.phrases, plan.conjunctive(), index_.bm25(),
-                                index_.length_norms(), plan.k, &result.stats);
+    const Bm25Weighting& bm25 = weighting_of(plan, index_);
+    result.hits = phrase_search(index_.reader(), plan.terms, plan.weights, plan.roles, plan.phrases, plan.conjunctive(), bm25.bm25(),
+                                bm25.length_norms(), plan.k, &result.stats);
 }
 
 void CpuEvaluator::evaluate_blocks(const QueryPlan& plan, SearchResult& result) const {
@@ -77,7 +100,14 @@ void CpuEvaluator::evaluate_blocks(const QueryPlan& plan, SearchResult& result) 
     // block-max MaxScore (maxscore_or over BlockCursors); Block-Max WAND on
     // request (slower on the benchmark collections, docs/PERFORMANCE.md,
     // "Query latency on the CPU").
+    //
+    // Stored block maxima made with another k1 and b bound nothing here
+    // (query/bm25_weighting.hpp): OR, which prunes by them throughout, takes
+    // each block's exact maximum for this BM25 (computed on a term's first
+    // use, then kept); AND, which only skips candidates by them, takes bounds
+    // that cost no decoding unless the exact ones are already there.
     const QueryPostings& layout = *index_.layout_for(plan.algorithm);
+    const Bm25Weighting& bm25 = weighting_of(plan, index_);
     std::vector<QueryList> lists;
     lists.reserve(plan.terms.terms.size());  // the cursors point into it
     std::vector<BlockCursor> cursors;
@@ -86,15 +116,20 @@ void CpuEvaluator::evaluate_blocks(const QueryPlan& plan, SearchResult& result) 
         const QueryTerm& term = plan.terms.terms[i];
         if (!term.index) continue;  // OR: contributes nothing
         lists.push_back(layout.list(*term.index));
-        cursors.emplace_back(lists.back(), plan.weights[i]);
+        std::shared_ptr<const BlockMaxima> maxima;  // null: the stored ones fit
+        if (!bm25.stored_maxima_fit()) {
+            maxima = plan.conjunctive() ? bm25.cheap_maxima(*term.index, lists.back())
+                                        : bm25.exact_maxima(*term.index, lists.back());
+        }
+        cursors.emplace_back(lists.back(), plan.weights[i], std::move(maxima));
     }
-    const auto& norms = index_.length_norms();
+    const auto& norms = bm25.length_norms();
     if (plan.conjunctive()) {
-        result.hits = daat_and(std::span<BlockCursor>(cursors), norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = daat_and(std::span<BlockCursor>(cursors), norms, bm25.bm25(), plan.k, &result.stats);
     } else if (plan.algorithm == Algorithm::kBlockMaxWand) {
-        result.hits = block_max_wand(cursors, norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = block_max_wand(cursors, norms, bm25.bm25(), plan.k, &result.stats);
     } else {
-        result.hits = maxscore_or(std::span<BlockCursor>(cursors), norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = maxscore_or(std::span<BlockCursor>(cursors), norms, bm25.bm25(), plan.k, &result.stats);
     }
 }
 
@@ -111,10 +146,11 @@ double list_max_score(const run_list::DecodedList& postings, double idf, const B
 }  // namespace
 
 void CpuEvaluator::evaluate_whole_lists(const QueryPlan& plan, SearchResult& result) const {
-    // On the query layout here: exhaustive OR, or block maxima made with other k1, b.
+    // On the query layout here: exhaustive OR only.
     const QueryPostings* layout = index_.layout_for(plan.algorithm);
     const bool exhaustive = plan.algorithm == Algorithm::kExhaustive;
-    const auto& norms = index_.length_norms();
+    const Bm25& bm25 = weighting_of(plan, index_).bm25();
+    const auto& norms = weighting_of(plan, index_).length_norms();
     // Each present term's list decoded whole, once; lists in query order.
     std::vector<run_list::DecodedList> decoded;
     decoded.reserve(plan.terms.terms.size());  // the lists point into it
@@ -126,15 +162,15 @@ void CpuEvaluator::evaluate_whole_lists(const QueryPlan& plan, SearchResult& res
         decoded.push_back(layout ? layout->list(*term.index).decode() : index_.reader().postings(*term.index));
         const auto& postings = decoded.back();
         ScoredList list{.docids = postings.docids, .tfs = postings.tfs, .idf = plan.weights[i], .max_score = 0.0};
-        if (!plan.conjunctive() && !exhaustive) list.max_score = list_max_score(postings, list.idf, index_.bm25(), norms);
+        if (!plan.conjunctive() && !exhaustive) list.max_score = list_max_score(postings, list.idf, bm25, norms);
         lists.push_back(list);
     }
     if (plan.conjunctive()) {
-        result.hits = daat_and(lists, norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = daat_and(lists, norms, bm25, plan.k, &result.stats);
     } else if (exhaustive) {
-        result.hits = exhaustive_or(lists, norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = exhaustive_or(lists, norms, bm25, plan.k, &result.stats);
     } else {
-        result.hits = maxscore_or(lists, norms, index_.bm25(), plan.k, &result.stats);
+        result.hits = maxscore_or(lists, norms, bm25, plan.k, &result.stats);
     }
 }
 

@@ -7,10 +7,12 @@
 // - phrases: the run files' positions (query/phrase_search.hpp);
 // - blocks: on the query-ready layout (query.post), lists read block by
 //   block through BlockCursors: AND by daat_and with block skipping, OR by
-//   block-max MaxScore (or Block-Max WAND);
+//   block-max MaxScore (or Block-Max WAND); block maxima made with another
+//   k1 and b than the plan's are replaced by valid bounds
+//   (query/bm25_weighting.hpp);
 // - whole lists: each list decoded whole (run files, or query.post for
-//   kExhaustive and for block maxima made with other k1 and b): AND by
-//   daat_and, OR by MaxScore (or exhaustively).
+//   kExhaustive): AND by daat_and, OR by MaxScore (or exhaustively).
+// Every path scores with the plan's BM25 (its k1 and b: QueryPlan::bm25).
 // Every path returns exactly the exhaustive top k, ties by smaller docid.
 #pragma once
 
@@ -26,7 +28,8 @@ public:
 
     SearchResult evaluate(const QueryPlan& plan) const override;
 
-    enum class Path { kImpacts, kPhrases, kBlocks, kWholeLists };
+    // kBoolean: required or prohibited terms, no phrase (query/boolean_search.hpp).
+    enum class Path { kBoolean, kImpacts, kPhrases, kBlocks, kWholeLists };
     // The path a plan takes (the list at the top).
     Path path_for(const QueryPlan& plan) const;
 

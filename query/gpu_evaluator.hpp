@@ -31,8 +31,8 @@ public:
     SearchResult evaluate(const QueryPlan& plan) const override;
     // The whole batch with few launches and one synchronization (split
     // where it holds more than max_batch() plans). The device answers one
-    // mode, k and scoring at a time: a batch that mixes them goes as one
-    // device batch per kind.
+    // mode, k, scoring and BM25 (k1, b) at a time: a batch that mixes them
+    // goes as one device batch per kind.
     std::vector<SearchResult> evaluate_batch(std::span<const QueryPlan> plans) const override;
     // Plans answered together at most (by the accumulators' device memory).
     size_t max_batch() const;
@@ -41,8 +41,10 @@ public:
     const GpuOptions& options() const { return options_; }
 
 private:
-    // The present terms of a plan, with how to load their lists.
-    GpuQuery gpu_query(const QueryPlan& plan) const;
+    // The present terms of a plan, with how to load their lists; with
+    // impacts, their integer query weights (query/impact_weights.hpp) and,
+    // in *impact_scale_bits, the power of two the scores are divided by.
+    GpuQuery gpu_query(const QueryPlan& plan, unsigned* impact_scale_bits = nullptr) const;
     // The pending plans (indexes into `plans`) evaluated like the first of
     // them, as one device batch, into `results`; returns the others.
     std::vector<size_t> answer_alike(std::span<const QueryPlan> plans, const std::vector<size_t>& pending,

@@ -9,8 +9,8 @@ namespace invidx {
 
 static_assert(layout::kQueryBlockPostings == 128, "ImpactBlockCursor's buffers hold one block");
 
-ImpactBlockCursor::ImpactBlockCursor(const QueryList& list)
-    : list_(&list), blocks_(list.blocks().data()), block_count_(list.blocks().size()) {
+ImpactBlockCursor::ImpactBlockCursor(const QueryList& list, uint64_t weight)
+    : list_(&list), weight_(weight), blocks_(list.blocks().data()), block_count_(list.blocks().size()) {
     ensure(list.has_impacts(), "ImpactBlockCursor: the query layout has no impacts (invidx weight makes them)");
     enter_block(0);
 }

@@ -4,7 +4,9 @@
 // last docids, shallow block maxima), but a posting's contribution is its
 // stored integer impact and a block's bound its stored integer maximum:
 // nothing of BM25 is evaluated at query time, and a block's impacts are
-// decoded only when one of its postings is scored.
+// decoded only when one of its postings is scored. A cursor has its term's
+// integer query weight (query/impact_weights.hpp; 1 for plain text): its
+// contributions and bounds are the impacts and block maxima times it.
 //
 // Its own code rather than a BlockCursor inside: next_geq within a block
 // scans forward instead of binary searching (probes land mostly a few
@@ -26,12 +28,15 @@ namespace invidx {
 
 class ImpactBlockCursor {
 public:
-    // `list` (of a layout with impacts) must outlive the cursor. Decodes the first block's docids.
-    explicit ImpactBlockCursor(const QueryList& list);
+    // `list` (of a layout with impacts) must outlive the cursor; `weight`
+    // multiplies every impact. Decodes the first block's docids.
+    explicit ImpactBlockCursor(const QueryList& list, uint64_t weight = 1);
 
     uint32_t docid() const { return docid_; }
     size_t size() const { return list_->df(); }
-    uint32_t max_impact() const { return list_->max_impact(); }
+    uint64_t weight() const { return weight_; }
+    // The list's largest contribution: its largest impact times the weight.
+    uint64_t max_impact() const { return weight_ * list_->max_impact(); }
     double max_score() const { return static_cast<double>(max_impact()); }
 
     void next() {
@@ -54,18 +59,20 @@ public:
         docid_ = docids_[position];
     }
 
-    uint32_t impact() {
+    // The current posting's contribution: its impact times the weight.
+    uint64_t impact() {
         if (impact_block_ != block_) decode_impacts();
-        return impacts_[position_];
+        return weight_ * impacts_[position_];
     }
 
-    // The largest impact of the first block whose last docid is >= target (0
-    // past the list's end), read without decoding; never behind the current block.
-    uint32_t block_max_impact(uint32_t target) {
+    // The largest contribution in the first block whose last docid is >=
+    // target (0 past the list's end), read without decoding; never behind
+    // the current block.
+    uint64_t block_max_impact(uint32_t target) {
         size_t from = std::max(shallow_, block_);
         if (from < block_count_ && blocks_[from].last_docid < target) from = find_block(from + 1, target);
         shallow_ = from;
-        return from < block_count_ ? blocks_[from].max_impact : 0;
+        return from < block_count_ ? weight_ * blocks_[from].max_impact : 0;
     }
     double block_max_score(uint32_t target) { return static_cast<double>(block_max_impact(target)); }
     // That block's last docid (kNoDocument past the end), after block_max_impact.
@@ -89,6 +96,7 @@ private:
     size_t find_block(size_t from, uint32_t target) const;
 
     const QueryList* list_;
+    uint64_t weight_;
     const QueryBlock* blocks_;
     size_t block_count_;
     size_t block_ = 0;

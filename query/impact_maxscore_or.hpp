@@ -5,8 +5,9 @@
 // read without decoding, non-essential lists probed while they can still
 // lift the candidate above the threshold; the one loop of
 // query/maxscore_loop.hpp), scored for ImpactBlockCursors only: scores,
-// bounds and the threshold are uint32 sums of impacts, and the top k is an
-// ImpactTopK of 64-bit keys. Integer sums are exact in any order,
+// bounds and the threshold are integer sums of impacts times their query
+// weights (uint32 where every sum fits, else uint64), and the top k is an
+// ImpactTopK of 64-bit (or 128-bit) keys. Integer sums are exact in any order,
 // so there is no per-term contribution array to sum in query order and no
 // slack on the bounds: a bound that only ties the threshold prunes (the
 // newcomer would rank after the kept document, docids arriving in

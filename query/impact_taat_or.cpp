@@ -24,6 +24,7 @@ constexpr uint32_t kScanChunk = 64;
 // (a block straddling two windows is decoded once).
 struct ListWindow {
     const QueryList* list = nullptr;
+    uint64_t weight = 1;  // the term's integer query weight: contributions are impact · weight
     std::span<const QueryBlock> blocks;
     size_t block = 0;
     size_t decoded = kNoBlock;
@@ -32,11 +33,11 @@ struct ListWindow {
 
     bool done() const { return block >= blocks.size(); }
 
-    // The largest block maximum of the blocks that may hold a docid below `end`.
-    uint32_t bound_before(uint32_t end) const {
+    // The largest block maximum of the blocks that may hold a docid below `end`, times the weight.
+    uint64_t bound_before(uint32_t end) const {
         uint32_t bound = 0;
         for (size_t b = block; b < blocks.size() && blocks[b].next_docid < end; ++b) bound = std::max(bound, blocks[b].max_impact);
-        return bound;
+        return weight * bound;
     }
 
     // Passes over the blocks that end before `end`, decoding nothing.
@@ -53,7 +54,7 @@ struct ListWindow {
         for (; block < blocks.size() && blocks[block].next_docid < end; ++block) {
             const QueryBlock& entry = blocks[block];
             const size_t n = entry.postings;
-            if (int64_t{entry.max_impact} <= useless) {
+            if (static_cast<int64_t>(weight * entry.max_impact) <= useless) {
                 if (entry.last_docid >= end) break;
                 continue;
             }
@@ -64,15 +65,17 @@ struct ListWindow {
                 ++stats.docid_blocks_decoded;
                 ++stats.tf_blocks_decoded;
             }
+            // Every weighted impact fits the accumulators: their type holds the query's largest score.
+            const auto w = static_cast<Accumulator>(weight);
             if (entry.next_docid >= begin && entry.last_docid < end) {
                 // Wholly inside the window: no test per posting.
-                for (size_t p = 0; p < n; ++p) acc[docids[p] - begin] += static_cast<Accumulator>(impacts[p]);
+                for (size_t p = 0; p < n; ++p) acc[docids[p] - begin] += static_cast<Accumulator>(static_cast<Accumulator>(impacts[p]) * w);
                 stats.documents_considered += n;
             } else {
                 for (size_t p = 0; p < n; ++p) {
                     const uint32_t docid = docids[p];
                     if (docid >= begin && docid < end) {
-                        acc[docid - begin] += static_cast<Accumulator>(impacts[p]);
+                        acc[docid - begin] += static_cast<Accumulator>(static_cast<Accumulator>(impacts[p]) * w);
                         ++stats.documents_considered;
                     }
                 }
@@ -83,8 +86,8 @@ struct ListWindow {
 };
 
 // Offers every document of acc[0, count) (docid begin + i) that can enter the top k.
-template <class Accumulator>
-void offer_window(const Accumulator* acc, uint32_t begin, uint32_t count, ImpactTopK& top, QueryStats& stats) {
+template <class Accumulator, class Top>
+void offer_window(const Accumulator* acc, uint32_t begin, uint32_t count, Top& top, QueryStats& stats) {
     // An accumulator of 0 is a document no list holds; every posting adds >= 1.
     // The threshold fits the accumulators' type: it is some document's score.
     auto floor = static_cast<Accumulator>(std::max<int64_t>(top.threshold(), 0));
@@ -98,15 +101,15 @@ void offer_window(const Accumulator* acc, uint32_t begin, uint32_t count, Impact
         for (uint32_t i = chunk; i < chunk_end; ++i) {
             if (acc[i] <= floor) continue;
             ++stats.documents_scored;
-            if (top.push(begin + i, static_cast<uint32_t>(acc[i]))) {
+            if (top.push(begin + i, acc[i])) {
                 floor = static_cast<Accumulator>(std::max<int64_t>(top.threshold(), 0));
             }
         }
     }
 }
 
-template <class Accumulator>
-void run_windows(std::span<ListWindow> lists, uint32_t window_docs, ImpactTopK& top, QueryStats& stats) {
+template <class Accumulator, class Top>
+void run_windows(std::span<ListWindow> lists, uint32_t window_docs, Top& top, QueryStats& stats) {
     uint64_t end_of_lists = 0;  // one past the largest docid
     for (const auto& list : lists) {
         if (!list.blocks.empty()) end_of_lists = std::max<uint64_t>(end_of_lists, uint64_t{list.blocks.back().last_docid} + 1);
@@ -150,41 +153,63 @@ void run_windows(std::span<ListWindow> lists, uint32_t window_docs, ImpactTopK& 
 
 }  // namespace
 
-std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lists, size_t k, QueryStats* stats,
-                                           uint32_t window_docs) {
+std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lists, std::span<const uint64_t> weights,
+                                           size_t k, QueryStats* stats, uint32_t window_docs) {
     ensure(window_docs > 0, "impact_taat_or: the window must hold a document");
+    ensure(weights.empty() || weights.size() == lists.size(), "impact_taat_or: one weight per list");
     QueryStats local;
-    ImpactTopK top(k);
+    std::vector<ScoredDocument> hits;
     if (!lists.empty() && k > 0) {
         std::vector<ListWindow> windows(lists.size());
         uint64_t most = 0;  // the largest score any document can have
         for (size_t i = 0; i < lists.size(); ++i) {
             windows[i].list = lists[i];
+            windows[i].weight = weights.empty() ? 1 : weights[i];
             windows[i].blocks = lists[i]->blocks();
             local.postings += lists[i]->df();
             local.blocks += lists[i]->blocks().size();
-            most += lists[i]->max_impact();
+            ensure(!__builtin_add_overflow(most, windows[i].weight * lists[i]->max_impact(), &most) &&
+                       most <= uint64_t{std::numeric_limits<int64_t>::max()},
+                   "impact_taat_or: scores beyond 63 bits (query/impact_weights.hpp keeps them below 2^53)");
         }
-        ensure(most <= std::numeric_limits<uint32_t>::max(), "impact_taat_or: scores beyond 32 bits (impact_taat_suits says no)");
+        // The narrowest accumulators that hold every score (and a top k of keys to match).
         if (most <= std::numeric_limits<uint16_t>::max()) {
+            ImpactTopK top(k);
             run_windows<uint16_t>(windows, window_docs, top, local);
-        } else {
+            hits = top.take_sorted();
+        } else if (most <= std::numeric_limits<uint32_t>::max()) {
+            ImpactTopK top(k);
             run_windows<uint32_t>(windows, window_docs, top, local);
+            hits = top.take_sorted();
+        } else {
+            WideImpactTopK top(k);
+            run_windows<uint64_t>(windows, window_docs, top, local);
+            hits = top.take_sorted();
         }
     }
     if (stats) *stats += local;
-    return top.take_sorted();
+    return hits;
+}
+
+std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lists, size_t k, QueryStats* stats,
+                                           uint32_t window_docs) {
+    return impact_taat_or(lists, {}, k, stats, window_docs);
+}
+
+bool impact_taat_suits(std::span<const QueryList* const> lists, std::span<const uint64_t> weights, uint64_t documents) {
+    uint64_t postings = 0;
+    uint64_t most = 0;
+    bool fits = true;
+    for (size_t i = 0; i < lists.size(); ++i) {
+        postings += lists[i]->df();
+        fits = fits && !__builtin_add_overflow(most, (weights.empty() ? 1 : weights[i]) * lists[i]->max_impact(), &most);
+    }
+    return lists.size() >= 2 && fits && most <= uint64_t{std::numeric_limits<int64_t>::max()} &&
+           postings * kImpactTaatDocsPerPosting >= documents;
 }
 
 bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documents) {
-    uint64_t postings = 0;
-    uint64_t most = 0;
-    for (const QueryList* list : lists) {
-        postings += list->df();
-        most += list->max_impact();
-    }
-    return lists.size() >= 2 && most <= std::numeric_limits<uint32_t>::max() &&
-           postings * kImpactTaatDocsPerPosting >= documents;
+    return impact_taat_suits(lists, {}, documents);
 }
 
 }  // namespace invidx

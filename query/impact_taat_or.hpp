@@ -38,9 +38,15 @@ namespace invidx {
 
 inline constexpr uint32_t kImpactWindowDocs = uint32_t{1} << 14;
 
-// `lists` (of a layout with impacts) in any order; their maxima must add up
-// to at most 2^32 − 1 (impact_taat_suits checks it).
+// `lists` (of a layout with impacts) in any order, each scored by its
+// impacts times its integer query weight (`weights`, one per list;
+// query/impact_weights.hpp; empty: all 1). The accumulators are 16, 32 or
+// 64-bit, the narrowest that holds the largest score; the weighted maxima
+// must add up to below 2^63 (impact_taat_suits checks it).
 // `window_docs` (> 0) is the window's width in docids: tests use narrow ones.
+std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lists, std::span<const uint64_t> weights,
+                                           size_t k, QueryStats* stats = nullptr, uint32_t window_docs = kImpactWindowDocs);
+// Every weight 1.
 std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lists, size_t k, QueryStats* stats = nullptr,
                                            uint32_t window_docs = kImpactWindowDocs);
 
@@ -54,6 +60,7 @@ std::vector<ScoredDocument> impact_taat_or(std::span<const QueryList* const> lis
 // query length and at k 10 and 1000 on the benchmark collections
 // (docs/PERFORMANCE.md, "Impact scoring").
 inline constexpr uint64_t kImpactTaatDocsPerPosting = 50;
-bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documents);
+bool impact_taat_suits(std::span<const QueryList* const> lists, std::span<const uint64_t> weights, uint64_t documents);
+bool impact_taat_suits(std::span<const QueryList* const> lists, uint64_t documents);  // every weight 1
 
 }  // namespace invidx

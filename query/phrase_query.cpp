@@ -4,7 +4,6 @@
 #include "query/query_error.hpp"
 
 namespace invidx {
-namespace {
 
 Phrase analyze_phrase(Analyzer& analyzer, std::string_view quoted) {
     Phrase phrase{.text = std::string(quoted), .terms = {}};
@@ -25,8 +24,6 @@ Phrase analyze_phrase(Analyzer& analyzer, std::string_view quoted) {
     }
     return phrase;
 }
-
-}  // namespace
 
 std::vector<Phrase> query_phrases(Analyzer& analyzer, std::string_view text) {
     std::vector<Phrase> phrases;

@@ -23,6 +23,10 @@ struct Phrase {
     std::vector<PhraseTerm> terms;  // in phrase order; the first has offset 0
 };
 
+// One phrase: `quoted` (the text between its quotes) analyzed as
+// documents are; no term when it analyzes away.
+Phrase analyze_phrase(Analyzer& analyzer, std::string_view quoted);
+
 // The quoted parts of `text`, in order. Every '"' opens or closes a phrase; an
 // odd number of them is a QueryError. Leading and trailing stop words of a
 // phrase constrain nothing (nothing is indexed there to check), so they are

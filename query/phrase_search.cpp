@@ -63,6 +63,7 @@ bool phrase_occurs(const BoundPhrase& bound, const std::vector<PositionalList>& 
 }  // namespace
 
 std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryTerms& terms,
+                                          std::span<const double> weights, std::span<const TermRole> roles,
                                           std::span<const Phrase> phrases, bool conjunctive, const Bm25& bm25,
                                           std::span<const double> norms, size_t k, QueryStats* stats) {
     QueryStats local;
@@ -72,10 +73,14 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
     std::vector<PositionalList> lists;
     lists.reserve(terms.terms.size());  // the cursors point into it
     std::vector<size_t> list_of_term(terms.terms.size(), kAbsent);
+    const auto role_of = [&](size_t t) {
+        const TermRole role = t < roles.size() ? roles[t] : TermRole::kOptional;
+        return conjunctive && role == TermRole::kOptional ? TermRole::kRequired : role;
+    };
     for (size_t t = 0; t < terms.terms.size(); ++t) {
         const auto& term = terms.terms[t];
         if (!term.index) {
-            if (conjunctive) return {};  // AND: a term no document has
+            if (role_of(t) == TermRole::kRequired) return {};  // a term every result holds, which no document has
             continue;
         }
         list_of_term[t] = lists.size();
@@ -87,7 +92,7 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
             list.starts[p] = start;
             start += list.postings.tfs[p];
         }
-        list.scored = ScoredList{.docids = list.postings.docids, .tfs = list.postings.tfs, .idf = bm25.idf(term.df), .max_score = 0.0};
+        list.scored = ScoredList{.docids = list.postings.docids, .tfs = list.postings.tfs, .idf = weights[t], .max_score = 0.0};
         counts.postings += list.postings.docids.size();
     }
     std::vector<PostingCursor> cursors;
@@ -109,8 +114,11 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
         }
         bound.push_back(std::move(b));
     }
-    if (conjunctive) {
-        for (size_t list = 0; list < lists.size(); ++list) required.push_back(list);
+    std::vector<size_t> prohibited;  // lists no result may be in
+    for (size_t t = 0; t < terms.terms.size(); ++t) {
+        if (list_of_term[t] == kAbsent) continue;
+        if (role_of(t) == TermRole::kRequired) required.push_back(list_of_term[t]);
+        if (role_of(t) == TermRole::kProhibited) prohibited.push_back(list_of_term[t]);
     }
     std::sort(required.begin(), required.end());
     required.erase(std::unique(required.begin(), required.end()), required.end());
@@ -133,14 +141,18 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
             continue;
         }
         ++counts.documents_considered;
-        const bool all_phrases = std::all_of(bound.begin(), bound.end(),
+        const bool held_prohibited = std::any_of(prohibited.begin(), prohibited.end(), [&](size_t list) {
+            cursors[list].next_geq(docid);
+            return cursors[list].docid() == docid;
+        });
+        const bool all_phrases = !held_prohibited && std::all_of(bound.begin(), bound.end(),
                                              [&](const BoundPhrase& b) { return phrase_occurs(b, lists, cursors); });
         if (all_phrases) {
             // Query-term order, absent terms adding 0.0, as in every algorithm (store/bm25.hpp).
             double score = 0.0;
             for (size_t t = 0; t < terms.terms.size(); ++t) {
                 double contribution = 0.0;
-                if (list_of_term[t] != kAbsent) {
+                if (list_of_term[t] != kAbsent && role_of(t) != TermRole::kProhibited) {
                     auto& cursor = cursors[list_of_term[t]];
                     cursor.next_geq(docid);
                     if (cursor.docid() == docid) contribution = bm25.score(cursor.idf(), cursor.tf(), norms[docid]);

@@ -7,6 +7,8 @@
 #include <iterator>
 
 #include "query/query_error.hpp"
+#include "query/query_syntax.hpp"
+#include "query/vector_query.hpp"
 
 namespace invidx {
 namespace {
@@ -152,7 +154,7 @@ private:
                 if (starts_with_folded(text, prefix)) text = folded_whitespace(std::string_view(text).substr(prefix.size()));
             }
             if (text.empty()) fail(at, "topic " + qid + " has no text in " + std::string(tag));
-            out.push_back({std::move(qid), std::move(text), line_of(at)});
+            out.push_back({std::move(qid), plain_query_text(text), line_of(at)});
             at = find_folded(content_, "<top>", end, content_.size());
         }
         if (out.empty()) fail(0, "no <top> topics (expected TREC topics, or 'qid<TAB>query text' lines)");
@@ -190,7 +192,7 @@ private:
             const size_t from = field + open.size();
             std::string text = folded_whitespace(decoded_entities(content_.substr(from, field_end - from)));
             if (text.empty()) fail(field, "topic " + qid + " has an empty " + std::string(open));
-            out.push_back({std::move(qid), std::move(text), line_of(at)});
+            out.push_back({std::move(qid), plain_query_text(text), line_of(at)});
             at = find_element_start("<topic", end, content_.size());
         }
         return out;
@@ -228,6 +230,46 @@ std::vector<QueryLine> parse_tab_separated(std::string_view content, const std::
     return out;
 }
 
+// One {"qid": ..., "vector": {"term": weight, ...}} a line ("id" for
+// "qid"); the query's text is the vector's JSON, which analyze_query reads
+// as a weighted query.
+std::vector<QueryLine> parse_json_vectors(std::string_view content, const std::string& name) {
+    std::vector<QueryLine> out;
+    size_t number = 0;
+    for (size_t begin = 0; begin < content.size();) {
+        size_t end = content.find('\n', begin);
+        if (end == std::string_view::npos) end = content.size();
+        const std::string_view line = content.substr(begin, end - begin);
+        begin = end + 1;
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        const auto fail = [&](const std::string& what) {
+            throw QueryError(name + ": line " + std::to_string(number) + ": " + what);
+        };
+        nlohmann::ordered_json query;
+        try {
+            query = parse_distinct_keys(line);
+        } catch (const QueryError& error) {
+            fail(error.what());
+        }
+        if (!query.is_object()) fail("expected a JSON object {\"qid\": ..., \"vector\": {\"term\": weight, ...}}");
+        const auto id = query.contains("qid") ? query.find("qid") : query.find("id");
+        std::string qid;
+        if (id != query.end() && id->is_string()) qid = id->get<std::string>();
+        if (id != query.end() && id->is_number_integer()) qid = id->dump();
+        if (qid.empty()) fail("a weighted query needs a \"qid\" (or \"id\"): a string or an integer");
+        if (const std::string problem = qid_problem(qid); !problem.empty()) fail(problem);
+        if (!query.contains("vector")) fail("query " + qid + " has no \"vector\" of term: weight");
+        try {
+            (void)term_vector(query["vector"]);  // checked here, so a bad line stops the run before any query
+        } catch (const QueryError& error) {
+            fail("query " + qid + ": " + error.what());
+        }
+        out.push_back({std::move(qid), query["vector"].dump(), number});
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<QueryLine> parse_query_file(std::string_view content, const std::string& name, TopicField field) {
@@ -235,6 +277,7 @@ std::vector<QueryLine> parse_query_file(std::string_view content, const std::str
     size_t first = 0;
     while (first < content.size() && is_space(content[first])) ++first;
     if (first < content.size() && content[first] == '<') return TopicReader(content, name, field).read();
+    if (first < content.size() && content[first] == '{') return parse_json_vectors(content, name);
     return parse_tab_separated(content, name);
 }
 

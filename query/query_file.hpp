@@ -5,9 +5,14 @@
 //    <title> ... <desc> Description: ... <narr> ... </top>, tags unclosed;
 //  - Web Track XML topics: <topic number="1"> <query>...</query>
 //    <description>...</description> </topic>.
-// A file whose first non-blank character is '<' is read as topics. The text
-// of a topic is its title (<title>, or <query>) or its description
-// (<desc>, or <description>), whitespace runs folded into one space.
+//  - weighted queries: one JSON object {"qid": ..., "vector": {"term":
+//    weight, ...}} a line ("id" for "qid"; Anserini's JsonVectorCollection
+//    queries); the query's text is the vector's JSON (a weighted query).
+// A file whose first non-blank character is '<' is read as topics, '{' as
+// weighted queries. The text of a topic is its title (<title>, or <query>)
+// or its description (<desc>, or <description>), whitespace runs folded
+// into one space, and is natural language: its operators are punctuation
+// (query/query_syntax.hpp's plain_query_text).
 // A qid is one word: whitespace or a control byte in it would break the
 // TREC run line it starts (`qid Q0 docno rank score tag`), so it is an error
 // naming the line.

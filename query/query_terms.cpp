@@ -24,13 +24,17 @@ QueryTerms query_terms(Analyzer& analyzer, const IndexReader& index, std::string
     seen.reserve(analyzed.size());
     for (const std::string& term : analyzed) {
         if (!seen.insert(term).second) continue;
-        QueryTerm entry;
-        entry.index = index.find_term(term);
-        if (entry.index) entry.df = index.term(*entry.index).df;
-        entry.term = term;
-        out.terms.push_back(std::move(entry));
+        out.terms.push_back(look_up_term(index, term));
     }
     return out;
+}
+
+QueryTerm look_up_term(const IndexReader& index, std::string term) {
+    QueryTerm entry;
+    entry.index = index.find_term(term);
+    if (entry.index) entry.df = index.term(*entry.index).df;
+    entry.term = std::move(term);
+    return entry;
 }
 
 }  // namespace invidx

@@ -31,4 +31,7 @@ struct QueryTerms {
 
 QueryTerms query_terms(Analyzer& analyzer, const IndexReader& index, std::string_view text);
 
+// One term looked up in the index as it is (no analysis).
+QueryTerm look_up_term(const IndexReader& index, std::string term);
+
 }  // namespace invidx

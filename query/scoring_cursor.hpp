@@ -31,18 +31,20 @@ concept TfCursor = DocumentCursor<C> && requires(C cursor, const C& view) {
     { view.idf() } -> std::same_as<double>;
 };
 
-// Scored by a precomputed integer impact (max_score: the list's largest impact).
+// Scored by a precomputed integer impact times an integer query weight
+// (max_score: the list's largest impact times it).
 template <class C>
 concept ImpactCursor = DocumentCursor<C> && requires(C cursor) {
-    { cursor.impact() } -> std::same_as<uint32_t>;  // of the current posting (may decode)
+    { cursor.impact() } -> std::same_as<uint64_t>;  // of the current posting (may decode), weighted
 };
 
 template <class C>
 concept ScoringCursor = TfCursor<C> || ImpactCursor<C>;
 
 // The current posting's contribution to its document's score; `norm` is the
-// document's Bm25::length_norm (unused by impact cursors). Impacts are small
-// integers, exact as doubles, so their sums are exact whatever the order.
+// document's Bm25::length_norm (unused by impact cursors). Weighted impacts
+// are integers below 2^53 (query/impact_weights.hpp), exact as doubles, so
+// their sums are exact whatever the order.
 template <ScoringCursor C>
 double posting_score(C& cursor, const Bm25& bm25, double norm) {
     if constexpr (ImpactCursor<C>) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "query/algorithm.hpp"
 #include "query/query_device.hpp"
@@ -25,6 +26,13 @@ struct SearchOptions {
     // integers, whatever the algorithm (query/cpu_evaluator.hpp). An index
     // without impacts, or a phrase, is a QueryError.
     QueryScoring scoring = QueryScoring::kBm25;
+    // BM25's k1 (finite, >= 0) and b (in [0, 1]) for this query; absent:
+    // the Searcher's (CONTENT.md §10: 0.9 and 0.4). Exact whatever k1 and b
+    // the query layout's block maxima were made with
+    // (query/bm25_weighting.hpp). With kImpact a QueryError: impacts are
+    // fixed when `invidx weight` runs.
+    std::optional<double> k1;
+    std::optional<double> b;
 };
 
 }  // namespace invidx

@@ -37,6 +37,7 @@ QueryPlan Searcher::plan(std::string_view text, const SearchOptions& options, An
 
 std::vector<QueryPlan> Searcher::plan_batch(std::span<const std::string> texts, const SearchOptions& options) const {
     if (options.scoring == QueryScoring::kImpact) scored_.require_impacts();
+    (void)scored_.weighting_for(options);  // bad k1, b: one error; else made once, before the threads ask
     std::vector<QueryPlan> plans(texts.size());
     // Ranges of 256 queries, each with a pooled analyzer. A batch of up to
     // 256 (the scheduler's) is analyzed on this thread (a few µs a query):
@@ -62,6 +63,7 @@ SearchResult Searcher::search(std::string_view text, const SearchOptions& option
 }
 
 std::vector<SearchResult> Searcher::search_all(std::span<const std::string> texts, const SearchOptions& options) const {
+    (void)scored_.weighting_for(options);  // another k1, b: its norms made once, before the threads ask
     std::vector<SearchResult> results(texts.size());
     // Analyzers own a stemmer and scratch tables: one per thread, made on first use.
     oneapi::tbb::enumerable_thread_specific<std::unique_ptr<Analyzer>> analyzers;
@@ -76,6 +78,7 @@ std::vector<SearchResult> Searcher::search_all(std::span<const std::string> text
 std::vector<SearchAttempt> Searcher::search_each(std::span<const std::string> texts, const SearchOptions& options) const {
     (void)evaluator(options.device);
     if (options.scoring == QueryScoring::kImpact) scored_.require_impacts();
+    (void)scored_.weighting_for(options);  // bad k1, b fail every query alike
     std::vector<SearchAttempt> attempts(texts.size());
     oneapi::tbb::enumerable_thread_specific<std::unique_ptr<Analyzer>> analyzers;
     oneapi::tbb::parallel_for(size_t{0}, texts.size(), [&](size_t i) {

@@ -8,6 +8,8 @@
 
 #include "query/phrase_query.hpp"
 #include "query/query_error.hpp"
+#include "query/query_syntax.hpp"
+#include "query/vector_query.hpp"
 
 namespace invidx {
 
@@ -16,14 +18,20 @@ QueryFeatures query_features(const Searcher& searcher, std::string_view text, co
     QueryFeatures features;
     features.mode = options.mode;
     features.k = options.k;
+    QueryTerms terms;
     try {
-        features.phrase = !query_phrases(analyzer, text).empty();
+        if (is_vector_query(text)) {
+            for (const auto& weighted : parse_term_vector(text)) terms.terms.push_back(look_up_term(searcher.index(), weighted.term));
+        } else {
+            // Phrases and required or prohibited clauses run on the CPU only.
+            features.phrase = !query_phrases(analyzer, text).empty() || has_boolean_syntax(text);
+            terms = query_terms(analyzer, searcher.index(), text);
+        }
     } catch (const QueryError&) {
-        // An unterminated quote: Searcher::search throws the same error, so
+        // Malformed syntax: Searcher::search throws the same error, so
         // send the query to the CPU, where it is reported for this query.
         features.phrase = true;
     }
-    const QueryTerms terms = query_terms(analyzer, searcher.index(), text);
     for (const auto& term : terms.terms) {
         if (!term.index) continue;
         ++features.terms;

@@ -5,16 +5,15 @@
 #include <libdeflate.h>
 #endif
 
+#include <algorithm>
+#include <array>
 #include <memory>
+#include <string>
 
 #include "invidx/error.hpp"
 
 namespace invidx {
 namespace {
-
-// Level 1: the store is written during the build, which it must not slow
-// down much (docs/performance-log.md); a higher level gains a few percent.
-constexpr int kLevel = 1;
 
 #if defined(INVIDX_HAVE_LIBDEFLATE)
 struct CompressorDeleter {
@@ -23,9 +22,12 @@ struct CompressorDeleter {
 struct DecompressorDeleter {
     void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
 };
-// One per thread: they are not thread-safe, and allocating one per block costs more than the block.
-libdeflate_compressor* compressor() {
-    thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> c(libdeflate_alloc_compressor(kLevel));
+// One per thread and level: they are not thread-safe, and allocating one
+// per block costs more than the block.
+libdeflate_compressor* compressor(int level) {
+    thread_local std::array<std::unique_ptr<libdeflate_compressor, CompressorDeleter>, kMaxCompressionLevel + 1> by_level;
+    auto& c = by_level.at(static_cast<size_t>(level));
+    if (!c) c.reset(libdeflate_alloc_compressor(level));
     ensure(c != nullptr, "out of memory for a libdeflate compressor");
     return c.get();
 }
@@ -38,10 +40,12 @@ libdeflate_decompressor* decompressor() {
 
 }  // namespace
 
-void compress_block(std::string_view bytes, std::string& out) {
+void compress_block(std::string_view bytes, std::string& out, int level) {
+    if (level < kMinCompressionLevel || level > kMaxCompressionLevel)
+        throw Error("compression level " + std::to_string(level) + " is not in [0, 12]");
     const size_t start = out.size();
 #if defined(INVIDX_HAVE_LIBDEFLATE)
-    libdeflate_compressor* c = compressor();
+    libdeflate_compressor* c = compressor(level);
     out.resize(start + libdeflate_zlib_compress_bound(c, bytes.size()));
     const size_t written = libdeflate_zlib_compress(c, bytes.data(), bytes.size(), out.data() + start, out.size() - start);
     ensure(written != 0, "libdeflate could not compress a block of " + std::to_string(bytes.size()) + " bytes");
@@ -50,7 +54,8 @@ void compress_block(std::string_view bytes, std::string& out) {
     uLongf bound = compressBound(static_cast<uLong>(bytes.size()));
     out.resize(start + bound);
     const int status = compress2(reinterpret_cast<Bytef*>(out.data() + start), &bound,
-                                 reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uLong>(bytes.size()), kLevel);
+                                 reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uLong>(bytes.size()),
+                                 std::min(level, Z_BEST_COMPRESSION));
     ensure(status == Z_OK, "zlib could not compress a block of " + std::to_string(bytes.size()) + " bytes");
     out.resize(start + bound);
 #endif

@@ -9,8 +9,15 @@
 
 namespace invidx {
 
-// `bytes` compressed at a fast level, appended to `out`.
-void compress_block(std::string_view bytes, std::string& out);
+// The zlib levels a block may be compressed at: 0 stores the bytes as
+// they are (zlib "stored" blocks, about the cost of a copy), 1 is the
+// fastest that compresses, 12 (libdeflate; zlib stops at 9) the smallest.
+inline constexpr int kMinCompressionLevel = 0;
+inline constexpr int kMaxCompressionLevel = 12;
+
+// `bytes` compressed at `level` (kMinCompressionLevel..kMaxCompressionLevel;
+// above 9 is 9 where the build has no libdeflate), appended to `out`.
+void compress_block(std::string_view bytes, std::string& out, int level);
 // The `uncompressed_bytes` bytes `compressed` decodes to; false when it is
 // not a zlib stream of exactly that many bytes.
 bool decompress_block(std::string_view compressed, uint64_t uncompressed_bytes, std::string& out);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "invidx/error.hpp"
+#include "store/ciff_import.hpp"
 #include "store/output_path.hpp"
 #include "store/protobuf_wire.hpp"
 #include "store/replacing_file.hpp"
@@ -50,6 +51,15 @@ void write_delimited(std::ostream& out, const std::string& message, std::string&
 }  // namespace
 
 std::string default_ciff_description(const IndexReader& index) {
+    // An index imported from CIFF gives back its file's description, so the
+    // export of a canonical file is that file (store/ciff_import.hpp).
+    if (const auto& report = index.report(); report && report->is_object() && report->contains(std::string(kCiffImportReportKey))) {
+        const auto& imported = (*report)[std::string(kCiffImportReportKey)];
+        if (imported.is_object() && imported.contains("header") && imported["header"].is_object() &&
+            imported["header"].contains("description") && imported["header"]["description"].is_string()) {
+            return imported["header"]["description"].get<std::string>();
+        }
+    }
     const auto& analysis = index.analysis();
     return "invidx index, format 1; stemmer " + analysis.stemmer + ", stopwords " + analysis.stopwords_name +
            (index.positional() ? ", positional" : "");

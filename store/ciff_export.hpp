@@ -23,7 +23,8 @@ void export_ciff(const IndexReader& index, std::ostream& out, std::string descri
 void export_ciff_file(const IndexReader& index, const std::filesystem::path& file, std::string description);
 
 // The description the invidx tool writes when none is given: names the
-// analysis, never paths, so equal indexes export to equal bytes.
+// analysis, never paths, so equal indexes export to equal bytes. An index
+// imported from CIFF (store/ciff_import.hpp) gives its file's description.
 std::string default_ciff_description(const IndexReader& index);
 
 }  // namespace invidx

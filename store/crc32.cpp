@@ -3,12 +3,15 @@
 #include <array>
 
 #include <zlib.h>
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+#include <libdeflate.h>
+#endif
 
 namespace invidx {
 namespace {
 
-// Slicing-by-8: eight tables let the loop consume 8 bytes per step, which
-// keeps checksumming an index about as fast as reading it.
+// Slicing-by-8 (where the build has no libdeflate): eight tables let the
+// loop consume 8 bytes per step.
 using Tables = std::array<std::array<uint32_t, 256>, 8>;
 
 constexpr Tables make_tables() {
@@ -32,6 +35,11 @@ constexpr Tables kTables = make_tables();
 }  // namespace
 
 void Crc32::update(const void* data, size_t size) {
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+    // libdeflate's carry-less-multiply CRC-32: several times the tables' speed
+    // (every byte the index writes, and the document store's text, pass here).
+    state_ = ~libdeflate_crc32(~state_, data, size);
+#else
     auto bytes = static_cast<const unsigned char*>(data);
     uint32_t crc = state_;
     while (size >= 8) {
@@ -46,6 +54,7 @@ void Crc32::update(const void* data, size_t size) {
     }
     while (size-- > 0) crc = (crc >> 8) ^ kTables[0][(crc ^ *bytes++) & 0xFFu];
     state_ = crc;
+#endif
 }
 
 uint32_t crc32_concat(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {

@@ -1,6 +1,7 @@
 // documents-text.bin, the optional document store (docs/FORMAT.md,
 // "documents-text.bin"): each document's text as the parser saw it and, for
-// JSONL, its other fields, in zlib-compressed blocks of consecutive docids.
+// JSONL, its other fields, in zlib blocks of consecutive docids (compressed
+// at "store.level", or stored uncompressed at level 0).
 #pragma once
 
 #include <cstdint>

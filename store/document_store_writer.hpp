@@ -1,9 +1,11 @@
 // Writes documents-text.bin (store/document_store_layout.hpp) as documents
-// come, in docid order. Full blocks are compressed by a few threads of the
-// writer's own (the caller, the frame node's one docid step, only copies
-// bytes) and written in block order by the caller; the block table goes to
-// a scratch file beside it. Memory: the block in progress plus at most
-// `max_in_flight` blocks being compressed, whatever the collection's size.
+// come, in docid order. The caller (the frame node's one docid step) only
+// copies records into the block in progress: full blocks are compressed (or
+// framed as stored, at level 0) by a few threads of the writer's own and
+// written in block order by one more, so neither checksums nor file writes
+// run on the caller's thread. The block table goes to a scratch file beside
+// it. Memory: the block in progress plus at most `max_in_flight` blocks on
+// their way, whatever the collection's size; the caller waits beyond that.
 #pragma once
 
 #include <condition_variable>
@@ -24,8 +26,10 @@ namespace invidx {
 
 class DocumentStoreWriter {
 public:
-    // compression_threads 0: about half the cores (at least one).
-    explicit DocumentStoreWriter(const std::filesystem::path& path, unsigned compression_threads = 0);
+    // `level`: the blocks' zlib level (store/block_compression.hpp; 0
+    // stores them uncompressed). compression_threads 0: about half the
+    // cores (at least one), two at most at level 0.
+    DocumentStoreWriter(const std::filesystem::path& path, int level, unsigned compression_threads = 0);
     ~DocumentStoreWriter();
     DocumentStoreWriter(const DocumentStoreWriter&) = delete;
     DocumentStoreWriter& operator=(const DocumentStoreWriter&) = delete;
@@ -50,11 +54,13 @@ private:
     };
 
     void submit_block();
-    void write_done_blocks(bool wait_for_all);
+    void rethrow_failure();  // with mutex_ held
     void write(PendingBlock& block);
     void compress_loop();
+    void write_loop();
     void stop_threads();
 
+    const int level_;
     std::unique_ptr<BinaryWriter> out_;
     std::unique_ptr<BinaryWriter> table_;  // scratch: one entry per block
     std::string block_;                    // records of the block in progress
@@ -68,10 +74,13 @@ private:
     size_t max_in_flight_ = 0;
     std::mutex mutex_;
     std::condition_variable work_ready_;   // to the compression threads
-    std::condition_variable block_done_;   // to the caller
-    std::exception_ptr failure_;           // the first compression error
-    bool stopping_ = false;
-    std::vector<std::thread> threads_;
+    std::condition_variable block_done_;   // to the writing thread
+    std::condition_variable space_;        // to the caller: a block was written
+    std::exception_ptr failure_;           // the first compression or write error
+    bool input_closed_ = false;            // finish(): no more blocks; write the rest
+    bool stopping_ = false;                // threads return
+    std::vector<std::thread> threads_;     // compression
+    std::thread writer_;                   // writes done blocks in block order
 };
 
 }  // namespace invidx

@@ -173,6 +173,41 @@ std::vector<double> document_norms(const IndexReader& index, const QueryPostings
     return norms;
 }
 
+// Impacts that are tfs (store/tf_impacts.hpp): each impact is its posting's
+// tf and each block maximum its postings' largest tf, exactly (a maximum too
+// low would let pruning drop a document, one too high only slows it, but
+// either says the layout is not what its header claims).
+template <class Fail>
+void check_tf_impacts(const QueryPostings& layout, const QueryList& list, const run_list::DecodedList& decoded,
+                      const Fail& fail) {
+    std::vector<uint32_t> impacts(layout::kQueryBlockPostings);
+    size_t start = 0;
+    for (size_t k = 0; k < list.blocks().size(); ++k) {
+        const QueryBlock& block = list.blocks()[k];
+        const std::span<uint32_t> block_impacts(impacts.data(), block.postings);
+        list.decode_impacts(k, block_impacts);
+        uint32_t largest = 0;
+        for (size_t i = 0; i < block.postings; ++i) {
+            const uint32_t tf = decoded.tfs[start + i];
+            if (block_impacts[i] != tf) {
+                fail(", block " + std::to_string(k) + ": posting " + std::to_string(start + i) + " has impact " +
+                     std::to_string(block_impacts[i]) + " but tf " + std::to_string(tf) +
+                     " (the header says impacts are tfs)");
+            }
+            largest = std::max(largest, tf);
+        }
+        if (block.max_impact != largest) {
+            fail(", block " + std::to_string(k) + ": field 'max_impact' is " + std::to_string(block.max_impact) +
+                 " but its postings' largest tf is " + std::to_string(largest));
+        }
+        start += block.postings;
+    }
+    if (static_cast<double>(list.max_impact()) > layout.max_weight()) {
+        fail(": tf " + std::to_string(list.max_impact()) + " is above the header's max_weight " +
+             std::to_string(layout.max_weight()) + " (the largest tf)");
+    }
+}
+
 // What search cannot check without decoding every posting: a query.post list
 // holds the run files' postings, and each block maximum is its postings'
 // largest tf part (one too low would let pruning drop a document).
@@ -196,6 +231,7 @@ void check_query_list(const IndexReader& index, const QueryPostings& layout, uin
         fail(", block " + std::to_string(i / layout::kQueryBlockPostings) + ": posting " + std::to_string(i) +
              " differs from the run files' postings of the term");
     }
+    if (layout.impacts_are_tfs()) check_tf_impacts(layout, list, decoded, fail);
     if (norms.empty()) return;
     const Bm25 bm25(layout.parameters(), index.num_documents(), index.average_length());
     size_t start = 0;

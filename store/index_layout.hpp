@@ -49,6 +49,12 @@ inline constexpr uint32_t kQueryBlockPostings = 128;
 // BM25 impacts per block (store/impacts.hpp) beside the tfs.
 inline constexpr uint32_t kQueryPostingsImpactVersion = 2;
 inline constexpr uint64_t kQueryImpactBlockEntryBytes = 28;  // version 1's, impact bytes, block maximum impact
+// query.post version 3 (`invidx weight --impacts tf`, store/tf_impacts.hpp):
+// version 2's, plus a u32 impact_source after max_weight saying what the
+// impacts are; version 2 files stay as they were.
+inline constexpr uint32_t kQueryPostingsSourcedImpactVersion = 3;
+inline constexpr uint32_t kImpactSourceQuantizedBm25 = 0;
+inline constexpr uint32_t kImpactSourceTf = 1;
 
 // "runs/run-000007.post": relative to the index directory.
 inline std::string run_file_name(uint32_t run) {

@@ -332,9 +332,9 @@ void IndexWriter::write_report(const nlohmann::json& report) {
     report_written_ = true;
 }
 
-void IndexWriter::enable_document_store() {
+void IndexWriter::enable_document_store(int level) {
     ensure(!published_ && !document_store_, "the document store is enabled once, before publish");
-    document_store_ = std::make_unique<DocumentStoreWriter>(temp_dir_ / layout::kDocumentTextFile);
+    document_store_ = std::make_unique<DocumentStoreWriter>(temp_dir_ / layout::kDocumentTextFile, level);
 }
 
 void IndexWriter::write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write) {
@@ -345,6 +345,17 @@ void IndexWriter::write_binary_file(const std::string& relative_path, const std:
     BinaryWriter out(temp_dir_ / relative_path, SyncOnFinish::no);
     write(out);
     out.finish_with_crc();
+    record_file(relative_path, out);
+}
+
+void IndexWriter::write_whole_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write) {
+    ensure(!published_, "index already published");
+    ensure(std::none_of(written_files_.begin(), written_files_.end(),
+                        [&](const ManifestFile& file) { return file.path == relative_path; }),
+           relative_path + " written twice");
+    BinaryWriter out(temp_dir_ / relative_path, SyncOnFinish::no);
+    write(out);
+    out.finish();
     record_file(relative_path, out);
 }
 

@@ -130,8 +130,9 @@ public:
     // Keep each document's text and metadata (documents-text.bin,
     // store/document_store_writer.hpp); before the first document. The
     // caller appends to document_store() in docid order, on one thread;
-    // publish() checks it holds every document and lists it.
-    void enable_document_store();
+    // publish() checks it holds every document and lists it. `level`: the
+    // blocks' zlib level (0 uncompressed .. 12, store/block_compression.hpp).
+    void enable_document_store(int level = 0);
     DocumentStoreWriter* document_store() { return document_store_.get(); }
     // Sorts byte-wise by term and writes dictionary.bin; after every run.
     void write_dictionary(std::vector<DictionaryTerm> terms);
@@ -145,6 +146,10 @@ public:
     // Any other binary file (query.post): `write` fills it, then its CRC-32
     // is appended and it is listed in the manifest like the others.
     void write_binary_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write);
+    // Or a file whose bytes `write` gives whole, its own CRC-32 included
+    // (one copied from another index: invidx merge carries
+    // documents-text.bin); listed like the others, nothing appended.
+    void write_whole_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write);
     // Writes manifest.json, syncs, and moves the directory to final_dir
     // (replacing an existing invidx index or an empty directory only): by
     // exchange where possible, else old aside, new in (docs/FORMAT.md).

@@ -30,11 +30,18 @@ T get(const json& object, const char* key, const std::string& file, const std::s
 json analysis_to_json(const AnalysisSettings& analysis) {
     json html = json::object();
     for (const auto& row : kInputFormats) html[std::string(row.name)] = analysis.html[row.format];
-    return json{{"stopwords_name", analysis.stopwords_name},
+    json object{{"stopwords_name", analysis.stopwords_name},
                 {"stopwords", analysis.stopwords},
                 {"stemmer", analysis.stemmer},
                 {"html", html},
                 {"positions", analysis.positions}};
+    // Written for pre-weighted indexes only, so a text index's manifest is
+    // as before (FORMAT.md "Pre-weighted documents (jsonvector)").
+    if (analysis.pre_weighted) {
+        object["pre_weighted"] = true;
+        object["vector_scale"] = analysis.vector_scale;
+    }
+    return object;
 }
 
 AnalysisSettings analysis_from_json(const json& object, const std::string& file) {
@@ -51,6 +58,10 @@ AnalysisSettings analysis_from_json(const json& object, const std::string& file)
         analysis.html[row.format] = get<bool>(html, name.c_str(), file, "/analysis/html");
     }
     analysis.positions = get<bool>(object, "positions", file, "/analysis");
+    if (object.contains("pre_weighted")) {
+        analysis.pre_weighted = get<bool>(object, "pre_weighted", file, "/analysis");
+        analysis.vector_scale = get<uint32_t>(object, "vector_scale", file, "/analysis");
+    }
     return analysis;
 }
 

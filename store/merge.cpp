@@ -1,23 +1,27 @@
 #include "store/merge.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "invidx/error.hpp"
 #include "store/run_list.hpp"
 #include "store/codecs/registry.hpp"
+#include "store/document_store_layout.hpp"
 #include "store/impacts.hpp"
 #include "store/index_layout.hpp"
 #include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
 #include "store/query_postings_writer.hpp"
+#include "store/verified_file.hpp"
 
 namespace invidx {
 
 void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& options) {
     const codecs::Codec* query_codec = options.query_codec ? &codecs::find_codec(*options.query_codec) : nullptr;
-    ensure(query_codec || (!options.impact_bits && !options.impacts), "impacts live in the query layout: they need a query codec");
-    ensure(!(options.impact_bits && options.impacts), "impact bits or precomputed impacts, not both");
+    ensure(query_codec || (!options.impact_bits && !options.impacts && !options.tf_impacts), "impacts live in the query layout: they need a query codec");
+    ensure(int{options.impact_bits.has_value()} + int{options.impacts != nullptr} + int{options.tf_impacts} <= 1,
+           "impact bits, precomputed impacts or tf impacts, one at most");
     // Bad bits or a bad largest weight fail before anything is written.
     if (options.impact_bits) (void)ImpactQuantizer(1.0, *options.impact_bits);
     if (options.impacts) (void)ImpactQuantizer(options.impacts->max_weight, options.impacts->bits);
@@ -71,6 +75,16 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
             }
         }
         writer->append_documents(batch);
+        // The document store, if any, as it is: docids do not change.
+        if (const VerifiedFile* store = old_index.index_file(layout::kDocumentTextFile)) {
+            writer->write_whole_file(std::string(layout::kDocumentTextFile), [&](BinaryWriter& out) {
+                constexpr uint64_t kChunk = uint64_t{16} << 20;
+                for (uint64_t offset = 0; offset < store->size(); offset += kChunk) {
+                    stop_if_asked();
+                    out.bytes(store->range(offset, std::min(kChunk, store->size() - offset)));  // verified as read
+                }
+            });
+        }
         writer->write_dictionary(std::move(terms));
         if (old_index.report()) writer->write_report(*old_index.report());
         if (query_codec) {
@@ -81,6 +95,7 @@ void merge_runs(const std::filesystem::path& index_dir, const MergeOptions& opti
                                                                {.parameters = options.query_parameters,
                                                                 .impact_bits = options.impact_bits,
                                                                 .impacts = options.impacts,
+                                                                .tf_impacts = options.tf_impacts,
                                                                 .stop = options.stop});
                                       });
         }

@@ -2,7 +2,8 @@
 // partial lists, one per run, are combined into a single list, so a query
 // reads one contiguous list per term. The result is a new index with one
 // run file, written beside the old one and renamed over it atomically
-// (IndexWriter's publish protocol); its content and CIFF export are unchanged.
+// (IndexWriter's publish protocol); its content and CIFF export are unchanged
+// and its document store (documents-text.bin), if any, is copied as it is.
 // With a query codec the new index also holds the query-ready layout.
 #pragma once
 
@@ -29,6 +30,8 @@ struct MergeOptions {
     // Or impacts of the index's postings computed already (on a GPU), stored
     // as they are; not with impact_bits. Must outlive the call.
     const PostingImpacts* impacts = nullptr;
+    // Or impacts that are the postings' tfs (store/tf_impacts.hpp); not with the two above.
+    bool tf_impacts = false;
     // A stop request (SIGINT, SIGTERM: tools/invidx/interrupts.hpp) is
     // honoured between terms and batches until publishing begins: the
     // temporary directory is removed, the index left as it was, and

@@ -31,10 +31,12 @@ QueryPostings::QueryPostings(const IndexReader& index)
     if (file.size() < 4) throw FormatError(name_, "field 'crc32': file too short");
     bytes_ = file.substr(0, file.size() - 4);
     BinaryReader in(name_, bytes_, 0, file_);
-    // Version 1, or version 2 with impacts; the version field decides which.
+    // Version 1, version 2 with impacts or version 3 with impacts and their
+    // source; the version field decides which.
     const uint32_t version = bytes_.size() >= 12 ? load_u32(bytes_.data() + 8) : layout::kFileVersion;
-    in.expect_header(layout::kQueryPostingsMagic,
-                     version == layout::kQueryPostingsImpactVersion ? layout::kQueryPostingsImpactVersion : layout::kFileVersion);
+    const bool with_impacts =
+        version == layout::kQueryPostingsImpactVersion || version == layout::kQueryPostingsSourcedImpactVersion;
+    in.expect_header(layout::kQueryPostingsMagic, with_impacts ? version : layout::kFileVersion);
     if (in.u32("block_postings") != layout::kQueryBlockPostings) {
         in.fail("block_postings", "must be " + std::to_string(layout::kQueryBlockPostings));
     }
@@ -51,7 +53,7 @@ QueryPostings::QueryPostings(const IndexReader& index)
         in.fail("codec", error.message());
     }
     entry_bytes_ = layout::kQueryBlockEntryBytes;
-    if (version == layout::kQueryPostingsImpactVersion) {
+    if (with_impacts) {
         const uint32_t bits = in.u32("impact_bits");
         if (bits < kMinImpactBits || bits > kMaxImpactBits) {
             in.fail("impact_bits", std::to_string(bits) + " is not " + std::to_string(kMinImpactBits) + " to " +
@@ -60,6 +62,19 @@ QueryPostings::QueryPostings(const IndexReader& index)
         impact_bits_ = bits;
         max_weight_ = std::bit_cast<double>(in.u64("max_weight"));
         if (!std::isfinite(max_weight_) || max_weight_ <= 0.0) in.fail("max_weight", "not a positive weight");
+        if (version == layout::kQueryPostingsSourcedImpactVersion) {
+            const uint32_t source = in.u32("impact_source");
+            if (source != layout::kImpactSourceQuantizedBm25 && source != layout::kImpactSourceTf) {
+                in.fail("impact_source", std::to_string(source) + " is not 0 (quantized BM25) or 1 (tf)");
+            }
+            impacts_are_tfs_ = source == layout::kImpactSourceTf;
+            // Impacts that are tfs: max_weight is the largest, an impact itself.
+            if (impacts_are_tfs_ && (max_weight_ != std::floor(max_weight_) || max_weight_ < 1.0 ||
+                                     max_weight_ > static_cast<double>((uint32_t{1} << bits) - 1))) {
+                in.fail("max_weight", "impacts that are tfs need a max_weight that is a tf of " + std::to_string(bits) +
+                                             " bits, not " + std::to_string(max_weight_));
+            }
+        }
         entry_bytes_ = layout::kQueryImpactBlockEntryBytes;
     }
     lists_start_ = in.position();

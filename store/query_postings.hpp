@@ -80,7 +80,11 @@ public:
     // (store/impacts.hpp) of impact_bits() bits, scaled by max_weight().
     bool has_impacts() const { return impact_bits_ != 0; }
     unsigned impact_bits() const { return impact_bits_; }
+    // Quantized BM25: the largest BM25 weight; impacts that are tfs: the largest tf.
     double max_weight() const { return max_weight_; }
+    // Version 3 with impact_source 1 (`invidx weight --impacts tf`,
+    // store/tf_impacts.hpp): every impact is its posting's tf, unquantized.
+    bool impacts_are_tfs() const { return impacts_are_tfs_; }
     const std::string& file_name() const { return name_; }
     const VerifiedFile& file() const { return *file_; }
 
@@ -106,6 +110,7 @@ private:
     const codecs::Codec* codec_ = nullptr;
     Bm25Parameters parameters_;
     unsigned impact_bits_ = 0;  // 0: version 1, no impacts
+    bool impacts_are_tfs_ = false;
     double max_weight_ = 0.0;
     uint64_t entry_bytes_ = 0;  // of a block entry
     uint64_t lists_start_ = 0;

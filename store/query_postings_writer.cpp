@@ -12,6 +12,7 @@
 #include "store/codecs/docid_gaps.hpp"
 #include "store/impacts.hpp"
 #include "store/index_layout.hpp"
+#include "store/tf_impacts.hpp"
 
 namespace invidx {
 namespace {
@@ -26,11 +27,13 @@ struct EncodedList {
     std::string data;
 };
 
-// The impacts of one term's postings: quantized here from its weights, or
-// taken from impacts computed before.
+// The impacts of one term's postings: quantized here from its weights,
+// taken from impacts computed before, or its tfs themselves (max_impact: 2^bits − 1).
 struct ImpactSource {
     const ImpactQuantizer* quantizer = nullptr;
     const PostingImpacts* precomputed = nullptr;
+    bool tfs = false;
+    uint32_t max_impact = 0;
 };
 
 void encode_list(const IndexReader& index, uint64_t term, const codecs::Codec& codec, const Bm25& bm25,
@@ -68,15 +71,17 @@ void encode_list(const IndexReader& index, uint64_t term, const codecs::Codec& c
         put_little_endian(out.entries, docid_bytes, 4);  // a block of 128 values is far below 4 GiB
         put_little_endian(out.entries, tf_bytes, 4);
         put_little_endian(out.entries, std::bit_cast<uint64_t>(max_tf_part), 8);
-        if (impacts.quantizer) {
+        if (impacts.quantizer || impacts.tfs) {
             // Impacts are >= 1: stored as impact − 1, like tfs.
             uint32_t max_impact = 0;
             for (size_t i = 0; i < n; ++i) {
-                const uint32_t impact =
-                    given ? given[start + i] : (*impacts.quantizer)(bm25.score(idf, tfs[i], norms[docids[i]]));
-                if (impact < 1 || impact > impacts.quantizer->max_impact()) {
-                    throw Error("precomputed impacts: " + std::to_string(impact) + " is not in 1.." +
-                                std::to_string(impacts.quantizer->max_impact()));
+                const uint32_t impact = impacts.tfs ? tfs[i]
+                                        : given     ? given[start + i]
+                                                    : (*impacts.quantizer)(bm25.score(idf, tfs[i], norms[docids[i]]));
+                if (impact < 1 || impact > impacts.max_impact) {
+                    throw Error(std::string(impacts.tfs ? "tf impacts: term '" + std::string(index.term(term).term) + "': tf "
+                                                        : "precomputed impacts: ") +
+                                std::to_string(impact) + " is not in 1.." + std::to_string(impacts.max_impact));
                 }
                 max_impact = std::max(max_impact, impact);
                 values[i] = impact - 1;
@@ -95,7 +100,13 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     const Bm25 bm25(options.parameters, index.num_documents(), index.average_length());
     const std::vector<double> norms = length_norms(index, bm25);
     std::optional<ImpactQuantizer> quantizer;
-    ensure(!(options.impact_bits && options.impacts), "query postings: impact bits or precomputed impacts, not both");
+    ensure(int{options.impact_bits.has_value()} + int{options.impacts != nullptr} + int{options.tf_impacts} <= 1,
+           "query postings: impact bits, precomputed impacts or tf impacts, one at most");
+    std::optional<uint32_t> tf_bound;  // tf impacts: the largest tf
+    if (options.tf_impacts) {
+        tf_bound = largest_tf(index);
+        if (options.stop.stop_requested()) throw Interrupted();
+    }
     if (options.impacts) {
         // Their bits and largest weight go into the header as computed ones would.
         quantizer.emplace(options.impacts->max_weight, options.impacts->bits);
@@ -111,7 +122,9 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     }
 
     out.bytes(layout::kQueryPostingsMagic);
-    out.u32(quantizer ? layout::kQueryPostingsImpactVersion : layout::kFileVersion);
+    out.u32(tf_bound   ? layout::kQueryPostingsSourcedImpactVersion
+            : quantizer ? layout::kQueryPostingsImpactVersion
+                        : layout::kFileVersion);
     out.u32(layout::kQueryBlockPostings);
     out.u64(std::bit_cast<uint64_t>(options.parameters.k1));
     out.u64(std::bit_cast<uint64_t>(options.parameters.b));
@@ -119,6 +132,18 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
     if (quantizer) {
         out.u32(quantizer->bits());
         out.u64(std::bit_cast<uint64_t>(quantizer->max_weight()));
+    }
+    ImpactSource source{.quantizer = quantizer ? &*quantizer : nullptr,
+                        .precomputed = options.impacts,
+                        .max_impact = quantizer ? quantizer->max_impact() : 0};
+    if (tf_bound) {
+        // max_weight: the largest tf (1 without postings: the field is positive).
+        const unsigned bits = tf_impact_bits(*tf_bound);
+        out.u32(bits);
+        out.u64(std::bit_cast<uint64_t>(static_cast<double>(std::max<uint32_t>(*tf_bound, 1))));
+        out.u32(layout::kImpactSourceTf);
+        source.tfs = true;
+        source.max_impact = (uint32_t{1} << bits) - 1;
     }
 
     std::vector<uint64_t> list_offsets;
@@ -131,8 +156,7 @@ void write_query_postings(const IndexReader& index, const codecs::Codec& codec, 
         if (options.stop.stop_requested()) throw Interrupted();
         const uint64_t count = std::min(kBatchTerms, index.term_count() - first);
         oneapi::tbb::parallel_for(uint64_t{0}, count, [&](uint64_t i) {
-            encode_list(index, first + i, codec, bm25, norms,
-                        {.quantizer = quantizer ? &*quantizer : nullptr, .precomputed = options.impacts}, batch[i]);
+            encode_list(index, first + i, codec, bm25, norms, source, batch[i]);
         });
         for (uint64_t i = 0; i < count; ++i) {
             list_offsets.push_back(out.position());

@@ -30,6 +30,10 @@ struct QueryPostingsOptions {
     // weight), stored as they are: the same impacts and largest weight give
     // the same bytes as impact_bits. Not both. Must outlive the call.
     const PostingImpacts* impacts = nullptr;
+    // Or impacts that are the postings' own tfs (version 3, impact_source
+    // tf; store/tf_impacts.hpp), with the fewest bits that hold the largest
+    // tf: a tf above 65535 is an invidx::Error naming the term. Not with the two above.
+    bool tf_impacts = false;
     // Checked between batches of terms: a stop request is invidx::Interrupted.
     std::stop_token stop;
 };

@@ -32,6 +32,8 @@ const std::map<std::string, std::set<std::string>>& allowed_includes() {
         {"nodes", {"invidx", "analysis", "lexicon", "store", "graph", "devices", "nodes"}},
         {"query", {"invidx", "analysis", "lexicon", "store", "devices", "query"}},
         {"pipelines", {"invidx", "analysis", "lexicon", "store", "graph", "devices", "nodes", "pipelines"}},
+        // Scoring runs against relevance judgments (invidx eval): text files only.
+        {"evaluation", {"invidx", "evaluation"}},
     };
     return allowed;
 }

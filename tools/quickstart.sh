@@ -3,7 +3,7 @@
 # builds it, and indexes the bundled sample collection into ./index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages="cmake g++ make libtbb-dev libarchive-dev nlohmann-json3-dev doctest-dev libstemmer-dev zlib1g-dev libdeflate-dev libhwy-dev"
+packages="cmake g++ make libtbb-dev libarchive-dev nlohmann-json3-dev doctest-dev libstemmer-dev zlib1g-dev libdeflate-dev libisal-dev libhwy-dev"
 if ! dpkg -s $packages >/dev/null 2>&1; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

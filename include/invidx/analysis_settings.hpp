@@ -1,6 +1,7 @@
 // The analysis a pipeline applies (CONTENT.md §3-7); defaults are the SPEC's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct AnalysisSettings {
     // each format's default is its row's (invidx/input_format.hpp).
     InputFormatFlags html = default_html_rules();
     bool positions = false;                   // keep term positions (CONTENT.md §4)
+    // Documents are pre-weighted term vectors (input format jsonvector,
+    // FORMAT.md "Pre-weighted documents"): terms are taken verbatim with
+    // tf = weight, none of the above applies, and queries are split at
+    // whitespace only. Set by the config when an input names jsonvector.
+    bool pre_weighted = false;
+    uint32_t vector_scale = 100;              // a float weight w becomes round(w * vector_scale)
 
     static AnalysisSettings defaults();       // english stopwords, porter
     bool operator==(const AnalysisSettings&) const = default;

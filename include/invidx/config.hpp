@@ -110,8 +110,12 @@ struct NodeSpec {
 
 // What the index keeps besides postings (docs/PIPELINE.md, "store").
 struct StoreConfig {
-    // Each document's text and JSONL metadata, compressed (documents-text.bin).
+    // Each document's text and JSONL metadata (documents-text.bin).
     bool documents = false;
+    // Its blocks' zlib level, 0..12: 0 stores them uncompressed (a build
+    // at about full speed), 1 compresses to about a quarter at about half
+    // the build's speed on cores the build keeps busy (docs/PIPELINE.md).
+    int level = 0;
 };
 
 struct PipelineConfig {

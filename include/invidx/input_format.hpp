@@ -25,7 +25,7 @@
 
 namespace invidx {
 
-enum class InputFormat : uint8_t { warc, trec, jsonl, text, html };
+enum class InputFormat : uint8_t { warc, trec, jsonl, text, html, jsonvector };
 
 struct InputFormatRow {
     InputFormat format;
@@ -46,13 +46,18 @@ inline constexpr std::string_view kJsonl[] = {".jsonl", ".ndjson", ".json"};
 inline constexpr std::string_view kHtml[] = {".html", ".htm", ".xhtml"};
 }  // namespace input_format_suffixes
 
-inline constexpr std::array<InputFormatRow, 5> kInputFormats{{
+inline constexpr std::array<InputFormatRow, 6> kInputFormats{{
     {InputFormat::warc, "warc", input_format_suffixes::kWarc, true},
     {InputFormat::trec, "trec", input_format_suffixes::kTrec, true},
     {InputFormat::jsonl, "jsonl", input_format_suffixes::kJsonl, false},
     {InputFormat::text, "text", {}, false},
     // Framed as text (one document per file or entry), HTML rules on.
     {InputFormat::html, "html", input_format_suffixes::kHtml, true},
+    // Pre-weighted documents (Anserini's JsonVectorCollection): JSONL lines
+    // with a "vector" of term weights, framed by the jsonl framer. No suffix:
+    // named in the pipeline JSON, which makes the whole build pre-weighted
+    // (AnalysisSettings::pre_weighted); "auto" .jsonl files follow it.
+    {InputFormat::jsonvector, "jsonvector", {}, false},
 }};
 
 inline constexpr std::size_t kInputFormatCount = kInputFormats.size();
@@ -96,7 +101,7 @@ constexpr std::optional<InputFormat> find_input_format(std::string_view name) {
     return std::nullopt;
 }
 
-// The known names in the table's order, "warc, trec, jsonl, text, html", for messages.
+// The known names in the table's order, "warc, trec, jsonl, text, html, jsonvector", for messages.
 std::string input_format_names();
 
 // An input[].format setting: empty for "auto", else the named format; throws

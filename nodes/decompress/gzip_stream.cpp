@@ -4,6 +4,9 @@
 #if defined(INVIDX_HAVE_LIBDEFLATE)
 #include <libdeflate.h>
 #endif
+#if defined(INVIDX_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -92,7 +95,39 @@ constexpr size_t kDirectRoomBytes = size_t{16} << 10;
 
 uInt chunk_size(size_t n) { return static_cast<uInt>(std::min<size_t>(n, std::numeric_limits<uInt>::max())); }
 
+uint32_t little_endian_32(const unsigned char* bytes) {
+    return uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 | uint32_t{bytes[3]} << 24;
+}
+
 }  // namespace
+
+GzipDecoders gzip_decoders_built() {
+    GzipDecoders built;
+#if defined(INVIDX_HAVE_ISAL)
+    built.isal = true;
+#endif
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+    built.libdeflate = true;
+#endif
+    return built;
+}
+
+GzipDecoders gzip_decoders() {
+    static const GzipDecoders chosen = [] {
+        GzipDecoders decoders = gzip_decoders_built();
+        const char* choice = std::getenv("INVIDX_GZIP_DECODER");
+        const std::string_view name = choice != nullptr ? choice : "";
+        if (name == "zlib") {
+            decoders = GzipDecoders{};
+        } else if (name == "libdeflate") {
+            decoders.isal = false;
+        } else if (name == "isal") {
+            decoders.libdeflate = decoders.libdeflate && !decoders.isal;
+        }
+        return decoders;
+    }();
+    return chosen;
+}
 
 bool gzip_direct(std::string_view first_block, bool last) {
     if (!starts_with(first_block, "\x1f\x8b")) return false;
@@ -126,7 +161,7 @@ bool gzip_direct(std::string_view first_block, bool last) {
 }
 
 GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes,
-                       std::shared_ptr<BufferPool<std::string>> buffers)
+                       std::shared_ptr<BufferPool<std::string>> buffers, GzipDecoders decoders)
     : file_(file), text_block_bytes_(text_block_bytes), buffers_(std::move(buffers)) {
     ensure(text_block_bytes_ > 0, "text block size must be positive");
     zlib_ = new z_stream{};
@@ -140,19 +175,23 @@ GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes,
     members_ = 1;
     start_block(0);
 #if defined(INVIDX_HAVE_LIBDEFLATE)
-    // INVIDX_GZIP_DECODER=zlib turns libdeflate off, for side-by-side
-    // measurements (bench/README.md).
-    static const bool zlib_only = [] {
-        const char* choice = std::getenv("INVIDX_GZIP_DECODER");
-        return choice != nullptr && std::string_view(choice) == "zlib";
-    }();
-    if (!zlib_only) whole_members_ = libdeflate_alloc_decompressor();  // null: zlib does it all
+    if (decoders.libdeflate) whole_members_ = libdeflate_alloc_decompressor();  // null: zlib does it all
 #endif
+#if defined(INVIDX_HAVE_ISAL)
+    if (decoders.isal) {
+        isal_ = new inflate_state;
+        isal_inflate_init(isal_);
+    }
+#endif
+    (void)decoders;
 }
 
 GzipStream::~GzipStream() {
 #if defined(INVIDX_HAVE_LIBDEFLATE)
     if (whole_members_) libdeflate_free_decompressor(whole_members_);
+#endif
+#if defined(INVIDX_HAVE_ISAL)
+    delete isal_;
 #endif
     inflateEnd(zlib_);
     delete zlib_;
@@ -205,12 +244,16 @@ void GzipStream::emit_current(bool entry_end, const Emit& emit) {
     if (!entry_end) start_block(next_offset);
 }
 
+void GzipStream::grow_block() {
+    if (filled_ == current_.bytes.size() && filled_ < text_block_bytes_)
+        current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
+}
+
 void GzipStream::append_text(const char* text, size_t size, const Emit& emit) {
     while (size > 0) {
         // More text follows, so a full block is not the entry's last.
         if (filled_ == text_block_bytes_) emit_current(false, emit);
-        if (filled_ == current_.bytes.size())
-            current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
+        grow_block();
         const size_t take = std::min(size, current_.bytes.size() - filled_);
         std::copy(text, text + take, current_.bytes.data() + filled_);
         filled_ += take;
@@ -258,7 +301,9 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
     if (finished_) fail("gzip data fed after the end of the file");
     const char* next = compressed.data();
     size_t left = compressed.size();
-    while (left > 0) {
+    // drain_: igzip filled the block and may hold text for which it needs
+    // no more input (the trailer already in its bit buffer).
+    while (left > 0 || drain_) {
         if (state_ == State::padding) {
             const char* nonzero = std::find_if(next, next + left, [](char c) { return c != 0; });
             if (nonzero != next + left) {
@@ -280,6 +325,7 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
             ++members_;
             member_offset_ = compressed_offset_;
             state_ = State::member;
+            in_body_ = false;
         }
         if (at_member_start_ && whole_members_ != nullptr) {
             size_t used = 0;
@@ -292,54 +338,140 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
             }
         }
         at_member_start_ = false;
-        // A full block goes out once more text shows it is not the entry's
-        // last: inflate one byte to find out.
-        char spill = 0;
-        const bool full = filled_ == text_block_bytes_;
-        if (!full && filled_ == current_.bytes.size())
-            current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
-        zlib_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
-        zlib_->avail_in = chunk_size(left);
-        zlib_->next_out = reinterpret_cast<Bytef*>(full ? &spill : current_.bytes.data() + filled_);
-        zlib_->avail_out = full ? 1 : static_cast<uInt>(current_.bytes.size() - filled_);
-        const uInt avail_in = zlib_->avail_in;
-        const uInt avail_out = zlib_->avail_out;
-        const int status = inflate(zlib_, Z_NO_FLUSH);
-        const size_t consumed = avail_in - zlib_->avail_in;
-        const size_t produced = avail_out - zlib_->avail_out;
+        const size_t consumed = isal_ != nullptr ? feed_isal(next, left, emit) : feed_zlib(next, left, emit);
         next += consumed;
         left -= consumed;
         compressed_offset_ += consumed;
-        if (full && produced == 1) {
-            emit_current(false, emit);
-            current_.bytes[0] = spill;
-            filled_ = 1;
-        } else {
-            filled_ += produced;
-        }
-        if (status == Z_STREAM_END) {
-            state_ = State::between_members;
-            at_member_start_ = true;
-        } else if (status == Z_DATA_ERROR && members_ > 1 && header_->done != 1) {
-            // zlib sets done to 1 once a member's header is read, -1 when the
-            // bytes are no gzip header at all: trailing garbage, not damage.
-            fail("bytes after gzip member " + std::to_string(members_ - 1) + " at compressed byte " +
-                 std::to_string(member_offset_) +
-                 " are neither a gzip member nor zero padding (zlib: " + (zlib_->msg ? zlib_->msg : "?") + ")");
-        } else if (status == Z_DATA_ERROR) {
-            // "incorrect data check": CRC-32 mismatch; "incorrect length check": ISIZE.
-            fail(std::string("damaged gzip data in member ") + std::to_string(members_) + " (zlib: " +
-                 (zlib_->msg ? zlib_->msg : "?") + ")");
-        } else if (status == Z_MEM_ERROR) {
-            fail("out of memory in zlib");
-        } else if (status != Z_OK || (consumed == 0 && produced == 0)) {
-            fail("zlib inflate failed with status " + std::to_string(status));
-        }
     }
     if (!last) return;
     if (state_ == State::member) fail("truncated gzip data (member " + std::to_string(members_) + " has no end)");
     finished_ = true;
     emit_current(true, emit);
+}
+
+void GzipStream::fail_header(int status) {
+    if (status == Z_DATA_ERROR && members_ > 1 && header_->done != 1) {
+        // zlib sets done to 1 once a member's header is read, -1 when the
+        // bytes are no gzip header at all: trailing garbage, not damage.
+        fail("bytes after gzip member " + std::to_string(members_ - 1) + " at compressed byte " +
+             std::to_string(member_offset_) +
+             " are neither a gzip member nor zero padding (zlib: " + (zlib_->msg ? zlib_->msg : "?") + ")");
+    } else if (status == Z_DATA_ERROR) {
+        // "incorrect data check": CRC-32 mismatch; "incorrect length check": ISIZE.
+        fail(std::string("damaged gzip data in member ") + std::to_string(members_) + " (zlib: " +
+             (zlib_->msg ? zlib_->msg : "?") + ")");
+    } else if (status == Z_MEM_ERROR) {
+        fail("out of memory in zlib");
+    }
+    fail("zlib inflate failed with status " + std::to_string(status));
+}
+
+size_t GzipStream::feed_zlib(const char* next, size_t left, const Emit& emit) {
+    // A full block goes out once more text shows it is not the entry's
+    // last: inflate one byte to find out.
+    char spill = 0;
+    const bool full = filled_ == text_block_bytes_;
+    if (!full) grow_block();
+    zlib_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
+    zlib_->avail_in = chunk_size(left);
+    zlib_->next_out = reinterpret_cast<Bytef*>(full ? &spill : current_.bytes.data() + filled_);
+    zlib_->avail_out = full ? 1 : static_cast<uInt>(current_.bytes.size() - filled_);
+    const uInt avail_in = zlib_->avail_in;
+    const uInt avail_out = zlib_->avail_out;
+    const int status = inflate(zlib_, Z_NO_FLUSH);
+    const size_t consumed = avail_in - zlib_->avail_in;
+    const size_t produced = avail_out - zlib_->avail_out;
+    if (full && produced == 1) {
+        emit_current(false, emit);
+        current_.bytes[0] = spill;
+        filled_ = 1;
+    } else {
+        filled_ += produced;
+    }
+    if (status == Z_STREAM_END) {
+        state_ = State::between_members;
+        at_member_start_ = true;
+    } else if (status != Z_OK || (consumed == 0 && produced == 0)) {
+        fail_header(status);
+    }
+    return consumed;
+}
+
+size_t GzipStream::feed_isal(const char* next, size_t left, const Emit& emit) {
+#if defined(INVIDX_HAVE_ISAL)
+    if (!in_body_) {
+        // zlib reads the header (naming damage and trailing garbage as it
+        // always did) and stops before the first deflate block (Z_BLOCK),
+        // with no bit of it taken.
+        unsigned char no_text = 0;
+        zlib_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(next));
+        zlib_->avail_in = chunk_size(left);
+        zlib_->next_out = &no_text;
+        zlib_->avail_out = 1;
+        const int status = inflate(zlib_, Z_BLOCK);
+        const size_t consumed = chunk_size(left) - zlib_->avail_in;
+        if (status != Z_OK || (consumed == 0 && header_->done != 1)) fail_header(status);
+        if (header_->done == 1) {
+            isal_inflate_reset(isal_);
+            isal_->crc_flag = ISAL_GZIP_NO_HDR_VER;  // igzip inflates the body and checks the trailer
+            in_body_ = true;
+        }
+        return consumed;
+    }
+    char spill = 0;
+    const bool full = filled_ == text_block_bytes_;
+    if (!full) grow_block();
+    const uint32_t avail_in = static_cast<uint32_t>(std::min<size_t>(left, std::numeric_limits<uint32_t>::max()));
+    const uint32_t avail_out = full ? 1 : static_cast<uint32_t>(current_.bytes.size() - filled_);
+    isal_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(next));
+    isal_->avail_in = avail_in;
+    isal_->next_out = reinterpret_cast<uint8_t*>(full ? &spill : current_.bytes.data() + filled_);
+    isal_->avail_out = avail_out;
+    const int status = isal_inflate(isal_);
+    const size_t consumed = avail_in - isal_->avail_in;
+    const size_t produced = avail_out - isal_->avail_out;
+    // The last 8 bytes consumed: the trailer, when igzip finds it wrong.
+    if (consumed >= sizeof trailer_) {
+        std::copy(next + consumed - sizeof trailer_, next + consumed, trailer_);
+    } else if (consumed > 0) {
+        std::copy(trailer_ + consumed, trailer_ + sizeof trailer_, trailer_);
+        std::copy(next, next + consumed, trailer_ + sizeof trailer_ - consumed);
+    }
+    if (full && produced == 1) {
+        emit_current(false, emit);
+        current_.bytes[0] = spill;
+        filled_ = 1;
+    } else {
+        filled_ += produced;
+    }
+    const bool member_end = status == ISAL_DECOMP_OK && isal_->block_state == ISAL_BLOCK_FINISH;
+    drain_ = status == ISAL_DECOMP_OK && !member_end && isal_->avail_out == 0;
+    if (member_end) {
+        state_ = State::between_members;
+        at_member_start_ = true;
+        in_body_ = false;
+    } else if (status == ISAL_INCORRECT_CHECKSUM) {
+        // The words zlib uses, so that a damaged file reads the same in every build.
+        const bool crc_wrong = little_endian_32(trailer_) != isal_->crc;
+        fail(std::string("damaged gzip data in member ") + std::to_string(members_) + " (zlib: " +
+             (crc_wrong ? "incorrect data check" : "incorrect length check") + ")");
+    } else if (status != ISAL_DECOMP_OK) {
+        const char* what = status == ISAL_INVALID_BLOCK    ? "invalid deflate block"
+                           : status == ISAL_INVALID_SYMBOL ? "invalid deflate code"
+                           : status == ISAL_INVALID_LOOKBACK ? "invalid distance too far back"
+                                                             : "inflate failed";
+        fail(std::string("damaged gzip data in member ") + std::to_string(members_) + " (igzip: " + what +
+             ", status " + std::to_string(status) + ")");
+    } else if (consumed == 0 && produced == 0 && left > 0) {
+        fail("igzip inflate made no progress");
+    }
+    return consumed;
+#else
+    (void)next;
+    (void)left;
+    (void)emit;
+    fail("gzip stream built without ISA-L");
+#endif
 }
 
 }  // namespace invidx

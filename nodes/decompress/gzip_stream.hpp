@@ -1,5 +1,4 @@
-// Push-based gzip decoding with zlib (and libdeflate for whole small members,
-// when invidx is built with it), for the common case of plain gzip files
+// Push-based gzip decoding for the common case of plain gzip files
 // (per-record-gzip WARC as in Common Crawl, whole-file gzip). It runs on the
 // caller's thread, so a decompress worker needs no decoder thread for these
 // files, and it checks every member's CRC-32 and ISIZE trailer (RFC 1952
@@ -7,6 +6,13 @@
 // is an error, never a silently wrong index. Everything else (bzip2, xz,
 // zstd, lz4, tar, zip, gzip of a tar) stays with libarchive
 // (StreamingDecompressor); gzip_direct() decides from a file's first block.
+//
+// The decoders, fastest first where the build has them (GzipDecoders):
+// ISA-L's igzip inflates streams (about 3x zlib's inflate per core), libdeflate
+// whole small members, zlib everything else. zlib always reads each
+// member's header, so header damage and trailing garbage are named as zlib
+// names them; igzip verifies the trailer, which the stream then diagnoses
+// (CRC-32 or ISIZE) from the trailer's bytes.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +28,25 @@
 struct z_stream_s;
 struct gz_header_s;
 struct libdeflate_decompressor;
+struct inflate_state;
 
 namespace invidx {
+
+// Which decoders a GzipStream may use. The default, gzip_decoders(), is
+// every one the build has, unless INVIDX_GZIP_DECODER in the environment
+// names fewer, for side-by-side measurements (bench/README.md):
+//   zlib        zlib only
+//   libdeflate  libdeflate for whole members, zlib for streams (the
+//               decoders before ISA-L)
+//   isal        ISA-L for streams and members alike (no libdeflate)
+// A decoder the build lacks is never used.
+struct GzipDecoders {
+    bool isal = false;        // streams (and members, without libdeflate) by igzip
+    bool libdeflate = false;  // whole members of at most 1 MiB of text by libdeflate
+};
+GzipDecoders gzip_decoders();
+// Which decoders this build has at all.
+GzipDecoders gzip_decoders_built();
 
 // Whether the file whose first raw block is `first_block` (`last`: it is the
 // whole file) is plain gzip that GzipStream decodes like libarchive would:
@@ -46,7 +69,8 @@ public:
     // `buffers`, each block's bytes are taken from that pool (the caller
     // shares the blocks so that their bytes return to it).
     GzipStream(const InputFile& file, size_t text_block_bytes,
-               std::shared_ptr<BufferPool<std::string>> buffers = nullptr);
+               std::shared_ptr<BufferPool<std::string>> buffers = nullptr,
+               GzipDecoders decoders = gzip_decoders());
     ~GzipStream();
     GzipStream(const GzipStream&) = delete;
     GzipStream& operator=(const GzipStream&) = delete;
@@ -90,6 +114,16 @@ private:
     // across feeds and names whatever is wrong with it.
     bool decode_whole_member(const char* input, size_t size, size_t& used, const Emit& emit);
     void append_text(const char* text, size_t size, const Emit& emit);
+    // Makes room for text in the current block (emitting a full one once
+    // more text shows it is not the entry's last is left to the caller).
+    void grow_block();
+    // zlib reads the member's header only, then igzip inflates its body and
+    // checks its trailer. Returns the compressed bytes consumed.
+    size_t feed_isal(const char* next, size_t left, const Emit& emit);
+    // zlib inflates the member (header, body, trailer).
+    size_t feed_zlib(const char* next, size_t left, const Emit& emit);
+    // A zlib status other than Z_OK or Z_STREAM_END, named as before ISA-L.
+    [[noreturn]] void fail_header(int status);
 
     InputFile file_;
     const size_t text_block_bytes_;
@@ -97,6 +131,10 @@ private:
     struct z_stream_s* zlib_ = nullptr;
     struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
     struct libdeflate_decompressor* whole_members_ = nullptr;  // null without libdeflate
+    struct inflate_state* isal_ = nullptr;  // null without ISA-L: zlib inflates the bodies
+    bool in_body_ = false;       // igzip: the member's header is read, igzip has its body
+    bool drain_ = false;         // igzip filled the output: it may hold more text without input
+    unsigned char trailer_[8] = {};  // igzip: the last 8 compressed bytes consumed (the trailer, at its end)
     // One member's text from libdeflate, kMemberTextBytes, allocated when
     // first needed and never zero-filled: a split file makes a stream per
     // chunk, and filling 1 MiB for each showed in the page faults.

@@ -87,11 +87,11 @@ void GzipChunker::push(const std::shared_ptr<const RawBlock>& block, const std::
 }
 
 void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_bytes,
-                  const std::shared_ptr<BufferPool<std::string>>& buffers) {
+                  const std::shared_ptr<BufferPool<std::string>>& buffers, GzipDecoders decoders) {
     chunk.decoded = false;
     if (!chunk.decode) return;
     try {
-        GzipStream stream(file, text_block_bytes, buffers);
+        GzipStream stream(file, text_block_bytes, buffers, decoders);
         stream.resume(chunk.blocks.front()->file_offset + chunk.start, 0, 0);
         // Every chunk is fed as if it ended the file: it must end between
         // members (zero padding only where the file ends).

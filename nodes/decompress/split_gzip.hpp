@@ -73,7 +73,8 @@ private:
 // 0; the reassembler renumbers). Never throws: a chunk that does not decode
 // is left to the reassembler.
 void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_bytes,
-                  const std::shared_ptr<BufferPool<std::string>>& buffers);
+                  const std::shared_ptr<BufferPool<std::string>>& buffers,
+                  GzipDecoders decoders = gzip_decoders());
 
 // Serial: takes chunks in any order, emits each file's text blocks in order
 // with consecutive file_block numbers, the entry flags and offsets of an

@@ -13,10 +13,22 @@ namespace invidx {
 std::unique_ptr<Framer> make_framer(InputFormat format, const std::string& entry_name,
                                     const AnalysisSettings& settings) {
     const bool html = settings.html[format];
+    // A pre-weighted build indexes vectors only (docs/PIPELINE.md): JSONL
+    // files that "auto" found are read as jsonvector, any other format is an
+    // error. The config has already refused explicit text formats beside jsonvector.
+    if (settings.pre_weighted && format != InputFormat::jsonl && format != InputFormat::jsonvector) {
+        throw Error("a text document (format " + std::string(input_format_name(format)) +
+                        ") in a pipeline of pre-weighted documents (jsonvector): a pipeline indexes either text or "
+                        "term vectors, not both",
+                    ErrorContext{.node = "", .file = entry_name, .record = std::nullopt, .byte_offset = std::nullopt});
+    }
     switch (format) {
         case InputFormat::warc: return std::make_unique<WarcFramer>(entry_name, html);
         case InputFormat::trec: return std::make_unique<TrecFramer>(entry_name, html);
-        case InputFormat::jsonl: return std::make_unique<JsonlFramer>(entry_name, html);
+        case InputFormat::jsonl:
+            if (settings.pre_weighted) return std::make_unique<JsonlFramer>(entry_name, false, settings.vector_scale);
+            return std::make_unique<JsonlFramer>(entry_name, html);
+        case InputFormat::jsonvector: return std::make_unique<JsonlFramer>(entry_name, false, settings.vector_scale);
         case InputFormat::text:
         case InputFormat::html: return std::make_unique<TextFramer>(entry_name, html);
     }

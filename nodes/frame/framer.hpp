@@ -1,7 +1,7 @@
 // Record framing (CONTENT.md §1-2): a framer turns the decompressed bytes of one
 // entry (a file, or one archive member), fed in pieces of any size, into the
 // records of its format. One file per format of the input format table
-// (invidx/input_format.hpp): warc, trec, jsonl, text (html is text with the
+// (invidx/input_format.hpp): warc, trec, jsonl (jsonvector too), text (html is text with the
 // HTML rules on).
 #pragma once
 

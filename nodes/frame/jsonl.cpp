@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "invidx/error.hpp"
+#include "nodes/frame/term_vector.hpp"
 
 namespace invidx {
 namespace {
@@ -15,7 +16,8 @@ bool is_blank(std::string_view line) {
 
 }  // namespace
 
-JsonlFramer::JsonlFramer(std::string entry_name, bool html) : entry_name_(std::move(entry_name)) {
+JsonlFramer::JsonlFramer(std::string entry_name, bool html, std::optional<uint32_t> vector_scale)
+    : entry_name_(std::move(entry_name)), vector_scale_(vector_scale) {
     record_.html = html;
 }
 
@@ -74,16 +76,35 @@ void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const 
         fail("\"id\" must be a string or a number, not a " + std::string(id->type_name()), line_offset);
     }
 
-    const auto contents = object.find("contents");
-    if (contents == object.end()) fail("object has no \"contents\"", line_offset);
-    if (!contents->is_string()) {
-        fail("\"contents\" must be a string, not a " + std::string(contents->type_name()), line_offset);
+    const char* const body = vector_scale_ ? "vector" : "contents";
+    if (vector_scale_) {
+        const auto vector = object.find("vector");
+        if (vector == object.end()) {
+            fail(std::string("object has no \"vector\"") +
+                     (object.contains("contents") ? " (a text document in a pipeline of pre-weighted documents)" : ""),
+                 line_offset);
+        }
+        TermVectorDocument document;
+        if (auto error = quantize_term_vector(*vector, *vector_scale_, document)) fail(*error, line_offset);
+        text_ = vector->dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+    } else {
+        const auto contents = object.find("contents");
+        if (contents == object.end()) {
+            fail(std::string("object has no \"contents\"") +
+                     (object.contains("vector") ? "; it has a \"vector\": pre-weighted documents are read with "
+                                                  "\"format\": \"jsonvector\" (docs/PIPELINE.md)"
+                                                : ""),
+                 line_offset);
+        }
+        if (!contents->is_string()) {
+            fail("\"contents\" must be a string, not a " + std::string(contents->type_name()), line_offset);
+        }
+        text_ = std::move(contents->get_ref<std::string&>());
     }
-    text_ = std::move(contents->get_ref<std::string&>());
     record_.text = text_;
     // The other fields (title, url, ...) are kept for the document store, not indexed.
     object.erase("id");
-    object.erase("contents");
+    object.erase(body);
     metadata_ = object.empty() ? std::string() : object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     record_.metadata = metadata_;
     record_.source_offset = line_offset;

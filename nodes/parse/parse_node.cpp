@@ -363,11 +363,23 @@ std::string cpu_parsers_reason(const nlohmann::json& count, unsigned cpu_parsers
 
 }  // namespace
 
-void resolve_parse_node(NodeOptions& options, const PipelineConfig&, BuildPlan& plan) {
+void resolve_parse_node(NodeOptions& options, const PipelineConfig& config, BuildPlan& plan) {
     if (plan.parsing)
         throw ConfigError(options.spec().pointer, "a pipeline has at most one \"parse\" node");
     const std::shared_ptr<const GpuParseBackend> backend = gpu_parse_backend();
-    const GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
+    GpuParserChoice choice = choose_gpu_parsers(options.raw("gpus"), options.pointer("gpus"), *backend);
+    // GPU parsers tokenize text; pre-weighted documents have their terms
+    // already, so CPU parsers take them (docs/PIPELINE.md, "Pre-weighted
+    // documents"): "auto" takes no GPU, a GPU named explicitly is an error.
+    if (config.analysis.pre_weighted && !choice.gpus.empty()) {
+        if (choice.setting != "auto") {
+            throw ConfigError(options.pointer("gpus"),
+                              "GPU parsers cannot parse pre-weighted documents (input format jsonvector): CPU "
+                              "parsers do; leave \"gpus\" out, or make it \"none\" or \"auto\"");
+        }
+        choice.gpus.clear();
+        choice.reason = "pre-weighted documents (jsonvector) are parsed on the CPU: \"gpus\": \"auto\" takes no GPU";
+    }
     // "auto" (or no count): with GPU parsers, none on the CPU: the GPUs
     // parse and the cores are left to reading, decompression, framing and
     // indexing, which measured faster than CPU parsers beside the GPUs (they

@@ -19,7 +19,7 @@ from collections import namedtuple as _namedtuple
 from . import _invidx
 from ._invidx import ConfigError, Error, FormatError, InputError, UsageError
 
-__all__ = ["build", "index_documents", "Index", "Hit", "Error", "ConfigError", "InputError", "FormatError",
+__all__ = ["build", "index_documents", "import_ciff", "evaluate", "Index", "Hit", "Error", "ConfigError", "InputError", "FormatError",
            "UsageError", "DEFAULT_PIPELINE"]
 
 #: The pipeline index_documents uses when given no config: configs/default.json's
@@ -143,19 +143,75 @@ def index_documents(docs, output, config=None, set=None, progress=None):
     return _invidx._index_documents(iter(docs), path, text, overrides, _progress_callable(progress))
 
 
+def import_ciff(path, output, analysis="auto", impacts=None, run_bytes=64 << 20):
+    """Build an index at output from a CIFF file, as `invidx import-ciff` does,
+    and return a summary dict (postings_lists, doc_records, postings, runs,
+    analysis, description, canonical, not_canonical, impact_bits).
+
+    analysis:  how search analyzes query words (docs/FORMAT.md, "CIFF import"):
+               "auto" (an invidx export's description, else "default"),
+               "default" (Porter, English stop words), "none", "verbatim".
+    impacts:   "tf": also the query layout whose impacts are the tfs
+               (search scoring="impact" ranks by them).
+    run_bytes: encoded postings held before a run file is written.
+
+    The file streams through a 1 MiB buffer with the GIL released. A bad file
+    raises InputError whose .file and .offset say where; nothing is
+    published then (a previous index at output stays). For a canonical file,
+    Index(output).export_ciff(p) writes the same bytes.
+    """
+    return _invidx._import_ciff(_os.fsdecode(path), _os.fsdecode(output), analysis, impacts, int(run_bytes))
+
+
+def evaluate(qrels, run, measures=None, complete=False, relevance_level=1):
+    """Score a run against relevance judgments as `invidx eval` and trec_eval
+    do (docs/QUERY.md, "Evaluating runs"), and return
+    {"all": {measure: value}, "queries": {qid: {measure: value}}}.
+
+    qrels:    a qrels file (qid iter docno level lines) or {qid: {docno: level}}.
+    run:      a TREC run file (search's trec format) or {qid: {docno: score}};
+              ranks come from the scores, ties by docno descending.
+    measures: trec_eval names, e.g. ["map", "ndcg_cut.10", "P.5,10"]; None:
+              trec_eval's default set ("official").
+    complete: count judged queries the run lacks, as scoring 0 (trec_eval -c).
+    relevance_level: judged at this level or above is relevant (trec_eval -l).
+
+    Values are unrounded floats (counts are ints; runid a str). A malformed
+    file raises InputError naming the file and line; a bad measure UsageError.
+    """
+    if isinstance(measures, str):
+        measures = [measures]
+    return _invidx._evaluate(qrels, run, None if measures is None else [str(m) for m in measures], bool(complete),
+                             int(relevance_level))
+
+
+def _optional_float(value):
+    """None stays None (the index's BM25 parameter); anything else becomes a float."""
+    return None if value is None else float(value)
+
+
+def _query_text(query):
+    """A query's text: a dict {term: weight} is a weighted query (its JSON,
+    terms verbatim: docs/QUERY.md, "Weighted queries"); anything else, text."""
+    if isinstance(query, dict):
+        return _json.dumps(query, ensure_ascii=False)
+    return str(query)
+
+
 def _query_texts(queries):
-    """(qids, texts) from a dict {qid: text}, a DataFrame (qid, query) or pairs."""
+    """(qids, texts) from a dict {qid: text}, a DataFrame (qid, query) or pairs;
+    a text may be a dict {term: weight} (a weighted query)."""
     if isinstance(queries, dict):
-        return [str(qid) for qid in queries.keys()], [str(text) for text in queries.values()]
+        return [str(qid) for qid in queries.keys()], [_query_text(text) for text in queries.values()]
     columns = getattr(queries, "columns", None)
     if columns is not None:
         if "qid" not in columns or "query" not in columns:
             raise UsageError("a queries DataFrame needs the columns qid and query")
-        return [str(qid) for qid in queries["qid"]], [str(text) for text in queries["query"]]
+        return [str(qid) for qid in queries["qid"]], [_query_text(text) for text in queries["query"]]
     if isinstance(queries, str):
         raise UsageError("queries must be a dict {qid: text} or a DataFrame with columns qid and query")
     pairs = list(queries)
-    return [str(qid) for qid, _ in pairs], [str(text) for _, text in pairs]
+    return [str(qid) for qid, _ in pairs], [_query_text(text) for _, text in pairs]
 
 
 class Index:
@@ -211,31 +267,38 @@ class Index:
             record["metadata"] = _json.loads(record["metadata"]) if record["metadata"] else {}
         return record
 
-    def search(self, query, k=10, mode="or", scoring="bm25", device="cpu"):
+    def search(self, query, k=10, mode="or", scoring="bm25", device="cpu", k1=None, b=None):
         """Rank documents for one query, exactly as `invidx search` ranks them.
 
-        query:   text, analyzed as documents were; "double quotes" make a phrase
-                 (needs an index built with positions).
+        query:   text, analyzed as documents were, in Lucene's classic syntax
+                 (+must -mustnot AND OR NOT term^boost; docs/QUERY.md); "double
+                 quotes" make a phrase (needs an index built with positions). A
+                 dict {term: weight} is a weighted query: terms verbatim, all
+                 optional (learned sparse models).
         k:       the number of hits.
         mode:    "or" (any term), "and" (every term), "and-or" (AND, then OR when
                  AND finds fewer than k).
         scoring: "bm25" (k1 0.9, b 0.4) or "impact" (the quantized impacts that
                  `invidx weight` stored).
+        k1, b:   BM25's parameters for this query (k1 finite, >= 0; b from 0 to
+                 1; None: 0.9 and 0.4), as `invidx search --k1 --b`: exact on
+                 every device; not with scoring="impact".
         device:  "cpu", "gpu" (GPU 0), "gpu:N" or "auto" (where it is estimated
                  cheaper); the same hits and scores on every device.
 
         Returns a list of Hit(docid, docno, score), best first; ties go to the
         smaller docid.
         """
-        return [Hit(*hit) for hit in self._core.search(str(query), int(k), mode, scoring, device)]
+        return [Hit(*hit) for hit in self._core.search(_query_text(query), int(k), mode, scoring, device,
+                                                       _optional_float(k1), _optional_float(b))]
 
-    def batch_search(self, queries, k=1000, mode="or", scoring="bm25", device="cpu", threads=None):
+    def batch_search(self, queries, k=1000, mode="or", scoring="bm25", device="cpu", threads=None, k1=None, b=None):
         """Run many queries on all cores (or `threads` of them) and return a
         pandas DataFrame with PyTerrier's columns qid, docid, docno, rank (from
         0), score: each query's hits best first, queries in input order.
 
         queries: a dict {qid: text}, a DataFrame with columns qid and query, or
-                 (qid, text) pairs. mode, scoring, device as for search(); on a
+                 (qid, text) pairs. mode, scoring, device, k1, b as for search(); on a
                  GPU ("gpu", "gpu:N") the queries go in GPU batches; with "auto"
                  the CPU threads and the GPU share them (invidx search --device
                  auto --queries). The hits are those of `invidx search --queries`.
@@ -245,7 +308,8 @@ class Index:
 
         qids, texts = _query_texts(queries)
         columns = self._core.batch_search(texts, int(k), mode, scoring, device,
-                                          None if threads is None else int(threads))
+                                          None if threads is None else int(threads),
+                                          _optional_float(k1), _optional_float(b))
         qid_array = np.asarray(qids, dtype=object)
         return pd.DataFrame({
             "qid": qid_array[columns["query"]] if len(qids) else np.asarray([], dtype=object),

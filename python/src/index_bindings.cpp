@@ -4,6 +4,7 @@
 // Searcher calls for the same device strings; the GIL is released while
 // they run.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "store/ciff_export.hpp"
 #include "store/document_store_reader.hpp"
 #include "store/index_reader.hpp"
+#include "store/query_postings.hpp"
 
 namespace py = pybind11;
 
@@ -47,6 +49,27 @@ DeviceChoice parse_device_choice(const std::string& text) {
     if (!named && !choice.automatic) throw_usage_error("device must be cpu, gpu, gpu:N or auto, not '" + text + "'");
     if (named) choice.device = *named;
     return choice;
+}
+
+// BM25's k1 and b as `invidx search --k1 --b` checks them.
+void check_bm25_parameters(const SearchOptions& options) {
+    if (options.k1 && !(std::isfinite(*options.k1) && *options.k1 >= 0.0)) throw_usage_error("k1 must be a finite number >= 0");
+    if (options.b && !(*options.b >= 0.0 && *options.b <= 1.0)) throw_usage_error("b must be a number from 0 to 1");
+    if ((options.k1 || options.b) && options.scoring == QueryScoring::kImpact)
+        throw_usage_error("k1 and b set BM25's parameters; scoring='impact' ranks by the impacts fixed when invidx weight ran");
+}
+
+// The query layout as `invidx stats --format json` gives it (None without one).
+py::object query_layout_stats(const IndexReader& index) {
+    if (!QueryPostings::present(index)) return py::none();
+    const QueryPostings layout(index);
+    py::dict stats;
+    stats["codec"] = std::string(layout.codec().name);
+    stats["k1"] = layout.parameters().k1;
+    stats["b"] = layout.parameters().b;
+    stats["impacts"] = layout.has_impacts();
+    stats["impact_bits"] = layout.has_impacts() ? py::object(py::int_(layout.impact_bits())) : py::object(py::none());
+    return std::move(stats);
 }
 
 SearchOptions parse_options(size_t k, const std::string& mode, const std::string& scoring) {
@@ -90,6 +113,7 @@ public:
         stats["stopwords"] = analysis.stopwords_name;
         stats["stopword_count"] = analysis.stopwords.size();
         stats["input_files"] = index.files().size();
+        stats["query_layout"] = query_layout_stats(index);
         return stats;
     }
 
@@ -163,8 +187,11 @@ public:
     }
 
     py::list search(const std::string& query, size_t k, const std::string& mode, const std::string& scoring,
-                    const std::string& device) {
-        const SearchOptions options = parse_options(k, mode, scoring);
+                    const std::string& device, std::optional<double> k1, std::optional<double> b) {
+        SearchOptions options = parse_options(k, mode, scoring);
+        options.k1 = k1;
+        options.b = b;
+        check_bm25_parameters(options);
         const DeviceChoice choice = parse_device_choice(device);
         const Searcher& searcher = searcher_for(choice, options);
         std::vector<SearchResult> results;
@@ -195,8 +222,12 @@ public:
     // Columns of the result table: per hit its query's position in
     // `texts`, docid, docno, rank (from 0) and score.
     py::dict batch_search(const std::vector<std::string>& texts, size_t k, const std::string& mode,
-                          const std::string& scoring, const std::string& device, std::optional<size_t> threads) {
-        const SearchOptions options = parse_options(k, mode, scoring);
+                          const std::string& scoring, const std::string& device, std::optional<size_t> threads,
+                          std::optional<double> k1, std::optional<double> b) {
+        SearchOptions options = parse_options(k, mode, scoring);
+        options.k1 = k1;
+        options.b = b;
+        check_bm25_parameters(options);
         const DeviceChoice choice = parse_device_choice(device);
         if (threads && *threads == 0) throw_usage_error("threads must be positive");
         const Searcher& searcher = searcher_for(choice, options);
@@ -330,9 +361,10 @@ void register_index(py::module_& module) {
         .def("postings", &PyIndex::postings, py::arg("text"))
         .def("doc", &PyIndex::doc, py::arg("key"), py::arg("text") = false)
         .def("search", &PyIndex::search, py::arg("query"), py::arg("k"), py::arg("mode"), py::arg("scoring"),
-             py::arg("device"))
+             py::arg("device"), py::arg("k1") = py::none(), py::arg("b") = py::none())
         .def("batch_search", &PyIndex::batch_search, py::arg("texts"), py::arg("k"), py::arg("mode"),
-             py::arg("scoring"), py::arg("device"), py::arg("threads"))
+             py::arg("scoring"), py::arg("device"), py::arg("threads"), py::arg("k1") = py::none(),
+             py::arg("b") = py::none())
         .def("export_ciff", &PyIndex::export_ciff, py::arg("path"), py::arg("description") = py::none());
 }
 

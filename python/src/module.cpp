@@ -7,4 +7,6 @@ PYBIND11_MODULE(_invidx, module) {
     invidx::python::register_errors(module);
     invidx::python::register_build(module);
     invidx::python::register_index(module);
+    invidx::python::register_ciff_import(module);
+    invidx::python::register_evaluation(module);
 }

@@ -20,7 +20,7 @@ bool ends_with(std::string_view name, std::string_view suffix) {
 }  // namespace
 
 TEST_CASE("input format table: every name round-trips, and the known names list them all") {
-    REQUIRE(kInputFormatCount == 5);
+    REQUIRE(kInputFormatCount == 6);
     std::string listed;
     for (const auto& row : kInputFormats) {
         CAPTURE(row.name);
@@ -32,7 +32,7 @@ TEST_CASE("input format table: every name round-trips, and the known names list 
         listed += (listed.empty() ? "" : ", ") + std::string(row.name);
     }
     CHECK(input_format_names() == listed);
-    CHECK(input_format_names() == "warc, trec, jsonl, text, html");  // CONTENT.md §1-2's formats
+    CHECK(input_format_names() == "warc, trec, jsonl, text, html, jsonvector");  // CONTENT.md §1-2's formats
     CHECK_FALSE(find_input_format("WARC").has_value());        // names are exact
     CHECK_FALSE(find_input_format(kAutoInputFormat).has_value());
     CHECK(input_format_setting(kAutoInputFormat, "/input") == std::nullopt);

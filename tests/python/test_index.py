@@ -126,3 +126,21 @@ def test_doc_takes_an_int_as_docid_and_a_str_of_digits_as_name(tmp_path):
         index.doc("2")  # a docid, but no name
     with pytest.raises(KeyError):
         index.doc(3)
+
+
+def test_operators_and_weighted_queries_rank_as_the_cli(cli_index, tmp_path):
+    index = invidx.Index(cli_index)
+    for query in ("zebra -apple", "zebra NOT apple", "+zebra apple^2", "zebra AND apple"):
+        expected = cli_json("search", cli_index, query, "--k", "10")[0]["results"]
+        hits = index.search(query, k=10)
+        assert [(h.docid, h.score) for h in hits] == [(e["docid"], e["score"]) for e in expected]
+    # A dict is a weighted query: terms verbatim (the index's stemmed terms), as a JSON queries file.
+    vectors = tmp_path / "vectors.jsonl"
+    vectors.write_text('{"qid": "v", "vector": {"zebra": 2.0, "appl": 0.5}}\n')
+    expected = cli_json("search", cli_index, "--queries", str(vectors), "--k", "10")[0]["results"]
+    hits = index.search({"zebra": 2.0, "appl": 0.5}, k=10)
+    assert [(h.docid, h.score) for h in hits] == [(e["docid"], e["score"]) for e in expected]
+    run = index.batch_search({"v": {"zebra": 2.0, "appl": 0.5}}, k=10)
+    assert run.docid.tolist() == [e["docid"] for e in expected]
+    with pytest.raises(invidx.UsageError):  # malformed syntax names the character
+        index.search("zebra AND")

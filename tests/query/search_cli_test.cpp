@@ -197,3 +197,68 @@ TEST_CASE("invidx search: a qid with a space is refused before any query runs, n
     CHECK(run.out.empty());
     CHECK(run.err.find("topics.tsv: line 2: qid 'q 2' holds whitespace") != std::string::npos);
 }
+
+TEST_CASE("invidx search: Lucene's operators, boosts, syntax errors and weighted query files") {
+    TempDir dir;
+    const auto idx = quoted(build_small_index(dir));
+    // doc-a: apples apples; doc-b: running; 7: apples zebras zebras the zebras.
+    const std::string apples_alone = run_invidx(dir, "search " + idx + " apples").out;
+    REQUIRE(lines_of(apples_alone).size() == 2);
+    // NOT and - prohibit (never a word or a term); the score is apples' alone.
+    const auto not_zebras = run_invidx(dir, "search " + idx + " 'apples NOT zebras'");
+    CHECK(not_zebras.exit_code == 0);
+    CHECK(not_zebras.out == lines_of(apples_alone)[0] + "\n");  // doc-a, as ranked first for apples alone
+    CHECK(not_zebras.out.find("doc-a") != std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " '+apples -zebras'").out == not_zebras.out);
+    CHECK(run_invidx(dir, "search " + idx + " -- '-zebras apples'").out == not_zebras.out);
+    // AND requires both sides, as --mode and does.
+    CHECK(run_invidx(dir, "search " + idx + " 'zebras AND apples'").out == "1  7  1.758825  2\n");
+    CHECK(run_invidx(dir, "search " + idx + " '+zebras running'").out.find("doc-b") == std::string::npos);
+    // A boost multiplies a term's contribution.
+    const auto score_of = [&](const std::string& query, const std::string& name) {
+        const auto parsed = nlohmann::json::parse(run_invidx(dir, "search " + idx + " '" + query + "' --format json").out);
+        for (const auto& hit : parsed[0]["results"]) {
+            if (hit["name"] == name) return hit["score"].get<double>();
+        }
+        return -1.0;
+    };
+    CHECK(score_of("apples^3 zebras", "doc-a") == doctest::Approx(3.0 * score_of("apples", "doc-a")).epsilon(1e-12));
+    CHECK(score_of("apples^0.5 apples", "doc-a") == doctest::Approx(1.5 * score_of("apples", "doc-a")).epsilon(1e-12));
+
+    // Malformed syntax: a usage error naming the query and the character.
+    const auto dangling = run_invidx(dir, "search " + idx + " 'apples AND'");
+    CHECK(dangling.exit_code == 2);
+    CHECK(dangling.out.empty());
+    CHECK(dangling.err.find("syntax error in query 'apples AND' at character 8: AND must be followed by a word or a phrase") !=
+          std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " '(apples)'").err.find("parentheses are not supported") != std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " 'apples^'").exit_code == 2);
+
+    // In a --queries file a malformed query is reported with its line; the others answered (exit 4).
+    const auto tsv = dir.write("q.tsv", "1\tapples NOT zebras\n2\tzebras -\n");
+    const auto batch = run_invidx(dir, "search " + idx + " --queries " + quoted(tsv) + " --format trec");
+    CHECK(batch.exit_code == 4);
+    CHECK(batch.out.find("1 Q0 doc-a 1 ") == 0);
+    CHECK(batch.err.find("q.tsv: line 2: query 2: syntax error in query 'zebras -' at character 8") != std::string::npos);
+
+    // Weighted queries: terms verbatim (the index's stemmed terms), weights as boosts.
+    const auto vectors = dir.write("q.jsonl",
+                                   "{\"qid\": \"v1\", \"vector\": {\"zebra\": 2, \"appl\": 1}}\n"
+                                   "{\"id\": 5, \"vector\": {\"run\": 0.5}}\n"
+                                   "{\"qid\": \"v3\", \"vector\": {\"zebras\": 1}}\n");
+    const auto weighted = run_invidx(dir, "search " + idx + " --queries " + quoted(vectors) + " --format trec");
+    CHECK(weighted.exit_code == 0);
+    const auto text_form = lines_of(run_invidx(dir, "search " + idx + " 'zebras^2 apples' --format trec").out);
+    const auto weighted_lines = lines_of(weighted.out);
+    REQUIRE(weighted_lines.size() == 3);  // v1: 7 and doc-a; 5: doc-b; v3: "zebras" is no term
+    REQUIRE(text_form.size() == 2);
+    CHECK(weighted_lines[0] == "v1" + text_form[0].substr(1));  // the same ranking and scores as zebras^2 apples
+    CHECK(weighted_lines[1] == "v1" + text_form[1].substr(1));
+    CHECK(weighted_lines[2].find("5 Q0 doc-b 1 ") == 0);
+    // On the GPU too where there is one (the same hits); a bad line stops the run before any query.
+    const auto bad = dir.write("bad.jsonl", "{\"qid\": \"v1\", \"vector\": {\"zebra\": 2}}\n{\"qid\": \"v2\", \"vector\": {\"zebra\": -2}}\n");
+    const auto refused = run_invidx(dir, "search " + idx + " --queries " + quoted(bad));
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.find("bad.jsonl: line 2: query v2: the weight of term 'zebra' must be a positive number") != std::string::npos);
+}

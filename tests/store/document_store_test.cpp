@@ -169,3 +169,34 @@ TEST_CASE("document store: the store key is validated") {
     CHECK_THROWS_WITH_AS(PipelineConfig::from_json(unknown), doctest::Contains("document"), ConfigError);
     CHECK(PipelineConfig::from_json(pipeline(dir, dir / "idx", true)).store.documents);
 }
+
+TEST_CASE("document store: the level is an integer from 0 to 12, 0 by default") {
+    TempDir dir;
+    auto description = pipeline(dir, dir / "idx", true);
+    CHECK(PipelineConfig::from_json(description).store.level == 0);
+    for (const nlohmann::json& bad : {nlohmann::json(13), nlohmann::json(-1), nlohmann::json("fast"), nlohmann::json(1.5)}) {
+        CAPTURE(bad.dump());
+        description["store"]["level"] = bad;
+        CHECK_THROWS_WITH_AS(PipelineConfig::from_json(description), doctest::Contains("/store/level"), ConfigError);
+    }
+    description["store"]["level"] = 12;
+    CHECK(PipelineConfig::from_json(description).store.level == 12);
+    CHECK(PipelineConfig::from_json(pipeline(dir, dir / "idx", true), {"store.level=1"}).store.level == 1);
+}
+
+TEST_CASE("document store: level 0 stores the text uncompressed, level 1 compresses it, both read back") {
+    TempDir dir;
+    const auto expected = write_collection(dir);
+    uint64_t text_bytes = 0;
+    for (const auto& document : expected) text_bytes += document.text.size();
+    for (const int level : {0, 1}) {
+        CAPTURE(level);
+        const fs::path output = dir / ("idx-" + std::to_string(level));
+        build_index(pipeline(dir, output, true), {"store.level=" + std::to_string(level)});
+        check_round_trip(output, expected);
+        const uint64_t size = fs::file_size(output / layout::kDocumentTextFile);
+        // The long documents (thousands of one letter) compress to little.
+        if (level == 0) CHECK(size > text_bytes);
+        if (level == 1) CHECK(size < text_bytes / 4);
+    }
+}

@@ -61,6 +61,8 @@ Command export_ciff_command();
 Command merge_command();
 Command check_command();
 Command weight_command();
+Command import_ciff_command();
+Command eval_command();
 
 // --format and --help, which every command takes.
 std::vector<tools::FlagSpec> common_flags();

@@ -1,7 +1,8 @@
 // invidx: look inside a built index, search it, export it, merge its runs.
 //   invidx stats IDX | term IDX WORD | doc IDX (--docid N | --name NAME | KEY) | search IDX QUERY... |
 //   export-ciff IDX FILE | merge IDX [--layout standard|query] [--codec NAME] | check IDX [--full] |
-//   weight IDX [--bits N] [--device cpu]
+//   weight IDX [--bits N] [--device cpu] | eval QRELS RUN [-m MEASURE ...] [-q] |
+//   import-ciff FILE.ciff OUT [--analysis NAME] [--impacts tf]
 // One file per command (tools/invidx/*.cpp); this one reads the command
 // line by the table below and runs the command.
 // Exit codes: 0 ok, 1 not found, 2 usage error, 3 bad or damaged index / other error,
@@ -20,7 +21,8 @@ namespace {
 const std::vector<Command>& commands() {
     static const std::vector<Command> table = {stats_command(),  term_command(),        doc_command(),
                                                search_command(), export_ciff_command(), merge_command(),
-                                               check_command(),  weight_command()};
+                                               check_command(),  weight_command(),      eval_command(),
+                                               import_ciff_command()};
     return table;
 }
 
@@ -76,7 +78,7 @@ int run(const std::vector<std::string>& words) {
         return kOk;
     }
     const Command* command = find_command(name);
-    if (command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, search, export-ciff, merge, check, weight");
+    if (command == nullptr) throw UsageError("unknown command '" + name + "'; known: stats, term, doc, search, export-ciff, merge, check, weight, eval, import-ciff");
 
     Invocation invocation{.command = *command, .args = {}, .flags = {}};
     try {

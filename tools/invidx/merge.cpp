@@ -60,7 +60,11 @@ int run_merge(const Invocation& invocation) {
         if (QueryPostings::present(index)) {
             const QueryPostings layout(index);
             merge.query_parameters = layout.parameters();
-            if (layout.has_impacts()) merge.impact_bits = layout.impact_bits();
+            if (layout.impacts_are_tfs()) {
+                merge.tf_impacts = true;  // the tfs again (store/tf_impacts.hpp)
+            } else if (layout.has_impacts()) {
+                merge.impact_bits = layout.impact_bits();
+            }
         }
     }
     try {
@@ -73,11 +77,13 @@ int run_merge(const Invocation& invocation) {
         json out = {{"index", dir}, {"runs_before", runs_before}, {"runs_after", runs_after}, {"layout", flags.layout}};
         if (merge.query_codec) out["codec"] = *merge.query_codec;
         if (merge.impact_bits) out["impact_bits"] = *merge.impact_bits;
+        if (merge.tf_impacts) out["impacts"] = "tf";
         print_json(out);
     } else {
         std::cout << "merged " << runs_before << " runs into " << runs_after << " in " << dir;
         if (merge.query_codec) std::cout << "; query layout with codec " << *merge.query_codec;
         if (merge.impact_bits) std::cout << ", " << *merge.impact_bits << "-bit impacts kept";
+        if (merge.tf_impacts) std::cout << ", impacts that are tfs kept";
         std::cout << "\n";
     }
     return kOk;
@@ -90,8 +96,9 @@ Command merge_command() {
             .synopsis = "invidx merge IDX [--layout standard|query] [--codec NAME]",
             .description = "Combines each term's partial lists (one per run) into one list, rewriting the\n"
                            "index with a single run file; the new index replaces the old one atomically.\n"
-                           "Content and CIFF export are unchanged. --layout query also writes query.post,\n"
-                           "the query-ready layout that search reads: one list per term in blocks of 128\n"
+                           "Content, CIFF export and document text (documents-text.bin) are unchanged.\n"
+                           "--layout query also writes query.post, the query-ready layout that search\n"
+                           "reads: one list per term in blocks of 128\n"
                            "postings with per-block last docid and BM25 maximum, docids and tfs encoded\n"
                            "apart by --codec (docs/FORMAT.md). A query layout with impacts (invidx weight)\n"
                            "that stays a query layout keeps them, recomputed for the merged index with\n"

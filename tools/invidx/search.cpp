@@ -1,11 +1,14 @@
 // invidx search IDX QUERY... | --queries FILE: BM25 top k, on the CPU, the
 // GPU, or both through the scheduler (--device auto).
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -39,7 +42,21 @@ struct SearchFlags {
     Device device = Device::cpu();  // --device cpu, gpu (gpu:0) or gpu:N
     bool automatic = false;         // --device auto: the scheduler's choice
     QueryScoring scoring = QueryScoring::kBm25;
+    std::optional<double> k1;  // --k1, --b: BM25's parameters for these queries
+    std::optional<double> b;
 };
+
+// The whole word as a finite number, or a UsageError naming the flag and its range.
+double bm25_parameter(std::string_view flag, const std::string& text, double lowest, std::optional<double> highest) {
+    double number = 0.0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    const bool in_range = number >= lowest && (!highest || number <= *highest) && std::isfinite(number);
+    if (error != std::errc() || end != text.data() + text.size() || !in_range) {
+        throw UsageError(std::string(flag) + (highest ? " must be a number from 0 to 1" : " must be a finite number >= 0") +
+                         ", not '" + text + "'");
+    }
+    return number;
+}
 
 SearchFlags search_flags(const Invocation& invocation) {
     const tools::ParsedFlags& given = invocation.flags;
@@ -74,6 +91,12 @@ SearchFlags search_flags(const Invocation& invocation) {
     if (auto scoring = given.value("--scoring")) {
         if (*scoring != "bm25" && *scoring != "impact") throw UsageError("--scoring must be bm25 or impact, not '" + *scoring + "'");
         flags.scoring = *scoring == "impact" ? QueryScoring::kImpact : QueryScoring::kBm25;
+    }
+    if (auto k1 = given.value("--k1")) flags.k1 = bm25_parameter("--k1", *k1, 0.0, std::nullopt);
+    if (auto b = given.value("--b")) flags.b = bm25_parameter("--b", *b, 0.0, 1.0);
+    if ((flags.k1 || flags.b) && flags.scoring == QueryScoring::kImpact) {
+        throw UsageError("--k1 and --b set BM25's parameters; --scoring impact ranks by the impacts fixed when invidx "
+                         "weight ran: use one or the other");
     }
     return flags;
 }
@@ -203,7 +226,7 @@ int run_search(const Invocation& invocation) {
     std::vector<std::string> texts;
     texts.reserve(queries.size());
     for (const auto& query : queries) texts.push_back(query.text);
-    SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring};
+    SearchOptions search_options{.k = flags.k, .mode = flags.mode, .scoring = flags.scoring, .k1 = flags.k1, .b = flags.b};
     std::vector<SearchAttempt> attempts;
     // auto schedules BM25 queries between the devices; impact queries run where --device says (auto: the CPU).
     if (flags.automatic && flags.scoring == QueryScoring::kBm25) {
@@ -239,8 +262,10 @@ std::vector<tools::FlagSpec> search_flag_specs() {
              "and-or: AND, then OR when AND finds fewer than k"),
         flag("--queries", "FILE",
              "run the queries of FILE (- : standard input), one\n"
-             "'qid<TAB>text' a line (blank lines skipped), or TREC topics\n"
-             "(<top>...</top>, or Web Track <topic number=...>), in\n"
+             "'qid<TAB>text' a line (blank lines skipped), one JSON\n"
+             "{\"qid\": ..., \"vector\": {\"term\": weight, ...}} a line\n"
+             "(weighted queries), or TREC topics (<top>...</top>, or Web\n"
+             "Track <topic number=...>; plain words, no operators), in\n"
              "parallel; file order. A query that cannot run is named on\n"
              "stderr (qid, line), the others answered: exit 4"),
         flag("--topic-field", "title|description", "what a topic's query is (default title)"),
@@ -248,6 +273,8 @@ std::vector<tools::FlagSpec> search_flag_specs() {
         flag("--scoring", "bm25|impact",
              "bm25: BM25 per posting (default); impact: sums of the\n"
              "quantized impacts that invidx weight stored (CPU or GPU)"),
+        flag("--k1", "X", "BM25's k1, finite, >= 0 (default 0.9; not with --scoring impact)"),
+        flag("--b", "Y", "BM25's b, from 0 to 1 (default 0.4; not with --scoring impact)"),
         flag("--device", "cpu|gpu[:N]|auto",
              "where queries run (default cpu; gpu: GPU 0; gpu:N: GPU N;\n"
              "same results, phrases excepted; auto: each query where it\n"
@@ -260,7 +287,7 @@ std::vector<tools::FlagSpec> search_flag_specs() {
 
 Command search_command() {
     return {.name = "search",
-            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--device cpu|gpu[:N]|auto]",
+            .synopsis = "invidx search IDX QUERY... [--k N] [--mode and|or|and-or] [--queries FILE [--topic-field F]] [--run-tag TAG] [--format text|json|trec] [--scoring bm25|impact] [--k1 X] [--b Y] [--device cpu|gpu[:N]|auto]",
             .description = "Ranks documents by BM25 (k1 0.9, b 0.4; CONTENT.md §10) for QUERY, analyzed the\n"
                            "way documents were (duplicate terms count once). OR ranks every document\n"
                            "with any term (MaxScore pruning, exact top k); AND only documents with every\n"
@@ -271,12 +298,18 @@ Command search_command() {
                            "positions, a stop word leaving a one-token gap. Documents must hold every\n"
                            "phrase, in both modes; they are scored by BM25 over all the words. Phrases\n"
                            "need an index built with positions (invidx-run ... --set positions=true).\n"
+                           "Lucene's classic syntax: +term must, -term and NOT term must not, a AND b\n"
+                           "both required, OR optional, term^2.5 a boost; no parentheses; malformed\n"
+                           "syntax is an error naming the character. A query starting with { is a\n"
+                           "weighted vector, {\"term\": weight, ...}, terms verbatim (no analysis).\n"
+                           "A query starting with - goes after --: invidx search idx -- '-dog fox'.\n"
                            "Ties go to the smaller docid. Text columns: rank, name, score, docid.\n"
                            "The qid of a command-line query is 1. --scoring impact ranks by the sum of\n"
                            "the quantized BM25 impacts that invidx weight stored (integer scores, exact\n"
                            "top k by them, on the CPU). In text output control bytes and bytes that are\n"
                            "not UTF-8 print as \\xHH; in trec output whitespace and control bytes of a\n"
                            "name print as %HH; in json bytes that are not UTF-8 become U+FFFD.\n"
+                           "--k1 and --b rank by BM25 with other parameters, exactly, on every path.\n"
                            "See docs/QUERY.md.",
             .example = "  $ invidx search idx zebras apples --k 2\n"
                        "  1  7      1.758825  2\n"

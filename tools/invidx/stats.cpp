@@ -1,7 +1,11 @@
-// invidx stats IDX: the collection totals of an index.
+// invidx stats IDX: the collection totals of an index, and what its query
+// layout holds.
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "store/index_reader.hpp"
+#include "store/query_postings.hpp"
 #include "tools/invidx/command.hpp"
 #include "tools/invidx/output_escaping.hpp"
 
@@ -10,6 +14,30 @@ namespace invidx::cli {
 namespace {
 
 using nlohmann::json;
+
+// The query layout's codec, the k1 and b its block maxima were made with, and
+// its impacts' bits (null without); null for an index without one.
+json query_layout_stats(const IndexReader& index) {
+    if (!QueryPostings::present(index)) return nullptr;
+    const QueryPostings layout(index);
+    return {{"codec", layout.codec().name},
+            {"k1", layout.parameters().k1},
+            {"b", layout.parameters().b},
+            {"impacts", layout.has_impacts()},
+            {"impact_bits", layout.has_impacts() ? json(layout.impact_bits()) : json(nullptr)},
+            // What the impacts are: quantized BM25 (invidx weight) or the tfs (weight --impacts tf).
+            {"impact_source", layout.has_impacts() ? json(layout.impacts_are_tfs() ? "tf" : "bm25") : json(nullptr)}};
+}
+
+std::string query_layout_text(const json& layout) {
+    if (layout.is_null()) return "none";
+    char text[160];
+    std::snprintf(text, sizeof text, "codec %s, block maxima for k1 %g b %g, ",
+                  layout["codec"].get<std::string>().c_str(), layout["k1"].get<double>(), layout["b"].get<double>());
+    return text + (layout["impacts"].get<bool>() ? std::to_string(layout["impact_bits"].get<unsigned>()) + "-bit impacts" +
+                                                       (layout["impact_source"] == "tf" ? " (the tfs)" : "")
+                                                 : std::string("no impacts"));
+}
 
 int run_stats(const Invocation& invocation) {
     const IndexReader index(invocation.args[0]);
@@ -25,7 +53,8 @@ int run_stats(const Invocation& invocation) {
                   {"stemmer", analysis.stemmer},
                   {"stopwords", analysis.stopwords_name},
                   {"stopword_count", analysis.stopwords.size()},
-                  {"input_files", index.files().size()}};
+                  {"input_files", index.files().size()},
+                  {"query_layout", query_layout_stats(index)}};
     if (invocation.json) {
         print_json(stats);
         return kOk;
@@ -40,6 +69,7 @@ int run_stats(const Invocation& invocation) {
     std::printf("stemmer         %s\n", printable(analysis.stemmer).c_str());
     std::printf("stopwords       %s (%zu words)\n", printable(analysis.stopwords_name).c_str(), analysis.stopwords.size());
     std::printf("input_files     %zu\n", index.files().size());
+    std::printf("query_layout    %s\n", query_layout_text(stats["query_layout"]).c_str());
     return kOk;
 }
 
@@ -48,11 +78,15 @@ int run_stats(const Invocation& invocation) {
 Command stats_command() {
     return {.name = "stats",
             .synopsis = "invidx stats IDX",
-            .description = "Collection totals of the index in directory IDX.",
+            .description = "Collection totals of the index in directory IDX, and what its query layout\n"
+                           "(merge --layout query) holds: its codec, the BM25 k1 and b its block maxima\n"
+                           "were made with (search --k1/--b may differ) and its impacts' bits (invidx\n"
+                           "weight), or none.",
             .example = "  $ invidx stats idx\n"
                        "  documents       3\n  terms           5\n  postings        7\n  total_length    9\n"
-                       "  average_length  3\n  runs            2\n  positional      no\n  stemmer         porter\n"
-                       "  stopwords       english (33 words)\n",
+                       "  average_length  3\n  runs            1\n  positional      no\n  stemmer         porter\n"
+                       "  stopwords       english (33 words)\n  input_files     1\n"
+                       "  query_layout    codec bp128, block maxima for k1 0.9 b 0.4, 8-bit impacts\n",
             .min_args = 1,
             .max_args = 1,
             .run = run_stats};

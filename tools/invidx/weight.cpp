@@ -7,6 +7,10 @@
 // --device gpu the weights and impacts are computed on a GPU
 // (query/device_weights.hpp) and stored by the same writer.
 //
+// invidx weight IDX --impacts tf: the impacts are the postings' own tfs
+// instead (pre-weighted documents: store/tf_impacts.hpp; query.post
+// version 3), with the fewest bits that hold the largest tf.
+//
 // invidx weight IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]:
 // weights documents that are not in the index against its dictionary and
 // statistics (store/document_weights.hpp), one JSONL line out per document;
@@ -28,6 +32,7 @@
 #include "store/index_reader.hpp"
 #include "store/merge.hpp"
 #include "store/query_postings.hpp"
+#include "store/tf_impacts.hpp"
 #include "tools/invidx/command.hpp"
 #include "tools/invidx/interrupts.hpp"
 
@@ -39,6 +44,7 @@ using nlohmann::json;
 
 struct WeightFlags {
     unsigned bits = kDefaultImpactBits;
+    bool tf_impacts = false;  // --impacts tf: the impacts are the tfs
     std::optional<std::string> documents;  // weight these instead of the index's postings
     std::optional<std::string> out;
     TermLookupKind dictionary = TermLookupKind::hash;
@@ -71,6 +77,17 @@ WeightFlags weight_flags(const Invocation& invocation) {
     } else if (invocation.flags.has("--bits")) {
         throw UsageError("--bits does not apply to --documents: their weights are written unquantized");
     }
+    if (auto impacts = invocation.flags.value("--impacts")) {
+        if (*impacts == "tf") {
+            flags.tf_impacts = true;
+        } else if (*impacts != "bm25") {
+            throw UsageError("--impacts must be bm25 or tf, not '" + *impacts + "'");
+        }
+    }
+    if (flags.tf_impacts) {
+        if (flags.documents) throw UsageError("--impacts tf does not apply to --documents");
+        if (invocation.flags.has("--bits")) throw UsageError("--bits does not apply to --impacts tf: the bits are the fewest that hold the largest tf");
+    }
     if (auto bits = invocation.flags.value("--bits")) {
         const size_t value = tools::positive_integer("--bits", *bits);
         if (value < kMinImpactBits || value > kMaxImpactBits) {
@@ -87,6 +104,7 @@ WeightFlags weight_flags(const Invocation& invocation) {
             throw UsageError("--device must be cpu, gpu or gpu:N, not '" + *device + "'");
         }
     }
+    if (flags.tf_impacts && flags.gpu) throw UsageError("--device gpu does not apply to --impacts tf: nothing is computed");
     if (auto memory = invocation.flags.value("--device-memory")) {
         if (!flags.gpu) throw UsageError("--device-memory needs --device gpu");
         flags.device_memory = tools::positive_integer("--device-memory", *memory);
@@ -168,8 +186,21 @@ void print_weighted(const Invocation& invocation, const std::string& dir, double
     const IndexReader index(dir);
     const QueryPostings layout(index);
     const std::string where = device ? device->device : "cpu";
+    if (layout.impacts_are_tfs()) {
+        if (invocation.json) {
+            print_json({{"index", dir}, {"impacts", "tf"}, {"bits", layout.impact_bits()}, {"max_tf", layout.max_weight()},
+                        {"codec", layout.codec().name}, {"k1", layout.parameters().k1}, {"b", layout.parameters().b},
+                        {"postings", index.num_postings()}, {"seconds", seconds}});
+        } else {
+            std::cout << "stored " << index.num_postings() << " postings of " << dir << " with their tfs as "
+                      << layout.impact_bits() << "-bit impacts, largest tf " << layout.max_weight() << ", codec "
+                      << layout.codec().name << ", " << seconds << " s\n";
+        }
+        return;
+    }
     if (invocation.json) {
         json summary = {{"index", dir},
+                        {"impacts", "bm25"},
                         {"bits", layout.impact_bits()},
                         {"max_weight", layout.max_weight()},
                         {"codec", layout.codec().name},
@@ -226,9 +257,26 @@ int run_weight_on_gpu(const Invocation& invocation, const WeightFlags& flags) {
     return kOk;
 }
 
+// --impacts tf: the tfs stored as impacts (store/tf_impacts.hpp); a query
+// layout is made where there is none, else its codec and k1, b are kept.
+int run_weight_tfs(const Invocation& invocation) {
+    const std::string& dir = invocation.args[0];
+    const auto& interrupts = interrupt_watcher();  // before any thread starts
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        (void)write_tf_impact_layout(dir, {.codec = {}, .parameters = {}, .stop = interrupts.token()});
+    } catch (const Interrupted&) {
+        return report_interrupted("weight", dir);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    print_weighted(invocation, dir, seconds, nullptr);
+    return kOk;
+}
+
 int run_weight(const Invocation& invocation) {
     const WeightFlags flags = weight_flags(invocation);
     if (flags.documents) return run_weight_documents(invocation, flags);
+    if (flags.tf_impacts) return run_weight_tfs(invocation);
     if (flags.gpu) return run_weight_on_gpu(invocation, flags);
     const std::string& dir = invocation.args[0];
     const auto& interrupts = interrupt_watcher();  // before any thread starts
@@ -263,7 +311,7 @@ int run_weight(const Invocation& invocation) {
 
 Command weight_command() {
     return {.name = "weight",
-            .synopsis = "invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES] | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
+            .synopsis = "invidx weight IDX [--bits N] [--device cpu|gpu[:N]] [--device-memory BYTES] | IDX --impacts tf | IDX --documents FILE.jsonl [--out FILE] [--dictionary xbw|hash]",
             .description = "Computes the BM25 weight of every posting (CONTENT.md §10, with the index's\n"
                            "N, df, document lengths, average length and the k1, b of its query layout),\n"
                            "quantizes it linearly to an integer impact in 1..2^N-1 (ceil(w / max w *\n"
@@ -281,6 +329,12 @@ Command weight_command() {
                            "(CUB primitives). The same writer stores the impacts, so query.post is the\n"
                            "CPU's wherever the impacts are. No usable GPU is a usage error (exit 2),\n"
                            "never a CPU run.\n"
+                           "\n"
+                           "With --impacts tf, the impacts are the postings' own tfs instead, unquantized\n"
+                           "(pre-weighted documents: a jsonvector term weight or a CIFF impact index's\n"
+                           "tf), with the fewest bits N (1 to 16) that hold the largest tf; a tf above\n"
+                           "65535 is an error naming its term. The layout records that its impacts are\n"
+                           "tfs (query.post version 3); one is made where the index has none.\n"
                            "\n"
                            "With --documents, weights documents that are not in the index instead: each\n"
                            "JSONL line {\"id\", \"contents\"} (as invidx-run reads them) is analyzed with the\n"
@@ -304,6 +358,9 @@ Command weight_command() {
                        .repeats = tools::Repeats::kLastWins},
                       {.name = "--device-memory", .value_name = "BYTES",
                        .help = "with --device gpu: device memory per chunk of terms (default half the GPU's)",
+                       .repeats = tools::Repeats::kLastWins},
+                      {.name = "--impacts", .value_name = "bm25|tf",
+                       .help = "what the impacts are: quantized BM25 weights (default) or the tfs themselves",
                        .repeats = tools::Repeats::kLastWins},
                       {.name = "--documents", .value_name = "FILE.jsonl",
                        .help = "weight these documents against the index instead (one JSONL line out each)"},

@@ -14,11 +14,12 @@ __device__ inline double bm25_contribution(double idf, uint32_t tf, double k1_pl
 }
 
 // A posting's contribution to its document's score: BM25 from its tf, or
-// with impact scoring its stored impact itself (an integer, exact in a
-// double, so sums equal the CPU's integer sums).
+// with impact scoring its stored impact times the term's integer query
+// weight (query/impact_weights.hpp, where the idf table holds it): integers
+// below 2^53, exact in a double, so sums equal the CPU's integer sums in any order.
 template <class Scoring>
 __device__ inline double posting_contribution(const Scoring& scoring, uint32_t slot, uint32_t term, uint32_t value, double norm) {
-    if (scoring.impacts) return static_cast<double>(value);
+    if (scoring.impacts) return __dmul_rn(scoring.idfs[slot * scoring.max_terms + term], static_cast<double>(value));
     return bm25_contribution(scoring.idfs[slot * scoring.max_terms + term], value, scoring.k1_plus_1, norm);
 }
 

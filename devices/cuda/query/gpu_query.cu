@@ -57,7 +57,8 @@ struct BatchLists {
 class CudaQueryProcessor final : public GpuQueryProcessor {
 public:
     CudaQueryProcessor(int device, const std::vector<double>& norms, double k1, size_t cache_bytes)
-        : device_(device), k1_plus_1_(k1 + 1.0), documents_(norms.size()), norms_(memory_), scores_(memory_),
+        : device_(device), k1_plus_1_(k1 + 1.0), default_k1_plus_1_(k1 + 1.0), documents_(norms.size()),
+          norms_(memory_), other_norms_(memory_), scores_(memory_),
           stamps_(memory_), touched_(memory_), keys_(memory_), sorted_(memory_), sort_temp_(memory_),
           results_(memory_), results_host_(memory_), candidate_docids_(memory_), candidate_slots_(memory_),
           candidate_blocks_(memory_), candidate_alive_(memory_), candidate_tfs_(memory_), needed_(memory_),
@@ -76,6 +77,7 @@ public:
                   "norms");
         }
         check(cudaStreamSynchronize(stream_), "setup");
+        active_norms_ = norms_.data();
     }
 
     ~CudaQueryProcessor() override {
@@ -85,6 +87,7 @@ public:
         staging_.reset();
         if (stream_) cudaStreamSynchronize(stream_);
         norms_.release();
+        other_norms_.release();
         scores_.release();
         stamps_.release();
         touched_.release();
@@ -113,6 +116,29 @@ public:
             run_batch(queries.data() + first, count, conjunctive, k, impacts, results.data() + first);
         }
         return results;
+    }
+
+    void use_bm25(uint64_t key, const std::vector<double>& norms, double k1) override {
+        if (key == 0) {
+            active_norms_ = norms_.data();
+            k1_plus_1_ = default_k1_plus_1_;
+            return;
+        }
+        if (norms.size() != documents_) fail_on(device_, "BM25 norms for another number of documents");
+        if (key != other_key_) {
+            check(cudaSetDevice(device_), "cudaSetDevice");
+            // The previous batch is done (each ends synchronized), so the array is free to overwrite.
+            other_norms_.reserve(std::max<size_t>(documents_, 1), 0, stream_);
+            if (documents_ > 0) {
+                check(cudaMemcpyAsync(other_norms_.data(), norms.data(), documents_ * sizeof(double),
+                                      cudaMemcpyHostToDevice, stream_),
+                      "norms");
+            }
+            check(cudaStreamSynchronize(stream_), "norms");  // the host vector need not outlive the call
+            other_key_ = key;
+        }
+        active_norms_ = other_norms_.data();
+        k1_plus_1_ = k1 + 1.0;
     }
 
     size_t max_batch() const override { return slots_; }
@@ -254,7 +280,7 @@ private:
 
         const auto* device_lists = staging_->on_device<const DeviceList>(lists_at);
         const auto* device_tasks = staging_->on_device<const BlockTask>(tasks_at);
-        const Scoring scoring{norms_.data(), k1_plus_1_, staging_->on_device<const double>(idfs_at),
+        const Scoring scoring{active_norms_, k1_plus_1_, staging_->on_device<const double>(idfs_at),
                               staging_->on_device<const uint32_t>(slot_terms_at), max_terms, impacts};
         const Regions regions{staging_->on_device<const uint32_t>(region_base_at),
                               staging_->on_device<const uint32_t>(region_size_at), largest_region};
@@ -363,7 +389,8 @@ private:
     }
 
     int device_;
-    double k1_plus_1_;
+    double k1_plus_1_;          // of the BM25 in use (use_bm25)
+    double default_k1_plus_1_;  // key 0's
     size_t documents_;
     size_t slots_ = 1;
     uint32_t docid_bits_ = 1;
@@ -371,7 +398,10 @@ private:
     MemoryCounter memory_;
     std::unique_ptr<ListCache> cache_;
     std::unique_ptr<BatchStaging> staging_;
-    DeviceArray<double> norms_;
+    DeviceArray<double> norms_;        // key 0's
+    DeviceArray<double> other_norms_;  // other_key_'s
+    uint64_t other_key_ = 0;           // 0: none yet
+    const double* active_norms_ = nullptr;
     DeviceArray<double> scores_;    // OR accumulators, slot · documents
     DeviceArray<uint32_t> stamps_;  // their stamps
     uint32_t or_stamp_ = 0;

@@ -38,7 +38,7 @@ struct Scoring {
     const double* idfs = nullptr;
     const uint32_t* slot_terms = nullptr;  // terms per slot
     uint32_t max_terms = 0;
-    bool impacts = false;  // the lists' values are quantized impacts: a posting contributes its value
+    bool impacts = false;  // the lists' values are impacts: a posting contributes value · idfs[...] (its integer query weight)
 };
 
 // ---- OR (disjunctive.cu): dense accumulators, one per slot, never cleared:

@@ -1,0 +1,472 @@
+// invidx_inflate_bench: how fast one core inflates WARC.gz, by decoder and
+// file shape, so that the build is quoted against the fastest decoder
+// present rather than zlib's (issue #32, bench/README.md).
+//
+// The WARC text of INPUT (plain or gzip WARC files, e.g. real pages from
+// bench/gen_collection.py --gzip none) is compressed here, at --level, into
+// the two shapes crawls ship:
+//   one stream    the whole file one gzip member (ClueWeb-style)
+//   per record    one gzip member per WARC record (Common Crawl-style)
+//   split chunks  the per-record file cut into chunks at member headers, 4
+//                 read blocks at most, each decoded on its own as the
+//                 decompress node's split_gzip does (nodes/decompress/split_gzip.hpp)
+// and each decoder present decodes each shape on one thread:
+//   igzip         ISA-L's isal_inflate, streamed in 4 MiB read blocks
+//   libdeflate    libdeflate_gzip_decompress_ex, member by member, with the
+//                 whole file and its whole text in memory (it cannot stream:
+//                 a one-stream file needs a buffer of all its text)
+//   zlib          zlib's inflate, streamed in 4 MiB read blocks
+//   invidx ...    GzipStream (what the decompress node runs) with the
+//                 decoders named: "igzip+libdeflate" is the default where
+//                 both are built, "libdeflate+zlib" the build before ISA-L
+// Rates are MB (10^6 bytes) of text per second of wall time and per
+// second of the thread's CPU time, best of --repeat; every decoder's text
+// is checked against the input's (length and CRC-32) before it is timed.
+//
+//   invidx_inflate_bench [--level L] [--repeat R] [--write DIR] INPUT...
+//   invidx_inflate_bench --gunzip DECODER FILE.gz...
+//
+// --write DIR also writes DIR/one-stream.warc.gz and DIR/per-record.warc.gz
+// (the same pages in both shapes) for builds. --gunzip decodes each gzip
+// FILE with one decoder (igzip, libdeflate, zlib) and discards the text, a
+// ceiling to run one process per file beside a build, as bench/zlib_gunzip.py
+// is for zlib.
+
+#include <zlib.h>
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+#include <libdeflate.h>
+#endif
+#if defined(INVIDX_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
+#include <time.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/buffer_pool.hpp"
+#include "invidx/error.hpp"
+#include "nodes/decompress/gzip_stream.hpp"
+#include "nodes/decompress/split_gzip.hpp"
+#include "tools/common/flags.hpp"
+
+namespace {
+
+using namespace invidx;
+
+constexpr size_t kReadBlockBytes = size_t{4} << 20;  // the read node's default block
+constexpr size_t kTextBlockBytes = size_t{4} << 20;  // the decompress node's default text block
+constexpr size_t kChunkBlocks = 4;                   // split_gzip: a quarter of the default 16 tokens
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    ensure(in.good(), "cannot open " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// All members of a gzip file, or the bytes as they are.
+std::string text_of(const std::string& bytes) {
+    if (bytes.size() < 2 || bytes[0] != '\x1f' || bytes[1] != '\x8b') return bytes;
+    std::string text;
+    z_stream z{};
+    ensure(inflateInit2(&z, 31) == Z_OK, "zlib");
+    std::vector<char> out(kTextBlockBytes);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    z.avail_in = static_cast<uInt>(bytes.size());
+    for (;;) {
+        z.next_out = reinterpret_cast<Bytef*>(out.data());
+        z.avail_out = static_cast<uInt>(out.size());
+        const int status = inflate(&z, Z_NO_FLUSH);
+        text.append(out.data(), out.size() - z.avail_out);
+        if (status == Z_STREAM_END) {
+            if (z.avail_in == 0) break;
+            inflateReset(&z);
+        } else {
+            ensure(status == Z_OK, "input is damaged gzip");
+        }
+    }
+    inflateEnd(&z);
+    return text;
+}
+
+// One gzip member of `text` at `level`, appended to `out`.
+void gzip_member(std::string_view text, int level, std::string& out) {
+    z_stream z{};
+    ensure(deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK, "zlib");
+    const size_t start = out.size();
+    out.resize(start + deflateBound(&z, text.size()));
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + start);
+    z.avail_out = static_cast<uInt>(out.size() - start);
+    ensure(deflate(&z, Z_FINISH) == Z_STREAM_END, "deflate");
+    out.resize(out.size() - z.avail_out);
+    deflateEnd(&z);
+}
+
+// Record boundaries: "WARC/1.0\r\n" at the start or after a blank line.
+std::vector<size_t> record_starts(std::string_view text) {
+    std::vector<size_t> starts{0};
+    constexpr std::string_view kNext = "\r\n\r\nWARC/1.0\r\n";
+    for (size_t at = text.find(kNext); at != std::string_view::npos; at = text.find(kNext, at + 1))
+        starts.push_back(at + 4);
+    return starts;
+}
+
+struct Shapes {
+    std::string one_stream;
+    std::string per_record;
+    size_t records = 0;
+};
+
+Shapes compress_shapes(std::string_view text, int level) {
+    Shapes shapes;
+    // One stream in 64 MiB pieces of input: zlib's uInt counts.
+    {
+        z_stream z{};
+        ensure(deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK, "zlib");
+        shapes.one_stream.resize(deflateBound(&z, text.size()));
+        z.next_out = reinterpret_cast<Bytef*>(shapes.one_stream.data());
+        size_t done = 0;
+        for (;;) {
+            const size_t piece = std::min<size_t>(text.size() - done, size_t{64} << 20);
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data() + done));
+            z.avail_in = static_cast<uInt>(piece);
+            const size_t room = shapes.one_stream.size() - static_cast<size_t>(z.next_out - reinterpret_cast<Bytef*>(shapes.one_stream.data()));
+            z.avail_out = static_cast<uInt>(std::min<size_t>(room, UINT32_MAX));
+            done += piece;
+            const int status = deflate(&z, done == text.size() ? Z_FINISH : Z_NO_FLUSH);
+            if (status == Z_STREAM_END) break;
+            ensure(status == Z_OK && z.avail_in == 0, "deflate");
+        }
+        shapes.one_stream.resize(static_cast<size_t>(z.next_out - reinterpret_cast<Bytef*>(shapes.one_stream.data())));
+        deflateEnd(&z);
+    }
+    const std::vector<size_t> starts = record_starts(text);
+    shapes.records = starts.size();
+    for (size_t r = 0; r < starts.size(); ++r) {
+        const size_t end = r + 1 < starts.size() ? starts[r + 1] : text.size();
+        gzip_member(text.substr(starts[r], end - starts[r]), level, shapes.per_record);
+    }
+    return shapes;
+}
+
+// What a decoder produced: its text's length and, when asked, CRC-32.
+struct Output {
+    uint64_t bytes = 0;
+    uLong crc = crc32(0, nullptr, 0);
+    bool hash = false;
+    void add(const char* data, size_t size) {
+        bytes += size;
+        if (hash) crc = crc32_z(crc, reinterpret_cast<const Bytef*>(data), size);
+    }
+};
+
+using Decoder = std::function<void(const std::string& gz, Output& out)>;
+
+void zlib_stream(const std::string& gz, Output& out) {
+    z_stream z{};
+    ensure(inflateInit2(&z, 31) == Z_OK, "zlib");
+    static thread_local std::vector<char> text(kTextBlockBytes);
+    for (size_t offset = 0; offset < gz.size(); offset += kReadBlockBytes) {
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data() + offset));
+        z.avail_in = static_cast<uInt>(std::min(kReadBlockBytes, gz.size() - offset));
+        while (z.avail_in > 0) {
+            z.next_out = reinterpret_cast<Bytef*>(text.data());
+            z.avail_out = static_cast<uInt>(text.size());
+            const int status = inflate(&z, Z_NO_FLUSH);
+            out.add(text.data(), text.size() - z.avail_out);
+            if (status == Z_STREAM_END) {
+                inflateReset(&z);
+            } else {
+                ensure(status == Z_OK || status == Z_BUF_ERROR, "zlib: damaged");
+            }
+        }
+    }
+    // The last member's end may still be in zlib's output window.
+    for (;;) {
+        z.next_out = reinterpret_cast<Bytef*>(text.data());
+        z.avail_out = static_cast<uInt>(text.size());
+        const int status = inflate(&z, Z_NO_FLUSH);
+        out.add(text.data(), text.size() - z.avail_out);
+        if (status != Z_OK || z.avail_out == text.size()) break;
+    }
+    inflateEnd(&z);
+}
+
+#if defined(INVIDX_HAVE_ISAL)
+void igzip_stream(const std::string& gz, Output& out) {
+    static thread_local std::unique_ptr<inflate_state> state(new inflate_state);
+    static thread_local std::vector<char> text(kTextBlockBytes);
+    isal_inflate_init(state.get());
+    state->crc_flag = ISAL_GZIP;
+    for (size_t offset = 0; offset < gz.size(); offset += kReadBlockBytes) {
+        state->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(gz.data() + offset));
+        state->avail_in = static_cast<uint32_t>(std::min(kReadBlockBytes, gz.size() - offset));
+        const bool last = offset + kReadBlockBytes >= gz.size();
+        for (;;) {
+            state->next_out = reinterpret_cast<uint8_t*>(text.data());
+            state->avail_out = static_cast<uint32_t>(text.size());
+            const int status = isal_inflate(state.get());
+            ensure(status == ISAL_DECOMP_OK, "igzip: damaged");
+            out.add(text.data(), text.size() - state->avail_out);
+            if (state->block_state == ISAL_BLOCK_FINISH) {
+                if (state->avail_in == 0 && last) break;
+                // The next member: igzip stops at each member's end.
+                uint8_t* next = state->next_in;
+                const uint32_t left = state->avail_in;
+                isal_inflate_reset(state.get());
+                state->crc_flag = ISAL_GZIP;
+                state->next_in = next;
+                state->avail_in = left;
+                continue;
+            }
+            if (state->avail_in == 0 && state->avail_out > 0) break;
+        }
+    }
+}
+#endif
+
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+void libdeflate_members(const std::string& gz, Output& out) {
+    static thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+        libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+    static thread_local std::vector<char> text;
+    // Every member's text fits in what one gzip stream of the file holds;
+    // grown to the largest member seen (ISIZE of its trailer).
+    size_t offset = 0;
+    while (offset < gz.size()) {
+        size_t used = 0;
+        size_t produced = 0;
+        const libdeflate_result result = libdeflate_gzip_decompress_ex(
+            d.get(), gz.data() + offset, gz.size() - offset, text.data(), text.size(), &used, &produced);
+        if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            text.resize(std::max<size_t>(2 * text.size(), size_t{1} << 20));
+            continue;
+        }
+        ensure(result == LIBDEFLATE_SUCCESS, "libdeflate: damaged");
+        out.add(text.data(), produced);
+        offset += used;
+    }
+}
+#endif
+
+// What the decompress node runs on one worker: GzipStream over 4 MiB read
+// blocks, text blocks from a pool.
+Decoder invidx_stream(GzipDecoders decoders) {
+    return [decoders](const std::string& gz, Output& out) {
+        static thread_local auto buffers = std::make_shared<BufferPool<std::string>>(8);
+        const InputFile file{.ordinal = 0, .path = "bench.warc.gz", .name = "bench.warc.gz", .format = "warc", .size_bytes = gz.size()};
+        GzipStream stream(file, kTextBlockBytes, buffers, decoders);
+        for (size_t offset = 0; offset < gz.size(); offset += kReadBlockBytes) {
+            const size_t size = std::min(kReadBlockBytes, gz.size() - offset);
+            stream.feed(std::string_view(gz.data() + offset, size), offset + size == gz.size(), [&](TextBlock&& block) {
+                out.add(block.bytes.data(), block.bytes.size());
+                buffers->give_back(std::move(block.bytes));
+            });
+        }
+    };
+}
+
+// The per-record file in chunks, as split_gzip decodes it on each worker.
+Decoder invidx_chunks(GzipDecoders decoders) {
+    return [decoders](const std::string& gz, Output& out) {
+        static thread_local auto buffers = std::make_shared<BufferPool<std::string>>(8);
+        const InputFile file{.ordinal = 0, .path = "bench.warc.gz", .name = "bench.warc.gz", .format = "warc", .size_bytes = gz.size()};
+        GzipChunker chunker(kChunkBlocks);
+        uint64_t sequence = 0;
+        for (size_t offset = 0; offset < gz.size(); offset += kReadBlockBytes) {
+            auto block = std::make_shared<RawBlock>();
+            const size_t size = std::min(kReadBlockBytes, gz.size() - offset);
+            block->sequence = sequence++;
+            block->file_offset = offset;
+            block->bytes.assign(gz.data() + offset, gz.data() + offset + size);
+            block->first = offset == 0;
+            block->last = offset + size == gz.size();
+            chunker.push(block, [&](GzipChunkPtr chunk) {
+                decode_chunk(*chunk, file, kTextBlockBytes, buffers, decoders);
+                ensure(chunk->decoded, "a chunk did not decode alone");
+                for (TextBlock& text : chunk->text) {
+                    out.add(text.bytes.data(), text.bytes.size());
+                    buffers->give_back(std::move(text.bytes));
+                }
+            });
+        }
+    };
+}
+
+double thread_cpu_seconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+struct Timing {
+    double wall = 1e300;
+    double cpu = 1e300;
+    bool ran = false;
+};
+
+tools::Flags bench_flags() {
+    tools::Flags flags;
+    flags.add({.name = "--level", .value_name = "L", .help = "gzip level of both shapes (default 6, gzip's)"});
+    flags.add({.name = "--repeat", .value_name = "R", .help = "runs per cell; the best counts (default 3)"});
+    flags.add({.name = "--write", .value_name = "DIR", .help = "also write DIR/one-stream.warc.gz and DIR/per-record.warc.gz"});
+    flags.add({.name = "--gunzip", .value_name = "DECODER", .help = "only decode each gzip INPUT with DECODER (igzip, libdeflate,\nzlib) and discard the text"});
+    flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
+    return flags;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int level = 6;
+    unsigned repeat = 3;
+    std::string write_dir;
+    std::string gunzip;
+    std::vector<std::string> inputs;
+    const tools::Flags flags = bench_flags();
+    try {
+        const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+        if (given.has("--help")) {
+            std::cout << flags.help({.usage = "usage: invidx_inflate_bench [--level L] [--repeat R] [--write DIR] INPUT...",
+                                     .description = "Per-core inflate rate of every gzip decoder built, on the WARC text of INPUT\n"
+                                                    "(plain or gzip) compressed as one stream and as one member per record.",
+                                     .options_heading = "Options:\n",
+                                     .example = "  invidx_inflate_bench --write /tmp/shapes /tmp/pages/part-00000.warc\n",
+                                     .footer = "Exit codes: 0 done; 1 failed; 2 bad command line.\n"});
+            return 0;
+        }
+        if (auto value = given.value("--level")) level = static_cast<int>(tools::positive_integer("--level", *value));
+        if (level > 9) throw tools::UsageError("--level: 1 to 9");
+        if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
+        if (auto value = given.value("--write")) write_dir = *value;
+        if (auto value = given.value("--gunzip")) gunzip = *value;
+        inputs = given.arguments();
+        if (inputs.empty()) throw tools::UsageError("no input");
+    } catch (const tools::UsageError& error) {
+        tools::exit_with_usage_error("invidx_inflate_bench", error.what());
+    }
+
+    try {
+        if (!gunzip.empty()) {
+            Decoder decode = zlib_stream;
+#if defined(INVIDX_HAVE_ISAL)
+            if (gunzip == "igzip") decode = igzip_stream;
+#endif
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+            if (gunzip == "libdeflate") decode = libdeflate_members;
+#endif
+            ensure(gunzip == "zlib" || decode.target<void (*)(const std::string&, Output&)>() == nullptr ||
+                       *decode.target<void (*)(const std::string&, Output&)>() != zlib_stream,
+                   "--gunzip: " + gunzip + " is not built (igzip, libdeflate or zlib)");
+            for (const std::string& path : inputs) {
+                Output out;
+                decode(read_file(path), out);
+            }
+            return 0;
+        }
+        std::string text;
+        for (const std::string& path : inputs) text += text_of(read_file(path));
+        ensure(!text.empty(), "no text in the input");
+        const Shapes shapes = compress_shapes(text, level);
+        const uLong expected_crc = crc32_z(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(text.data()), text.size());
+        if (!write_dir.empty()) {
+            std::filesystem::create_directories(write_dir);
+            std::ofstream(write_dir + "/one-stream.warc.gz", std::ios::binary) << shapes.one_stream;
+            std::ofstream(write_dir + "/per-record.warc.gz", std::ios::binary) << shapes.per_record;
+        }
+        std::printf("%.1f MB of WARC text, %zu records; gzip level %d: one stream %.1f MB, per record %.1f MB; best of %u\n",
+                    text.size() / 1e6, shapes.records, level, shapes.one_stream.size() / 1e6,
+                    shapes.per_record.size() / 1e6, repeat);
+
+        struct Row {
+            std::string name;
+            Decoder decode;            // one stream and per record
+            Decoder decode_chunks;     // split chunks (null: not this decoder's shape)
+        };
+        std::vector<Row> rows;
+        const GzipDecoders built = gzip_decoders_built();
+#if defined(INVIDX_HAVE_ISAL)
+        rows.push_back({"igzip (ISA-L)", igzip_stream, nullptr});
+#endif
+#if defined(INVIDX_HAVE_LIBDEFLATE)
+        rows.push_back({"libdeflate (in memory)", libdeflate_members, nullptr});
+#endif
+        rows.push_back({"zlib", zlib_stream, nullptr});
+        if (built.isal && built.libdeflate)
+            rows.push_back({"invidx igzip+libdeflate", invidx_stream({true, true}), invidx_chunks({true, true})});
+        if (built.isal) rows.push_back({"invidx igzip", invidx_stream({true, false}), invidx_chunks({true, false})});
+        if (built.libdeflate)
+            rows.push_back({"invidx libdeflate+zlib", invidx_stream({false, true}), invidx_chunks({false, true})});
+        rows.push_back({"invidx zlib", invidx_stream({}), invidx_chunks({})});
+        const GzipDecoders chosen = gzip_decoders();
+        std::printf("the build's default (INVIDX_GZIP_DECODER honoured): %s\n",
+                    chosen.isal ? (chosen.libdeflate ? "invidx igzip+libdeflate" : "invidx igzip")
+                                : (chosen.libdeflate ? "invidx libdeflate+zlib" : "invidx zlib"));
+
+        const char* shape_names[3] = {"one stream", "per record", "split chunks"};
+        const std::string* shape_bytes[3] = {&shapes.one_stream, &shapes.per_record, &shapes.per_record};
+        std::vector<std::array<Timing, 3>> timings(rows.size());
+        for (size_t r = 0; r < rows.size(); ++r) {
+            for (int s = 0; s < 3; ++s) {
+                const Decoder& decode = s == 2 ? rows[r].decode_chunks : rows[r].decode;
+                if (!decode) continue;
+                Output check;
+                check.hash = true;
+                decode(*shape_bytes[s], check);
+                ensure(check.bytes == text.size() && check.crc == expected_crc,
+                       rows[r].name + " decoded " + shape_names[s] + " wrong");
+                Timing& best = timings[r][s];
+                best.ran = true;
+                for (unsigned k = 0; k < repeat; ++k) {
+                    Output out;
+                    const double cpu0 = thread_cpu_seconds();
+                    const auto wall0 = std::chrono::steady_clock::now();
+                    decode(*shape_bytes[s], out);
+                    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+                    const double cpu = thread_cpu_seconds() - cpu0;
+                    best.wall = std::min(best.wall, wall);
+                    best.cpu = std::min(best.cpu, cpu);
+                }
+                std::fprintf(stderr, "  %-24s %-12s %.3f s wall, %.3f s CPU\n", rows[r].name.c_str(), shape_names[s],
+                             best.wall, best.cpu);
+            }
+        }
+
+        std::printf("\nMB/s of text on one core (wall / CPU time)\n");
+        std::printf("%-24s", "decoder");
+        for (const char* shape : shape_names) std::printf("  %21s", shape);
+        std::printf("\n");
+        for (size_t r = 0; r < rows.size(); ++r) {
+            std::printf("%-24s", rows[r].name.c_str());
+            for (int s = 0; s < 3; ++s) {
+                const Timing& t = timings[r][s];
+                if (!t.ran) {
+                    std::printf("  %21s", "-");
+                    continue;
+                }
+                char cell[64];
+                std::snprintf(cell, sizeof cell, "%.0f / %.0f", text.size() / 1e6 / t.wall, text.size() / 1e6 / t.cpu);
+                std::printf("  %21s", cell);
+            }
+            std::printf("\n");
+        }
+    } catch (const std::exception& error) {
+        std::cerr << "invidx_inflate_bench: " << error.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
