@@ -1,6 +1,7 @@
 // build_from_documents (invidx/document_source.hpp): a standard build whose
 // "read" node reads a DocumentSource. Nothing else of the engine changes:
-// the documents are one input file of format jsonl (BuildHooks::files), the
+// the documents are one input file of format jsonl, or jsonvector when the
+// analysis is pre-weighted (BuildHooks::files), the
 // node kinds are the standard ones with "read" swapped, and the sampler's
 // collection assignment is made here from the documents' first bytes, as
 // the sampler makes it from a file's.
@@ -12,6 +13,7 @@
 #include "invidx/document_source.hpp"
 #include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
+#include "invidx/input_format.hpp"
 #include "nodes/frame/framer.hpp"
 #include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
@@ -92,7 +94,12 @@ BuildReport build_from_documents(const PipelineConfig& config, DocumentSource& d
         throw ConfigError("/cluster", "a build from documents runs on one machine: remove \"cluster\"");
     NodeRegistry registry;
     add_document_kinds(registry, documents);
-    const InputFile file{.ordinal = 0, .path = documents.name(), .name = documents.name(), .format = "jsonl",
+    // Pre-weighted documents are read as the jsonvector format reads them.
+    const InputFile file{.ordinal = 0,
+                         .path = documents.name(),
+                         .name = documents.name(),
+                         .format = std::string(input_format_name(
+                             config.analysis.pre_weighted ? InputFormat::jsonvector : InputFormat::jsonl)),
                          .size_bytes = 0};
     BuildHooks hooks;
     hooks.files = std::vector<InputFile>{file};

@@ -3,7 +3,9 @@
 // any C++ caller) pushes blocks of JSONL lines, {"id": ..., "contents": ...}
 // one per line, and the build reads them as a single input file of format
 // jsonl. Docids, names and the index are the same as invidx-run gives for
-// the same lines in a .jsonl file.
+// the same lines in a .jsonl file. With a pre-weighted analysis
+// (invidx/pre_weighted_analysis.hpp) the lines are {"id": ..., "vector":
+// {term: weight}}, read as the jsonvector format reads them.
 //
 //   invidx::DocumentSource documents;
 //   std::thread producer([&] {

@@ -128,6 +128,12 @@ def index_documents(docs, output, config=None, set=None, progress=None):
             CIFF export). Documents are taken in blocks of about 1 MiB, at most
             4 waiting for the graph, which bounds memory for any number of them;
             the graph indexes while Python produces.
+            Pre-weighted documents {"id": str, "vector": {term: weight}} (a
+            "vector" and no "contents" in the first document) build the index
+            the jsonvector input format builds (docs/PIPELINE.md, "Pre-weighted
+            documents"): terms verbatim, weights quantized by the config's
+            analysis.vector_scale. Every document must then be of that kind,
+            and each later one of the other kind raises InputError naming it.
     output: the index directory.
     config: a pipeline (path or dict) for the nodes, analysis and memory;
             its "input" is ignored. Default: DEFAULT_PIPELINE.

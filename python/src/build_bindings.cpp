@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "invidx/document_source.hpp"
+#include "invidx/error.hpp"
 #include "invidx/pipeline.hpp"
+#include "invidx/pre_weighted_analysis.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/build_runner.hpp"
 #include "python/src/document_lines.hpp"
@@ -61,11 +63,34 @@ bool push_block(DocumentSource& documents, std::vector<char>& block, BuildRunner
     }
 }
 
+// The iterator's next item; a null object at its end.
+py::object next_document(const py::iterator& iterator) {
+    py::object item = py::reinterpret_steal<py::object>(PyIter_Next(iterator.ptr()));
+    if (!item && PyErr_Occurred()) throw py::error_already_set();
+    return item;
+}
+
+// The analysis of a build whose documents are pre-weighted, as an input
+// naming jsonvector makes it (docs/PIPELINE.md, "Pre-weighted documents").
+void make_pre_weighted_for_documents(PipelineConfig& config) {
+    if (config.analysis.positions) {
+        throw ConfigError("/positions", "the first document is pre-weighted (a \"vector\" and no \"contents\"), and "
+                                        "pre-weighted documents have no positions: leave \"positions\" out or false");
+    }
+    make_pre_weighted(config.analysis);
+}
+
 py::object index_documents(py::iterable docs, const std::optional<std::string>& path,
                            const std::optional<std::string>& json_text, const std::vector<std::string>& overrides,
                            py::object progress, size_t block_bytes, size_t max_blocks) {
     if (block_bytes == 0 || max_blocks == 0) throw_usage_error("block_bytes and max_blocks must be positive");
     PipelineConfig config = make_config(path, json_text, overrides);
+    // The first document settles the kind: one with a "vector" and no
+    // "contents" makes the build pre-weighted, as the jsonvector format does.
+    const py::iterator iterator = py::iter(docs);
+    py::object document = next_document(iterator);
+    const bool vectors = document && DocumentLines::is_vector_document(document);
+    if (vectors) make_pre_weighted_for_documents(config);
     DocumentSource documents(max_blocks);
     BuildRunner runner(std::move(progress));
     runner.start([config = std::move(config), &documents](const RunOptions& options) {
@@ -74,13 +99,13 @@ py::object index_documents(py::iterable docs, const std::optional<std::string>& 
     // This thread produces: each document one JSONL line, the lines in
     // blocks of about block_bytes, each pushed as it fills.
     try {
-        DocumentLines lines;
+        DocumentLines lines(vectors);
         std::vector<char> block;
         block.reserve(block_bytes + 4096);
         bool open = true;
         uint64_t since_check = 0;
-        for (py::handle document : docs) {
-            lines.append(document, block);
+        for (uint64_t position = 0; document; ++position, document = next_document(iterator)) {
+            lines.append(document, position, block);
             if (block.size() >= block_bytes) {
                 open = push_block(documents, block, runner);
                 if (!open) break;

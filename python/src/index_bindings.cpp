@@ -69,6 +69,9 @@ py::object query_layout_stats(const IndexReader& index) {
     stats["b"] = layout.parameters().b;
     stats["impacts"] = layout.has_impacts();
     stats["impact_bits"] = layout.has_impacts() ? py::object(py::int_(layout.impact_bits())) : py::object(py::none());
+    // As `invidx stats --format json`: "tf" where the impacts are the tfs.
+    stats["impact_source"] = layout.has_impacts() ? py::object(py::str(layout.impacts_are_tfs() ? "tf" : "bm25"))
+                                                  : py::object(py::none());
     return std::move(stats);
 }
 
@@ -114,6 +117,8 @@ public:
         stats["stopword_count"] = analysis.stopwords.size();
         stats["input_files"] = index.files().size();
         stats["query_layout"] = query_layout_stats(index);
+        stats["pre_weighted"] = analysis.pre_weighted;
+        if (analysis.pre_weighted) stats["vector_scale"] = analysis.vector_scale;
         return stats;
     }
 

@@ -219,6 +219,25 @@ TEST_CASE("jsonvector build: analysis.vector_scale sets the float quantization a
     CHECK(config_error_pointer(description) == "/analysis/vector_scale");
 }
 
+TEST_CASE("jsonvector build: invidx stats says the index is pre-weighted, with its vector_scale") {
+    TempDir dir;
+    const auto input = dir.write("v.jsonl", R"({"id": "a", "vector": {"w": 0.5, "i": 3}})" "\n");
+    nlohmann::json description =
+        vector_pipeline(nlohmann::json::array({{{"path", input.string()}, {"format", "jsonvector"}}}), dir / "idx", 1, 1);
+    description["analysis"]["vector_scale"] = 1000;
+    build_index(description);
+    const auto text = run_invidx(dir, "stats " + quoted(dir / "idx"));
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.out.find("analysis        pre-weighted vectors (vector_scale 1000)\n") != std::string::npos);
+    CHECK(text.out.find("stemmer         none\n") != std::string::npos);
+    const auto json = run_invidx(dir, "stats --format json " + quoted(dir / "idx"));
+    REQUIRE(json.exit_code == 0);
+    const auto stats = nlohmann::json::parse(json.out);
+    CHECK(stats["pre_weighted"] == true);
+    CHECK(stats["vector_scale"] == 1000);
+    CHECK(stats["total_length"] == 503);
+}
+
 TEST_CASE("jsonvector build: auto takes .jsonl files as vectors beside jsonvector; a text file there is an error") {
     TempDir dir;
     const auto named = dir.write("a/v.jsonl", R"({"id": "a", "vector": {"Alpha": 2}})" "\n");

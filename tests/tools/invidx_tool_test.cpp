@@ -79,6 +79,10 @@ TEST_CASE("invidx stats, in text and json") {
     CHECK(stats["total_length"] == 7);
     CHECK(stats["runs"] == 2);
     CHECK(stats["stopword_count"] == 33);
+    // A text index: no pre-weighted line, no scale.
+    CHECK(text.out.find("analysis ") == std::string::npos);
+    CHECK(stats["pre_weighted"] == false);
+    CHECK_FALSE(stats.contains("vector_scale"));
 }
 
 TEST_CASE("invidx term analyzes the word and prints its postings") {

@@ -54,7 +54,10 @@ int run_stats(const Invocation& invocation) {
                   {"stopwords", analysis.stopwords_name},
                   {"stopword_count", analysis.stopwords.size()},
                   {"input_files", index.files().size()},
-                  {"query_layout", query_layout_stats(index)}};
+                  {"query_layout", query_layout_stats(index)},
+                  {"pre_weighted", analysis.pre_weighted}};
+    // Only a pre-weighted index has a scale: its float weights were multiplied by it.
+    if (analysis.pre_weighted) stats["vector_scale"] = analysis.vector_scale;
     if (invocation.json) {
         print_json(stats);
         return kOk;
@@ -68,6 +71,8 @@ int run_stats(const Invocation& invocation) {
     std::printf("positional      %s\n", index.positional() ? "yes" : "no");
     std::printf("stemmer         %s\n", printable(analysis.stemmer).c_str());
     std::printf("stopwords       %s (%zu words)\n", printable(analysis.stopwords_name).c_str(), analysis.stopwords.size());
+    if (analysis.pre_weighted)
+        std::printf("analysis        pre-weighted vectors (vector_scale %u)\n", static_cast<unsigned>(analysis.vector_scale));
     std::printf("input_files     %zu\n", index.files().size());
     std::printf("query_layout    %s\n", query_layout_text(stats["query_layout"]).c_str());
     return kOk;
@@ -81,7 +86,8 @@ Command stats_command() {
             .description = "Collection totals of the index in directory IDX, and what its query layout\n"
                            "(merge --layout query) holds: its codec, the BM25 k1 and b its block maxima\n"
                            "were made with (search --k1/--b may differ) and its impacts' bits (invidx\n"
-                           "weight), or none.",
+                           "weight), or none. A pre-weighted index (input format jsonvector) says so, with\n"
+                           "the vector_scale its float weights were multiplied by.",
             .example = "  $ invidx stats idx\n"
                        "  documents       3\n  terms           5\n  postings        7\n  total_length    9\n"
                        "  average_length  3\n  runs            1\n  positional      no\n  stemmer         porter\n"
