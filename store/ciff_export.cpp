@@ -5,6 +5,7 @@
 
 #include "invidx/error.hpp"
 #include "store/ciff_import.hpp"
+#include "store/ciff_fields.hpp"
 #include "store/output_path.hpp"
 #include "store/protobuf_wire.hpp"
 #include "store/replacing_file.hpp"
@@ -12,20 +13,10 @@
 namespace invidx {
 namespace {
 
-// Field numbers of CommonIndexFileFormat.proto.
-namespace header {
-constexpr uint32_t version = 1, num_postings_lists = 2, num_doc_records = 3, total_postings_lists = 4,
-                   total_docs = 5, total_terms_in_collection = 6, average_doclength = 7, description = 8;
-}
-namespace postings_list {
-constexpr uint32_t term = 1, df = 2, cf = 3, postings = 4;
-}
-namespace posting {
-constexpr uint32_t docid = 1, tf = 2;
-}
-namespace doc_record {
-constexpr uint32_t docid = 1, collection_docid = 2, doclength = 3;
-}
+namespace header = ciff_fields::header;
+namespace postings_list = ciff_fields::postings_list;
+namespace posting = ciff_fields::posting;
+namespace doc_record = ciff_fields::doc_record;
 
 int64_t as_int32(uint64_t value, const char* what) {
     ensure(value <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max()),

@@ -7,24 +7,15 @@
 
 #include "invidx/error.hpp"
 #include "store/binary_io.hpp"
+#include "store/ciff_fields.hpp"
 
 namespace invidx {
 namespace {
 
-// Field numbers of CommonIndexFileFormat.proto (as in ciff_export.cpp).
-namespace header_field {
-constexpr uint64_t version = 1, num_postings_lists = 2, num_doc_records = 3, total_postings_lists = 4,
-                   total_docs = 5, total_terms_in_collection = 6, average_doclength = 7, description = 8;
-}
-namespace list_field {
-constexpr uint64_t term = 1, df = 2, cf = 3, postings = 4;
-}
-namespace posting_field {
-constexpr uint64_t docid = 1, tf = 2;
-}
-namespace record_field {
-constexpr uint64_t docid = 1, collection_docid = 2, doclength = 3;
-}
+namespace header_field = ciff_fields::header;
+namespace list_field = ciff_fields::postings_list;
+namespace posting_field = ciff_fields::posting;
+namespace record_field = ciff_fields::doc_record;
 
 constexpr uint64_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
 
