@@ -10,6 +10,11 @@
 //   split chunks  the per-record file cut into chunks at member headers, 4
 //                 read blocks at most, each decoded on its own as the
 //                 decompress node's split_gzip does (nodes/decompress/split_gzip.hpp)
+//   tar.gz        the text as a tar of 64 MiB members, one gzip stream (tar
+//                 czf), read as the decompress node reads one: libarchive's
+//                 gzip filter and tar reader (the build before GzipStream
+//                 inflated tar.gz), and ArchiveStream (GzipStream with the
+//                 build's default decoders, libarchive's tar reader on its text)
 // and each decoder present decodes each shape on one thread:
 //   igzip         ISA-L's isal_inflate, streamed in 4 MiB read blocks
 //   libdeflate    libdeflate_gzip_decompress_ex, member by member, with the
@@ -32,6 +37,8 @@
 // ceiling to run one process per file beside a build, as bench/zlib_gunzip.py
 // is for zlib.
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <zlib.h>
 #if defined(INVIDX_HAVE_LIBDEFLATE)
 #include <libdeflate.h>
@@ -58,6 +65,7 @@
 
 #include "graph/buffer_pool.hpp"
 #include "invidx/error.hpp"
+#include "nodes/decompress/archive_stream.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/split_gzip.hpp"
 #include "tools/common/flags.hpp"
@@ -70,10 +78,16 @@ constexpr size_t kReadBlockBytes = size_t{4} << 20;  // the read node's default 
 constexpr size_t kTextBlockBytes = size_t{4} << 20;  // the decompress node's default text block
 constexpr size_t kChunkBlocks = 4;                   // split_gzip: a quarter of the default 16 tokens
 
+// In one read: a ceiling process must not spend on reading (istreambuf_iterator
+// goes byte by byte) what the decoder would spend on decoding.
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     ensure(in.good(), "cannot open " + path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ensure(in.gcount() == static_cast<std::streamsize>(bytes.size()), "cannot read " + path);
+    return bytes;
 }
 
 // All members of a gzip file, or the bytes as they are.
@@ -163,6 +177,46 @@ Shapes compress_shapes(std::string_view text, int level) {
     return shapes;
 }
 
+// The text as a .tar.gz: a tar of members of about kTarMemberBytes (cut at
+// record starts), compressed at `level` as one gzip stream, as tar czf writes.
+constexpr size_t kTarMemberBytes = size_t{64} << 20;
+
+la_ssize_t append_to(struct archive*, void* out, const void* bytes, size_t size) {
+    static_cast<std::string*>(out)->append(static_cast<const char*>(bytes), size);
+    return static_cast<la_ssize_t>(size);
+}
+
+std::string tar_gz_of(std::string_view text, int level) {
+    std::string tar;
+    struct archive* writer = archive_write_new();
+    ensure(writer != nullptr && archive_write_set_format_pax_restricted(writer) == ARCHIVE_OK &&
+               archive_write_set_bytes_in_last_block(writer, 1) == ARCHIVE_OK &&
+               archive_write_open(writer, &tar, nullptr, append_to, nullptr) == ARCHIVE_OK,
+           "libarchive: cannot write a tar");
+    const std::vector<size_t> starts = record_starts(text);
+    for (size_t begin = 0, member = 0; begin < text.size(); ++member) {
+        const auto cut = std::lower_bound(starts.begin(), starts.end(), begin + kTarMemberBytes);
+        const size_t end = cut == starts.end() ? text.size() : *cut;
+        const std::string name = "part-" + std::to_string(member) + ".warc";
+        struct archive_entry* entry = archive_entry_new();
+        archive_entry_set_pathname(entry, name.c_str());
+        archive_entry_set_filetype(entry, AE_IFREG);
+        archive_entry_set_perm(entry, 0644);
+        archive_entry_set_size(entry, static_cast<la_int64_t>(end - begin));
+        ensure(archive_write_header(writer, entry) == ARCHIVE_OK &&
+                   archive_write_data(writer, text.data() + begin, end - begin) == static_cast<la_ssize_t>(end - begin),
+               "libarchive: cannot write a tar member");
+        archive_entry_free(entry);
+        begin = end;
+    }
+    ensure(archive_write_close(writer) == ARCHIVE_OK, "libarchive: cannot write a tar");
+    archive_write_free(writer);
+    ensure(tar.size() < (uint64_t{1} << 32), "tar.gz shape: at most 4 GiB of text");
+    std::string gz;
+    gzip_member(tar, level, gz);
+    return gz;
+}
+
 // What a decoder produced: its text's length and, when asked, CRC-32.
 struct Output {
     uint64_t bytes = 0;
@@ -244,8 +298,14 @@ void libdeflate_members(const std::string& gz, Output& out) {
     static thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
         libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
     static thread_local std::vector<char> text;
-    // Every member's text fits in what one gzip stream of the file holds;
-    // grown to the largest member seen (ISIZE of its trailer).
+    // Grown until a member fits. The file's last trailer (ISIZE) sizes it
+    // first: a one-stream file's whole text, decoded once instead of again
+    // for every doubling.
+    if (gz.size() >= 18) {
+        const auto* end = reinterpret_cast<const unsigned char*>(gz.data() + gz.size() - 4);
+        const size_t last_member = size_t{end[0]} | size_t{end[1]} << 8 | size_t{end[2]} << 16 | size_t{end[3]} << 24;
+        if (text.size() < last_member) text.resize(last_member);
+    }
     size_t offset = 0;
     while (offset < gz.size()) {
         size_t used = 0;
@@ -262,6 +322,67 @@ void libdeflate_members(const std::string& gz, Output& out) {
     }
 }
 #endif
+
+// The bytes of a file in read blocks, as the read node hands them to libarchive.
+struct ReadBlocks {
+    const std::string* bytes = nullptr;
+    size_t offset = 0;
+    std::string_view next() {
+        const std::string_view block = std::string_view(*bytes).substr(offset, kReadBlockBytes);
+        offset += block.size();
+        return block;
+    }
+};
+
+// A .tar.gz as invidx read one before InflatingSource: libarchive's gzip
+// filter (zlib, trailer unchecked) under its tar reader.
+void libarchive_tar_gz(const std::string& gz, Output& out) {
+    static thread_local std::vector<char> text(kTextBlockBytes);
+    ReadBlocks blocks{&gz, 0};
+    struct archive* reader = archive_read_new();
+    archive_read_support_filter_all(reader);
+    archive_read_support_format_tar(reader);
+    archive_read_support_format_gnutar(reader);
+    const auto read = [](struct archive*, void* self, const void** buffer) -> la_ssize_t {
+        const std::string_view block = static_cast<ReadBlocks*>(self)->next();
+        *buffer = block.data();
+        return static_cast<la_ssize_t>(block.size());
+    };
+    ensure(archive_read_open(reader, &blocks, nullptr, read, nullptr) == ARCHIVE_OK, "libarchive: cannot open");
+    struct archive_entry* entry = nullptr;
+    int status = ARCHIVE_OK;
+    while ((status = archive_read_next_header(reader, &entry)) == ARCHIVE_OK) {
+        for (;;) {
+            const la_ssize_t got = archive_read_data(reader, text.data(), text.size());
+            ensure(got >= 0, "libarchive: damaged tar.gz");
+            if (got == 0) break;
+            out.add(text.data(), static_cast<size_t>(got));
+        }
+    }
+    ensure(status == ARCHIVE_EOF, "libarchive: damaged tar.gz");
+    archive_read_free(reader);
+}
+
+// A .tar.gz as the decompress node reads one now: ArchiveStream, whose
+// InflatingSource inflates it with GzipStream for libarchive's tar reader.
+void invidx_tar_gz(const std::string& gz, Output& out) {
+    class Source final : public ByteSource {
+    public:
+        explicit Source(const std::string& gz) : blocks_{&gz, 0} {}
+        std::string_view next() override { return blocks_.next(); }
+
+    private:
+        ReadBlocks blocks_;
+    };
+    static thread_local std::vector<char> text(kTextBlockBytes);
+    Source source(gz);
+    ArchiveStream stream(source, InputFile{.ordinal = 0, .path = "bench.tar.gz", .name = "bench.tar.gz", .format = "warc", .size_bytes = gz.size()});
+    std::string entry;
+    while (stream.next_entry(entry)) {
+        for (size_t got = stream.read(text.data(), text.size()); got > 0; got = stream.read(text.data(), text.size()))
+            out.add(text.data(), got);
+    }
+}
 
 // What the decompress node runs on one worker: GzipStream over 4 MiB read
 // blocks, text blocks from a pool.
@@ -382,20 +503,23 @@ int main(int argc, char** argv) {
         for (const std::string& path : inputs) text += text_of(read_file(path));
         ensure(!text.empty(), "no text in the input");
         const Shapes shapes = compress_shapes(text, level);
+        const std::string tar_gz = tar_gz_of(text, level);
         const uLong expected_crc = crc32_z(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(text.data()), text.size());
         if (!write_dir.empty()) {
             std::filesystem::create_directories(write_dir);
             std::ofstream(write_dir + "/one-stream.warc.gz", std::ios::binary) << shapes.one_stream;
             std::ofstream(write_dir + "/per-record.warc.gz", std::ios::binary) << shapes.per_record;
         }
-        std::printf("%.1f MB of WARC text, %zu records; gzip level %d: one stream %.1f MB, per record %.1f MB; best of %u\n",
+        std::printf("%.1f MB of WARC text, %zu records; gzip level %d: one stream %.1f MB, per record %.1f MB, "
+                    "tar.gz %.1f MB; best of %u\n",
                     text.size() / 1e6, shapes.records, level, shapes.one_stream.size() / 1e6,
-                    shapes.per_record.size() / 1e6, repeat);
+                    shapes.per_record.size() / 1e6, tar_gz.size() / 1e6, repeat);
 
         struct Row {
             std::string name;
             Decoder decode;            // one stream and per record
             Decoder decode_chunks;     // split chunks (null: not this decoder's shape)
+            Decoder decode_tar = {};   // tar.gz (null: not this decoder's shape)
         };
         std::vector<Row> rows;
         const GzipDecoders built = gzip_decoders_built();
@@ -412,17 +536,20 @@ int main(int argc, char** argv) {
         if (built.libdeflate)
             rows.push_back({"invidx libdeflate+zlib", invidx_stream({false, true}), invidx_chunks({false, true})});
         rows.push_back({"invidx zlib", invidx_stream({}), invidx_chunks({})});
+        rows.push_back({"libarchive gzip filter", nullptr, nullptr, libarchive_tar_gz});
+        rows.push_back({"invidx ArchiveStream", nullptr, nullptr, invidx_tar_gz});
         const GzipDecoders chosen = gzip_decoders();
         std::printf("the build's default (INVIDX_GZIP_DECODER honoured): %s\n",
                     chosen.isal ? (chosen.libdeflate ? "invidx igzip+libdeflate" : "invidx igzip")
                                 : (chosen.libdeflate ? "invidx libdeflate+zlib" : "invidx zlib"));
 
-        const char* shape_names[3] = {"one stream", "per record", "split chunks"};
-        const std::string* shape_bytes[3] = {&shapes.one_stream, &shapes.per_record, &shapes.per_record};
-        std::vector<std::array<Timing, 3>> timings(rows.size());
+        constexpr int kShapes = 4;
+        const char* shape_names[kShapes] = {"one stream", "per record", "split chunks", "tar.gz"};
+        const std::string* shape_bytes[kShapes] = {&shapes.one_stream, &shapes.per_record, &shapes.per_record, &tar_gz};
+        std::vector<std::array<Timing, kShapes>> timings(rows.size());
         for (size_t r = 0; r < rows.size(); ++r) {
-            for (int s = 0; s < 3; ++s) {
-                const Decoder& decode = s == 2 ? rows[r].decode_chunks : rows[r].decode;
+            for (int s = 0; s < kShapes; ++s) {
+                const Decoder& decode = s == 2 ? rows[r].decode_chunks : s == 3 ? rows[r].decode_tar : rows[r].decode;
                 if (!decode) continue;
                 Output check;
                 check.hash = true;
@@ -452,7 +579,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
         for (size_t r = 0; r < rows.size(); ++r) {
             std::printf("%-24s", rows[r].name.c_str());
-            for (int s = 0; s < 3; ++s) {
+            for (int s = 0; s < kShapes; ++s) {
                 const Timing& t = timings[r][s];
                 if (!t.ran) {
                     std::printf("  %21s", "-");

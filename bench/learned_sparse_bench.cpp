@@ -20,7 +20,9 @@
 //   gpu, one query     GpuEvaluator::evaluate, one query after another
 //   gpu, batch B       GpuEvaluator::evaluate_batch, B queries at a time
 // (GPU rows where a GPU is usable; a first untimed pass loads the device's
-// list cache.) Every row's hits and scores must equal the exhaustive
+// list cache. The last column says which GPU path answered the row's
+// queries: "dense", the dense impact OR path for long queries, or "term
+// rounds", the term-at-a-time OR of devices/cuda/query/disjunctive.cu.) Every row's hits and scores must equal the exhaustive
 // ones, or the program fails. The table comes last.
 //
 //   invidx_learned_sparse_bench [--documents N] [--queries Q] [--vocabulary V] [--seed S] [--k K]...
@@ -56,6 +58,7 @@
 #include "store/index_reader.hpp"
 #include "store/query_postings.hpp"
 #include "store/tf_impacts.hpp"
+#include "tests/support/standard_pipeline.hpp"
 #include "tools/common/flags.hpp"
 
 namespace {
@@ -119,20 +122,8 @@ void write_collection(const fs::path& file, size_t documents, const ZipfTerms& t
 void build(const fs::path& input, const fs::path& output) {
     const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
     const unsigned parsers = std::max(1u, cores / 2), indexers = std::max(1u, cores / 4);
-    const nlohmann::json description = {
-        {"input", nlohmann::json::array({{{"path", input.string()}, {"format", "jsonvector"}}})},
-        {"output", output.string()},
-        {"progress", "off"},
-        {"nodes",
-         {{{"kind", "read"}},
-          {{"kind", "decompress"}},
-          {{"kind", "frame"}},
-          {{"kind", "parse"}, {"count", parsers}},
-          {{"kind", "regroup"}, {"count", parsers}},
-          {{"kind", "index"}, {"indexers", {{{"kind", "cpu_btree"}, {"count", indexers}}}}},
-          {{"kind", "compress"}, {"count", 2}},
-          {{"kind", "flush"}}}},
-    };
+    const nlohmann::json description = standard_pipeline_description(
+        nlohmann::json::array({{{"path", input.string()}, {"format", "jsonvector"}}}), output, parsers, indexers);
     Pipeline pipeline(PipelineConfig::from_json(description));
     (void)pipeline.run();
 }
@@ -185,7 +176,18 @@ struct Row {
     size_t k = 0;
     double seconds = 0.0;  // the whole query set
     size_t queries = 0;
+    std::string gpu_path = "-";  // which GPU path answered the row's queries
 };
+
+// The GPU path of the queries answered between two stats() readings: the
+// dense impact OR path (devices/cuda/query/dense_impact.cu), term rounds
+// (disjunctive.cu), or both.
+std::string gpu_path(const GpuQueryStats& before, const GpuQueryStats& after) {
+    const uint64_t all = after.queries - before.queries, dense = after.dense_queries - before.dense_queries;
+    if (dense == all) return "dense (" + std::to_string(dense) + ")";
+    if (dense == 0) return "term rounds (" + std::to_string(all) + ")";
+    return "dense " + std::to_string(dense) + ", term rounds " + std::to_string(all - dense);
+}
 
 void require_equal(const std::string& path, const std::vector<std::vector<ScoredDocument>>& got,
                    const std::vector<std::vector<ScoredDocument>>& expected) {
@@ -302,13 +304,15 @@ int main(int argc, char** argv) {
 
             if (gpu) {
                 (void)gpu->evaluate_batch(plans);  // loads the device's list cache
+                auto before = gpu->stats();
                 start = Clock::now();
                 for (size_t q = 0; q < n; ++q) got[q] = gpu->evaluate(plans[q]).hits;
-                rows.push_back({"gpu, one query", k, seconds_since(start), n});
+                rows.push_back({"gpu, one query", k, seconds_since(start), n, gpu_path(before, gpu->stats())});
                 require_equal("gpu, one query", got, expected);
                 std::vector<size_t> sizes = batches;
                 if (sizes.empty()) sizes = {32, gpu->max_batch()};
                 for (const size_t size : sizes) {
+                    before = gpu->stats();
                     start = Clock::now();
                     for (size_t first = 0; first < n; first += size) {
                         const size_t count = std::min(size, n - first);
@@ -316,22 +320,25 @@ int main(int argc, char** argv) {
                         for (size_t j = 0; j < count; ++j) got[first + j] = std::move(results[j].hits);
                     }
                     const std::string name = "gpu, batch " + std::to_string(size);
-                    rows.push_back({name, k, seconds_since(start), n});
+                    rows.push_back({name, k, seconds_since(start), n, gpu_path(before, gpu->stats())});
                     require_equal(name, got, expected);
                 }
             }
         }
 
         std::printf("every row's hits and scores equal exhaustive evaluation's\n\n");
-        std::printf("| path | k | mean ms/query | queries/s | x cpu, 1 thread |\n|---|---:|---:|---:|---:|\n");
+        std::printf("| path | k | mean ms/query | queries/s | x cpu, 1 thread | x cpu, all threads | GPU path (queries) |\n"
+                    "|---|---:|---:|---:|---:|---:|---|\n");
         for (const Row& row : rows) {
-            double one_thread = 0.0;
+            double one_thread = 0.0, all_threads = 0.0;
             for (const Row& other : rows) {
                 if (other.k == row.k && other.path == "cpu, 1 thread") one_thread = other.seconds;
+                if (other.k == row.k && other.path == "cpu, all threads") all_threads = other.seconds;
             }
-            std::printf("| %s | %zu | %.3f | %.1f | %.2f |\n", row.path.c_str(), row.k,
+            std::printf("| %s | %zu | %.3f | %.1f | %.2f | %.2f | %s |\n", row.path.c_str(), row.k,
                         1000.0 * row.seconds / static_cast<double>(row.queries),
-                        static_cast<double>(row.queries) / row.seconds, one_thread / row.seconds);
+                        static_cast<double>(row.queries) / row.seconds, one_thread / row.seconds, all_threads / row.seconds,
+                        row.gpu_path.c_str());
         }
     } catch (const std::exception& error) {
         std::fprintf(stderr, "invidx_learned_sparse_bench: %s\n", error.what());

@@ -17,7 +17,13 @@
 // candidate binary-searches its block. Survivors are scored term by term in
 // query order. Sums use the host's IEEE operations in the host's order (no
 // fused multiply-add): scores are bit-identical to the CPU's, ties fall the
-// same way. The top k of each query comes from exact (query, score, docid)
+// same way. Long impact OR queries take the dense impact path instead
+// (devices/cuda/query/dense_impact.cu): all (query, term) pairs of a batch
+// scattered in one launch with integer atomics into per-query dense
+// accumulators, then a radix select per query; a query goes there when its
+// lists hold at least documents / kDenseImpactDivisor postings, every weight
+// is an integer from 1 to 2^32 − 1 and its largest possible sum is below
+// 2^53 (the rule: dense_impact_suits). The top k of each query comes from exact (query, score, docid)
 // keys: a radix select and a sort in shared memory, one block per query (a
 // CUB radix sort over the batch for very many candidates or a large k). A
 // batch costs one device-to-host copy and one synchronization.
@@ -25,6 +31,7 @@
 // C++17, no CUDA headers: devices/no_cuda.cpp throws for builds without CUDA.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -75,6 +82,8 @@ struct GpuQueryStats {
     uint64_t postings_scored = 0;
     uint64_t blocks_decoded = 0;
     uint64_t batches = 0;
+    uint64_t queries = 0;        // answered on the device
+    uint64_t dense_queries = 0;  // of those, by the dense impact OR path
 };
 
 class GpuQueryProcessor {
@@ -103,6 +112,23 @@ public:
     virtual size_t max_batch() const = 0;
     virtual GpuQueryStats stats() const = 0;
 };
+
+// The dense impact OR path's rule on the host's side (the device also needs
+// the query's largest possible sum below 2^53): an impact OR query whose
+// lists hold at least documents / kDenseImpactDivisor postings, with every
+// weight an integer from 1 to 2^32 − 1. Such a query touches most documents,
+// so scanning the dense accumulator (a few reads of 4 bytes a document)
+// costs less than tracking touched documents, and its term count no longer
+// sets the batch's rounds.
+inline constexpr uint64_t kDenseImpactDivisor = 8;
+inline bool dense_impact_suits(const GpuQuery& query, uint64_t documents) {
+    uint64_t postings = 0;
+    for (const GpuQueryTerm& term : query) {
+        if (!(term.idf >= 1.0 && term.idf < 4294967296.0 && term.idf == std::floor(term.idf))) return false;
+        postings += term.df;
+    }
+    return !query.empty() && postings * kDenseImpactDivisor >= documents;
+}
 
 // norms: Bm25::length_norm of every document; k1 as the host's Bm25 has it
 // (use_bm25's key 0).

@@ -4,6 +4,7 @@
 #include "devices/gpu_analysis.hpp"
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
+#include "devices/gpu_inflate.hpp"
 #include "devices/gpu_layout_weights.hpp"
 #include "devices/gpu_query.hpp"
 #include "devices/gpu_stemmer.hpp"
@@ -85,5 +86,17 @@ GpuLayoutImpacts gpu_layout_impacts(const GpuLayoutWeightInput& input, uint8_t*,
     check_layout_weight_input(input, count, true);
     throw Error("invidx was built without CUDA: no GPU weighting");
 }
+
+struct GpuInflater::State {};
+
+GpuInflater::GpuInflater(int, size_t, size_t, size_t) { throw Error("invidx was built without CUDA: no GPU inflate"); }
+GpuInflater::~GpuInflater() = default;
+char* GpuInflater::input() { return nullptr; }
+const char* GpuInflater::output() const { return nullptr; }
+std::vector<InflateOutcome> GpuInflater::inflate(size_t, const std::vector<InflateMember>&) { return {}; }
+void GpuInflater::use_kernel(Kernel) {}
+int GpuInflater::device_ordinal() const { return -1; }
+GpuInflater::Timings GpuInflater::last_timings() const { return {}; }
+double GpuInflater::time_resident_kernel() { return 0; }
 
 }  // namespace invidx

@@ -22,9 +22,10 @@
 #include "pipelines/duplicate_name_check.hpp"
 #include "pipelines/progress.hpp"
 #include "pipelines/resolve_plan.hpp"
-#include "pipelines/vector_detection.hpp"
 #include "store/durable_sync.hpp"
+#include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
+#include "store/tf_impacts.hpp"
 #include "invidx/available_cores.hpp"
 
 namespace invidx {
@@ -42,14 +43,18 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
 
 nlohmann::json Pipeline::plan(const NodeRegistry& registry) const {
-    return resolve_build_plan(config_, registry, this_machine()).to_json();
+    // The build's own resolve step, so the plan is the build's (a cluster
+    // build reads no vectors: its ranks resolve their own plans).
+    const bool detect = !config_.cluster;
+    const std::vector<InputFile> files = detect ? expand_pipeline_inputs(config_) : std::vector<InputFile>{};
+    return resolve_build(config_, files, detect, registry, this_machine()).plan.to_json();
 }
 
 BuildReport Pipeline::run(const RunOptions& options, const NodeRegistry& registry) {
     return run_pipeline(config_, options, BuildHooks{}, registry);
 }
 
-BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
+BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options, const BuildHooks& hooks,
                          const NodeRegistry& registry) {
     const auto start = std::chrono::steady_clock::now();
     const double sync_wait_at_start = sync_wait_seconds();
@@ -58,9 +63,9 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
         if (options.stop.stop_requested()) throw Interrupted();
     };
     stop_if_requested();
-    if (config.cluster) {
+    if (given.cluster) {
 #if defined(INVIDX_HAVE_MPI)
-        return run_cluster_build(config, options, hooks, registry);
+        return run_cluster_build(given, options, hooks, registry);
 #else
         throw ConfigError("/cluster", "this invidx was built without MPI, so it cannot make a cluster build: install "
                                       "OpenMPI (Debian: libopenmpi-dev openmpi-bin) and rebuild, or remove \"cluster\" "
@@ -68,21 +73,16 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
 #endif
     }
     // 0: every "auto" settled once, for this machine, before any node is
-    // made (on a GPU machine this is where the CUDA runtime starts).
+    // made (on a GPU machine this is where the CUDA runtime starts): "auto"
+    // inputs whose first JSONL file starts with a term vector make the build
+    // pre-weighted (docs/PIPELINE.md), and its plan is made for that
+    // (resolve_build, as `invidx-run --plan` shows it).
     const auto plan_start = std::chrono::steady_clock::now();
-    const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
+    std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(given);
+    const ResolvedBuild resolved = resolve_build(given, files, !hooks.files, registry, this_machine());
+    const PipelineConfig& config = resolved.config;
+    const BuildPlan& plan = resolved.plan;
     const double plan_seconds = seconds_since(plan_start);
-    std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(config);
-    // "auto" inputs whose first JSONL file starts with a term vector: the
-    // build is pre-weighted (docs/PIPELINE.md), and its plan made for that.
-    if (!hooks.files && !config.analysis.pre_weighted) {
-        PipelineConfig detected = with_detected_vectors(config, files);
-        if (detected.analysis.pre_weighted) {
-            BuildHooks with_files = hooks;
-            with_files.files = std::move(files);
-            return run_pipeline(detected, options, with_files, registry);
-        }
-    }
 
     oneapi::tbb::flow::graph flow_graph;
     TokenPool tokens(plan.tokens);
@@ -153,6 +153,31 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
             ? check_duplicate_names(writer, state.files, config.on_duplicate_id, options.notice)
             : nlohmann::json();
 
+    // 6: pre-weighted documents: the query layout with the tfs (the weights)
+    // as impacts, what `invidx weight IDX --impacts tf` writes, so `search
+    // --scoring impact` ranks by the weights at once. Written into the index
+    // before it is published: it appears with its impacts or not at all.
+    // Not in a cluster build's part (not durable): the joined index is rewritten.
+    nlohmann::json tf_impacts;
+    double tf_impacts_seconds = 0.0;
+    const bool writes_tf_impacts = config.analysis.pre_weighted && hooks.durable_output;
+    if (writes_tf_impacts) {
+        stop_if_requested();
+        const auto impacts_start = std::chrono::steady_clock::now();
+        const IndexReader staged(writer.complete());
+        std::string why;
+        TfImpactLayoutOptions impact_options;
+        impact_options.stop = options.stop;
+        const std::optional<unsigned> bits = write_tf_impact_file(writer, staged, impact_options, &why);
+        if (bits) {
+            tf_impacts = {{"impacts", "tf"}, {"bits", *bits}, {"codec", "bp128"}};
+        } else {
+            tf_impacts = {{"impacts", "none"}, {"reason", why}};
+            if (options.notice) options.notice("no impacts for --scoring impact: " + why);
+        }
+        tf_impacts_seconds = seconds_since(impacts_start);
+    }
+
     const uint64_t text_bytes = state.text_bytes.load();
     nlohmann::json report;
     report["format"] = "invidx build report";
@@ -166,6 +191,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
     report["terms"] = state.terms;
     report["postings"] = state.postings;
     if (!duplicate_names.is_null()) report["duplicate_names"] = duplicate_names;
+    if (!tf_impacts.is_null()) report["query_layout"] = tf_impacts;
     report["memory_tokens"] = plan.tokens;
     report["plan"] = plan.to_json();
     report["peak_tokens_in_flight"] = tokens.peak_in_flight();
@@ -176,6 +202,7 @@ BuildReport run_pipeline(const PipelineConfig& config, const RunOptions& options
 
     nlohmann::json stages = state.stage_seconds();
     stages["plan"] = plan_seconds;
+    if (writes_tf_impacts) stages["tf_impacts"] = tf_impacts_seconds;
     stages["pipeline"] = result.graph_seconds;
     stages["parse_busy"] = busy_seconds_of_kind(result.nodes, "parse");
     stages["index_busy"] = busy_seconds_of_kind(result.nodes, "index");

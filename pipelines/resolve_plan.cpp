@@ -5,6 +5,7 @@
 #include "devices/gpu_devices.hpp"
 #include "invidx/available_cores.hpp"
 #include "nodes/sample/sample_step.hpp"
+#include "pipelines/vector_detection.hpp"
 
 namespace invidx {
 namespace {
@@ -80,6 +81,13 @@ BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& r
     settle_device_terms(plan);
     settle_sampler(config, plan);
     return plan;
+}
+
+ResolvedBuild resolve_build(const PipelineConfig& config, const std::vector<InputFile>& files, bool detect_vectors,
+                            const NodeRegistry& registry, const MachineResources& machine) {
+    ResolvedBuild resolved{.config = detect_vectors ? with_detected_vectors(config, files) : config, .plan = {}};
+    resolved.plan = resolve_build_plan(resolved.config, registry, machine);
+    return resolved;
 }
 
 }  // namespace invidx

@@ -4,8 +4,11 @@
 // their plan the same way, each from its own cores and GPUs.
 #pragma once
 
+#include <vector>
+
 #include "graph/build_plan.hpp"
 #include "invidx/config.hpp"
+#include "invidx/messages.hpp"
 #include "invidx/registry.hpp"
 
 namespace invidx {
@@ -19,6 +22,22 @@ MachineResources this_machine();
 // Throws ConfigError naming the key for a bad configuration.
 BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& registry,
                              const MachineResources& machine);
+
+// A build's configuration as it runs, and its plan.
+struct ResolvedBuild {
+    PipelineConfig config;
+    BuildPlan plan;
+};
+
+// The resolve step of a build on one machine, and of `invidx-run --plan`,
+// which must show what the build would do: first the configuration the
+// build runs with ("auto" inputs whose first JSONL file of `files` starts
+// with a term vector make it pre-weighted, pipelines/vector_detection.hpp;
+// `detect_vectors` false: the caller chose the files and the configuration
+// says all), then resolve_build_plan of that configuration (pre-weighted
+// documents take CPU parsers, for one). Throws what those two throw.
+ResolvedBuild resolve_build(const PipelineConfig& config, const std::vector<InputFile>& files, bool detect_vectors,
+                            const NodeRegistry& registry, const MachineResources& machine);
 
 // "auto" memory.tokens: 3 per core, at least 16, so on many cores the
 // decoders and parsers stay fed; 4 per core where GPUs do all the parsing,

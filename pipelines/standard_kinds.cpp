@@ -17,7 +17,9 @@ NodeRegistry& node_registry() {
     static NodeRegistry* registry = [] {
         auto* r = new NodeRegistry;
         r->add("read", "source: reads the input files block by block, one read at a time", make_read_node);
-        r->add("decompress", "decompresses gzip/bzip2/xz/zstd/lz4 and unpacks tar/zip entries (libarchive)",
+        r->add("decompress",
+               "decompresses gzip/bzip2/xz/zstd/lz4 and unpacks tar/zip entries (libarchive; gpus: gzip members "
+               "inflated on GPUs beside the CPU, \"auto\" where the parse node has GPUs)",
                make_decompress_node, resolve_decompress_node);
         r->add("frame", "cuts entries into documents (" + input_format_names() + "; count: framers) and assigns docids",
                make_frame_node, resolve_frame_node);

@@ -3,34 +3,12 @@
 #include <algorithm>
 #include <span>
 
+#include "query/impact_list.hpp"
 #include "query/impact_weights.hpp"
 #include "query/posting_cursor.hpp"
+#include "query/required_intersection.hpp"
 
 namespace invidx {
-namespace {
-
-// A term's postings: docids and the values it scores by (tfs or impacts).
-struct TermPostings {
-    std::vector<uint32_t> docids;
-    std::vector<uint32_t> values;
-};
-
-// A query-layout list's docids and impacts, block by block.
-TermPostings impact_postings(const QueryList& list) {
-    TermPostings out;
-    out.docids.resize(list.df());
-    out.values.resize(list.df());
-    size_t at = 0;
-    for (size_t k = 0; k < list.blocks().size(); ++k) {
-        const size_t count = list.blocks()[k].postings;
-        list.decode_docids(k, std::span<uint32_t>(out.docids).subspan(at, count));
-        list.decode_impacts(k, std::span<uint32_t>(out.values).subspan(at, count));
-        at += count;
-    }
-    return out;
-}
-
-}  // namespace
 
 std::vector<ScoredDocument> boolean_search(const QueryPlan& plan, const ScoredIndex& index,
                                            const Bm25Weighting& bm25, QueryStats* stats) {
@@ -45,7 +23,7 @@ std::vector<ScoredDocument> boolean_search(const QueryPlan& plan, const ScoredIn
     if (impacts) integer_weights = impact_weights(plan, layout->impact_bits());
 
     // Each present term's list, decoded once, in query order.
-    std::vector<TermPostings> postings;
+    std::vector<run_list::DecodedList> postings;
     postings.reserve(plan.terms.terms.size());  // the lists point into it
     std::vector<ScoredList> lists;
     lists.reserve(plan.terms.terms.size());
@@ -59,14 +37,13 @@ std::vector<ScoredDocument> boolean_search(const QueryPlan& plan, const ScoredIn
             continue;
         }
         if (impacts) {
-            postings.push_back(impact_postings(layout->list(*term.index)));
+            postings.push_back(decoded_impact_list(layout->list(*term.index)));
         } else {
-            run_list::DecodedList decoded = layout ? layout->list(*term.index).decode() : index.reader().postings(*term.index);
-            postings.push_back({std::move(decoded.docids), std::move(decoded.tfs)});
+            postings.push_back(layout ? layout->list(*term.index).decode() : index.reader().postings(*term.index));
         }
         // BM25: idf · query weight; impacts: the integer query weight.
         const double weight = impacts ? static_cast<double>(integer_weights.by_term[i]) : plan.weights[i];
-        lists.push_back(ScoredList{.docids = postings.back().docids, .tfs = postings.back().values, .idf = weight, .max_score = 0.0});
+        lists.push_back(ScoredList{.docids = postings.back().docids, .tfs = postings.back().tfs, .idf = weight, .max_score = 0.0});
         roles.push_back(role);
         counts.postings += postings.back().docids.size();
     }
@@ -102,25 +79,7 @@ std::vector<ScoredDocument> boolean_search(const QueryPlan& plan, const ScoredIn
     };
 
     if (!required.empty()) {
-        // Candidates from the shortest required list; the others gallop to each.
-        std::sort(required.begin(), required.end(), [&](size_t a, size_t b) { return cursors[a].size() < cursors[b].size(); });
-        PostingCursor& lead = cursors[required.front()];
-        while (!lead.at_end()) {
-            const uint32_t docid = lead.docid();
-            uint32_t next = docid;  // the first docid every required list could share
-            for (size_t r = 1; r < required.size() && next == docid; ++r) {
-                PostingCursor& cursor = cursors[required[r]];
-                cursor.next_geq(docid);
-                next = cursor.docid();
-            }
-            if (next != docid) {
-                if (next == kNoDocument) break;
-                lead.next_geq(next);
-                continue;
-            }
-            consider(docid);
-            lead.next();
-        }
+        for_each_in_all(std::span<PostingCursor>(cursors), required, consider);
     } else {
         // No required term: every document of an optional list, in docid order.
         while (true) {

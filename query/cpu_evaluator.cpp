@@ -6,6 +6,7 @@
 
 #include "query/block_cursor.hpp"
 #include "query/boolean_search.hpp"
+#include "query/clause_tree_search.hpp"
 #include "query/block_max_wand.hpp"
 #include "query/daat_and.hpp"
 #include "query/exhaustive_or.hpp"
@@ -33,6 +34,9 @@ SearchResult CpuEvaluator::evaluate(const QueryPlan& plan) const {
     if (plan.matches_nothing()) return result;
     switch (path_for(plan)) {
         case Path::kBoolean: result.hits = boolean_search(plan, index_, weighting_of(plan, index_), &result.stats); break;
+        case Path::kClauseTree:
+            result.hits = clause_tree_search(plan, index_, weighting_of(plan, index_), &result.stats);
+            break;
         case Path::kImpacts: evaluate_impacts(plan, result); break;
         case Path::kPhrases: evaluate_phrases(plan, result); break;
         case Path::kBlocks: evaluate_blocks(plan, result); break;
@@ -42,6 +46,7 @@ SearchResult CpuEvaluator::evaluate(const QueryPlan& plan) const {
 }
 
 CpuEvaluator::Path CpuEvaluator::path_for(const QueryPlan& plan) const {
+    if (plan.clause_tree) return Path::kClauseTree;
     // Phrases apply roles themselves (query/phrase_search.hpp).
     if (plan.has_boolean_clauses() && !plan.has_phrases()) return Path::kBoolean;
     if (plan.scores_impacts()) return Path::kImpacts;

@@ -1,5 +1,6 @@
 // The CPU's evaluator (CONTENT.md §10). Each plan takes one path, by its scoring,
 // its phrases, the algorithm and the index's layouts:
+// - a clause tree (parentheses, prohibited phrases): query/clause_tree_search.hpp;
 // - impacts: sums of the query layout's quantized impacts, in integers: OR
 //   by accumulator windows when the lists cover much of the collection
 //   (impact_taat_or), else by integer block-max MaxScore
@@ -28,8 +29,9 @@ public:
 
     SearchResult evaluate(const QueryPlan& plan) const override;
 
-    // kBoolean: required or prohibited terms, no phrase (query/boolean_search.hpp).
-    enum class Path { kBoolean, kImpacts, kPhrases, kBlocks, kWholeLists };
+    // kBoolean: required or prohibited terms, no phrase (query/boolean_search.hpp);
+    // kClauseTree: nested clauses or a prohibited phrase (query/clause_tree_search.hpp).
+    enum class Path { kBoolean, kImpacts, kPhrases, kBlocks, kWholeLists, kClauseTree };
     // The path a plan takes (the list at the top).
     Path path_for(const QueryPlan& plan) const;
 

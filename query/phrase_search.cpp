@@ -5,23 +5,19 @@
 #include <limits>
 #include <optional>
 
+#include "query/phrase_match.hpp"
 #include "query/posting_cursor.hpp"
+#include "query/required_intersection.hpp"
 
 namespace invidx {
 namespace {
 
 constexpr size_t kAbsent = std::numeric_limits<size_t>::max();
 
-// One query term's postings with positions, and where each posting's
-// positions start in the concatenated array (the prefix sums of tf).
+// One query term's postings with positions, and the list its cursor reads.
 struct PositionalList {
-    run_list::DecodedList postings;
-    std::vector<uint64_t> starts;
+    PositionalPostings positional;
     ScoredList scored;
-
-    std::span<const uint32_t> positions(size_t posting) const {
-        return std::span<const uint32_t>(postings.positions).subspan(starts[posting], postings.tfs[posting]);
-    }
 };
 
 // A phrase's terms as lists of the query: list_of[j] is phrase term j's list.
@@ -30,34 +26,13 @@ struct BoundPhrase {
     std::vector<size_t> list_of;
 };
 
-// True if the phrase occurs in the document every cursor of it is on: some
-// start s with term j at s + offset j for all j. The term with the fewest
-// positions there anchors the search; the others are binary-searched.
-bool phrase_occurs(const BoundPhrase& bound, const std::vector<PositionalList>& lists,
-                   const std::vector<PostingCursor>& cursors) {
-    const auto& terms = bound.phrase->terms;
-    auto positions_of = [&](size_t j) {
+// True if the phrase occurs in the document every cursor of it is on.
+bool holds_phrase(const BoundPhrase& bound, const std::vector<PositionalList>& lists,
+                  const std::vector<PostingCursor>& cursors) {
+    return phrase_occurs(*bound.phrase, [&](size_t j) {
         const size_t list = bound.list_of[j];
-        return lists[list].positions(cursors[list].position());
-    };
-    size_t anchor = 0;
-    for (size_t j = 1; j < terms.size(); ++j) {
-        if (positions_of(j).size() < positions_of(anchor).size()) anchor = j;
-    }
-    for (const uint32_t position : positions_of(anchor)) {
-        if (position < terms[anchor].offset) continue;  // the phrase would start before the document
-        const uint64_t start = position - terms[anchor].offset;
-        bool all = true;
-        for (size_t j = 0; j < terms.size() && all; ++j) {
-            if (j == anchor) continue;
-            const uint64_t target = start + terms[j].offset;
-            const auto positions = positions_of(j);
-            all = target <= std::numeric_limits<uint32_t>::max() &&
-                  std::binary_search(positions.begin(), positions.end(), static_cast<uint32_t>(target));
-        }
-        if (all) return true;
-    }
-    return false;
+        return lists[list].positional.positions(cursors[list].position());
+    });
 }
 
 }  // namespace
@@ -84,16 +59,10 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
             continue;
         }
         list_of_term[t] = lists.size();
-        auto& list = lists.emplace_back();
-        list.postings = index.postings(*term.index);
-        list.starts.resize(list.postings.tfs.size());
-        uint64_t start = 0;
-        for (size_t p = 0; p < list.postings.tfs.size(); ++p) {
-            list.starts[p] = start;
-            start += list.postings.tfs[p];
-        }
-        list.scored = ScoredList{.docids = list.postings.docids, .tfs = list.postings.tfs, .idf = weights[t], .max_score = 0.0};
-        counts.postings += list.postings.docids.size();
+        auto& list = lists.emplace_back(PositionalList{PositionalPostings(index.postings(*term.index)), {}});
+        const run_list::DecodedList& postings = list.positional.postings;
+        list.scored = ScoredList{.docids = postings.docids, .tfs = postings.tfs, .idf = weights[t], .max_score = 0.0};
+        counts.postings += postings.docids.size();
     }
     std::vector<PostingCursor> cursors;
     cursors.reserve(lists.size());
@@ -120,50 +89,30 @@ std::vector<ScoredDocument> phrase_search(const IndexReader& index, const QueryT
         if (role_of(t) == TermRole::kRequired) required.push_back(list_of_term[t]);
         if (role_of(t) == TermRole::kProhibited) prohibited.push_back(list_of_term[t]);
     }
-    std::sort(required.begin(), required.end());
-    required.erase(std::unique(required.begin(), required.end()), required.end());
-    // Shortest first: candidates come from the shortest required list.
-    std::sort(required.begin(), required.end(), [&](size_t a, size_t b) { return cursors[a].size() < cursors[b].size(); });
-
     TopK top(k);
-    PostingCursor& lead = cursors[required.front()];
-    while (!lead.at_end()) {
-        const uint32_t docid = lead.docid();
-        uint32_t next = docid;  // the first docid every required list could share
-        for (size_t r = 1; r < required.size() && next == docid; ++r) {
-            auto& cursor = cursors[required[r]];
-            cursor.next_geq(docid);
-            next = cursor.docid();
-        }
-        if (next != docid) {
-            if (next == kNoDocument) break;
-            lead.next_geq(next);
-            continue;
-        }
+    for_each_in_all(std::span<PostingCursor>(cursors), required, [&](uint32_t docid) {
         ++counts.documents_considered;
         const bool held_prohibited = std::any_of(prohibited.begin(), prohibited.end(), [&](size_t list) {
             cursors[list].next_geq(docid);
             return cursors[list].docid() == docid;
         });
         const bool all_phrases = !held_prohibited && std::all_of(bound.begin(), bound.end(),
-                                             [&](const BoundPhrase& b) { return phrase_occurs(b, lists, cursors); });
-        if (all_phrases) {
-            // Query-term order, absent terms adding 0.0, as in every algorithm (store/bm25.hpp).
-            double score = 0.0;
-            for (size_t t = 0; t < terms.terms.size(); ++t) {
-                double contribution = 0.0;
-                if (list_of_term[t] != kAbsent && role_of(t) != TermRole::kProhibited) {
-                    auto& cursor = cursors[list_of_term[t]];
-                    cursor.next_geq(docid);
-                    if (cursor.docid() == docid) contribution = bm25.score(cursor.idf(), cursor.tf(), norms[docid]);
-                }
-                score += contribution;
+                                             [&](const BoundPhrase& b) { return holds_phrase(b, lists, cursors); });
+        if (!all_phrases) return;
+        // Query-term order, absent terms adding 0.0, as in every algorithm (store/bm25.hpp).
+        double score = 0.0;
+        for (size_t t = 0; t < terms.terms.size(); ++t) {
+            double contribution = 0.0;
+            if (list_of_term[t] != kAbsent && role_of(t) != TermRole::kProhibited) {
+                auto& cursor = cursors[list_of_term[t]];
+                cursor.next_geq(docid);
+                if (cursor.docid() == docid) contribution = bm25.score(cursor.idf(), cursor.tf(), norms[docid]);
             }
-            ++counts.documents_scored;
-            top.push({docid, score});
+            score += contribution;
         }
-        lead.next();
-    }
+        ++counts.documents_scored;
+        top.push({docid, score});
+    });
     return top.take_sorted();
 }
 

@@ -14,6 +14,7 @@
 
 #include "analysis/analyzer.hpp"
 #include "query/algorithm.hpp"
+#include "query/clause_tree.hpp"
 #include "query/phrase_query.hpp"
 #include "query/query_mode.hpp"
 #include "query/query_scoring.hpp"
@@ -38,6 +39,14 @@ struct QueryPlan {
     // scoring multiplies each document impact by it.
     std::vector<double> query_weights;
     std::vector<Phrase> phrases;  // the quoted parts, in order; empty: none
+    // Set when the clauses nest (parentheses) or a phrase is prohibited in
+    // a way the flat roles cannot say (query/clause_tree.hpp): which
+    // documents match is the tree's, evaluated on the CPU
+    // (query/clause_tree_search.hpp). `roles` then says only which terms
+    // are prohibited wherever they occur (kProhibited; all others
+    // kOptional), and `phrases` holds the prohibited ones too. Null: the
+    // roles and phrases say it all (a filter: every phrase is required).
+    std::shared_ptr<const ClauseNode> clause_tree;
     QueryMode mode = QueryMode::kOr;
     size_t k = 10;
     QueryScoring scoring = QueryScoring::kBm25;
@@ -51,9 +60,9 @@ struct QueryPlan {
     bool has_phrases() const { return !phrases.empty(); }
     bool conjunctive() const { return mode == QueryMode::kAnd; }
     bool scores_impacts() const { return scoring == QueryScoring::kImpact; }
-    // A term prohibited, or (in OR) required: evaluated by
-    // query/boolean_search.hpp, on the CPU (a GPU evaluator hands such plans
-    // to the CPU's).
+    // A term prohibited, or (in OR) required, or a clause tree: evaluated by
+    // query/boolean_search.hpp (query/clause_tree_search.hpp), on the CPU (a
+    // GPU evaluator hands such plans to the CPU's).
     bool has_boolean_clauses() const;
     // No term left but prohibited ones (stop words only), a required term
     // (AND: any term) no document has, or a contradiction: the answer is
@@ -67,10 +76,12 @@ struct QueryPlan {
 // clause analyzed as documents are (`analyzer` with the index's settings);
 // text whose first non-blank character is '{' is a weighted term vector in
 // JSON (plan_vector_query). A QueryError for malformed syntax (an
-// unterminated quote, a dangling operator, ...) or a prohibited phrase;
+// unterminated quote, a dangling operator, an unbalanced parenthesis, ...);
 // nothing else is checked. A term's query weight is 1 if some clause names
 // it without a boost, plus the boosts of the boosted clauses naming it
-// (each clause counted once), over the clauses that are not prohibited.
+// (each clause counted once; a clause in boosted groups takes the product
+// of their boosts and its own), over the clauses that are not prohibited
+// (nor inside a prohibited group); a flat plan's prohibited term weighs 0.
 QueryPlan analyze_query(std::string_view text, const SearchOptions& options, const ScoredIndex& index,
                         Analyzer& analyzer);
 

@@ -24,37 +24,61 @@ size_t character_number(std::string_view text, size_t offset) {
     return number;
 }
 
-constexpr std::string_view kParentheses = "parentheses are not supported: a query is a flat list of clauses";
-
 class SyntaxParser {
 public:
     explicit SyntaxParser(std::string_view query) : query_(query) {}
 
     std::vector<QueryClause> parse() {
+        size_t pos = 0;
+        return parse_clauses(pos, 0, 0);
+    }
+
+private:
+    // The clauses from `pos` to the end of the query (depth 0) or to the
+    // ')' closing the '(' at `open` (depth > 0), which `pos` moves past.
+    // AND, OR and NOT act within one group, as in Lucene's classic parser.
+    std::vector<QueryClause> parse_clauses(size_t& pos, size_t depth, size_t open) {
         std::vector<QueryClause> clauses;
         std::string_view conjunction;  // AND or OR waiting for its right-hand clause
         size_t conjunction_at = 0;
         bool negated = false;  // NOT waiting for its clause
         size_t not_at = 0;
         const size_t size = query_.size();
-        size_t pos = 0;
         while (true) {
             while (pos < size && is_blank(query_[pos])) ++pos;
-            if (pos == size) break;
+            if (pos == size) {
+                if (depth > 0) fail(open, "'(' has no matching ')'");
+                break;
+            }
+            if (query_[pos] == ')') {
+                if (depth == 0) fail(pos, "')' has no matching '('");
+                ++pos;
+                break;
+            }
             const size_t start = pos;
             check_clause_start(pos);
             std::optional<char> modifier;
             if (query_[pos] == '+' || query_[pos] == '-') {
                 modifier = query_[pos++];
                 const std::string op = quoted(*modifier);
-                if (pos == size || is_blank(query_[pos])) fail(start, op + " must be followed directly by a word or a phrase");
+                if (pos == size || is_blank(query_[pos]) || query_[pos] == ')') {
+                    fail(start, op + " must be followed directly by a word, a phrase or a '('");
+                }
                 if (query_[pos] == '+' || query_[pos] == '-') fail(pos, "a clause takes one operator: " + quoted(query_[pos]) + " after " + op);
                 check_clause_start(pos);
                 if (negated) fail(start, "a clause takes one operator: " + op + " after NOT");
             }
             QueryClause clause;
             clause.offset = start;
-            if (query_[pos] == '"') {
+            if (query_[pos] == '(') {
+                if (depth + 1 > kMaxGroupDepth) {
+                    fail(pos, "parentheses nest at most " + std::to_string(kMaxGroupDepth) + " deep");
+                }
+                const size_t opened = pos++;
+                clause.group = true;
+                clause.children = parse_clauses(pos, depth + 1, opened);
+                if (clause.children.empty()) fail(opened, "a group needs a clause: '()' holds none");
+            } else if (query_[pos] == '"') {
                 const size_t close = query_.find('"', pos + 1);
                 if (close == std::string_view::npos) {
                     // Worded as before the syntax existed: scripts match "unterminated quote".
@@ -107,18 +131,15 @@ public:
         return clauses;
     }
 
-private:
     [[noreturn]] void fail(size_t offset, const std::string& what) const {
         throw QueryError("syntax error in " + query_position(query_, offset) + ": " + what);
     }
 
     static std::string quoted(char c) { return std::string("'") + c + "'"; }
 
-    // What no clause may start with.
+    // What no clause may start with (a ')' ends the group before a clause starts).
     void check_clause_start(size_t pos) const {
-        const char c = query_[pos];
-        if (c == '(' || c == ')') fail(pos, std::string(kParentheses));
-        if (c == '^') fail(pos, "'^' must follow a word or a phrase directly (a boost, such as fox^2)");
+        if (query_[pos] == '^') fail(pos, "'^' must follow a word, a phrase or a ')' directly (a boost, such as fox^2)");
     }
 
     // `^N` at `pos`: N is digits with an optional fraction (`2`, `0.5`),
@@ -135,8 +156,8 @@ private:
             while (pos < size && is_digit(query_[pos])) ++pos;
             if (pos == fraction) fail(caret, need);
         }
-        if (pos < size && (query_[pos] == '(' || query_[pos] == ')')) fail(pos, std::string(kParentheses));
-        if (pos < size && !is_blank(query_[pos]) && query_[pos] != '"') {
+        // A boost ends at a blank, a phrase's quote or the ')' closing its group.
+        if (pos < size && !is_blank(query_[pos]) && query_[pos] != '"' && query_[pos] != ')') {
             fail(pos, "a boost ends at a space: '" + std::string(query_.substr(first, pos + 1 - first)) + "' is not a number");
         }
         double boost = 0.0;
@@ -158,13 +179,21 @@ std::string query_position(std::string_view query, size_t offset) {
     return "query '" + std::string(query) + "' at character " + std::to_string(character_number(query, offset));
 }
 
+namespace {
+
+bool any_required_or_prohibited(const std::vector<QueryClause>& clauses) {
+    for (const auto& clause : clauses) {
+        if (clause.occur != Occur::kShould || any_required_or_prohibited(clause.children)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 bool has_boolean_syntax(std::string_view text) {
     if (is_vector_query(text)) return false;
     try {
-        for (const auto& clause : parse_query_syntax(text)) {
-            if (clause.occur != Occur::kShould) return true;
-        }
-        return false;
+        return any_required_or_prohibited(parse_query_syntax(text));
     } catch (const QueryError&) {
         return true;
     }

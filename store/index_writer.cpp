@@ -389,6 +389,22 @@ fs::path IndexWriter::complete_documents() {
 }
 
 void IndexWriter::publish() {
+    complete();
+    // Every file this writer wrote or adopted unsynced, and the two
+    // directories' names, on disk before the rename makes them the index:
+    // all at once, so a disk with a slow cache flush costs one wait, not
+    // one per file (runs were synced as they were written).
+    if (options_.durable) {
+        std::vector<fs::path> to_sync;
+        for (const auto& name : unsynced_) to_sync.push_back(temp_dir_ / name);
+        to_sync.push_back(temp_dir_ / layout::kRunsDirectory);
+        to_sync.push_back(temp_dir_);
+        sync_files(to_sync);
+    }
+    replace_final_directory();
+}
+
+const fs::path& IndexWriter::complete() {
     ensure(!published_, "index already published");
     ensure(dictionary_written_, "publish before write_dictionary");
     ensure(dictionary_postings_ == run_postings_,
@@ -448,18 +464,7 @@ void IndexWriter::publish() {
     out.bytes(manifest_to_json(manifest).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     out.finish();
     sync_at_publish(std::string(layout::kManifestFile));
-    // Every file this writer wrote or adopted unsynced, and the two
-    // directories' names, on disk before the rename makes them the index:
-    // all at once, so a disk with a slow cache flush costs one wait, not
-    // one per file (runs were synced as they were written).
-    if (options_.durable) {
-        std::vector<fs::path> to_sync;
-        for (const auto& name : unsynced_) to_sync.push_back(temp_dir_ / name);
-        to_sync.push_back(temp_dir_ / layout::kRunsDirectory);
-        to_sync.push_back(temp_dir_);
-        sync_files(to_sync);
-    }
-    replace_final_directory();
+    return temp_dir_;
 }
 
 void IndexWriter::step(const char* name) const {

@@ -150,9 +150,15 @@ public:
     // (one copied from another index: invidx merge carries
     // documents-text.bin); listed like the others, nothing appended.
     void write_whole_file(const std::string& relative_path, const std::function<void(BinaryWriter&)>& write);
-    // Writes manifest.json, syncs, and moves the directory to final_dir
-    // (replacing an existing invidx index or an empty directory only): by
-    // exchange where possible, else old aside, new in (docs/FORMAT.md).
+    // Writes checksums.bin and manifest.json into the temporary directory,
+    // unsynced, so an IndexReader can open it there (what is written so far,
+    // as an index) before it is published: a build that derives a file from
+    // its own index (the tf impacts of a pre-weighted build) writes it after
+    // this, then publish() writes them again with it. Returns the directory.
+    const std::filesystem::path& complete();
+    // complete(), syncs, and moves the directory to final_dir (replacing an
+    // existing invidx index or an empty directory only): by exchange where
+    // possible, else old aside, new in (docs/FORMAT.md).
     void publish();
 
     const std::filesystem::path& temporary_directory() const { return temp_dir_; }

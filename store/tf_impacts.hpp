@@ -5,8 +5,10 @@
 // impact indexes carry their impacts as tfs), `search --scoring impact`
 // must rank by those weights themselves, not by BM25 quantized from them.
 //
-// For other helpers (the jsonvector build, CIFF import): after an index is
-// published, call write_tf_impact_layout(dir) to give it that query layout.
+// A pre-weighted (jsonvector) build writes this layout itself before it
+// publishes (write_tf_impact_file): the index appears with its impacts or
+// not at all. For an index published already (CIFF import, an older
+// build), call write_tf_impact_layout(dir) to give it that query layout.
 // It rewrites the index as `invidx merge --layout query` does (merge_runs:
 // one run, atomically replaced), with impacts equal to the tfs and
 // impact_bits the fewest that hold the largest tf. `invidx weight IDX
@@ -46,6 +48,18 @@ struct TfImpactLayoutOptions {
     // A stop request is honoured as merge_runs honours it (invidx::Interrupted).
     std::stop_token stop;
 };
+
+class IndexWriter;
+
+// The query layout of an index not yet published, with the tfs as impacts:
+// `staged` reads what `writer` has written (IndexWriter::complete()), and
+// query.post goes into `writer`, so publish() makes the index and its
+// impacts appear at once. Codec and parameters as write_tf_impact_layout's
+// for an index without a layout (bp128, CONTENT.md §10's defaults). Returns
+// the impact bits; none, with nothing written and `why` naming the term,
+// when a tf is above kMaxTfImpact.
+std::optional<unsigned> write_tf_impact_file(IndexWriter& writer, const IndexReader& staged,
+                                             const TfImpactLayoutOptions& options = {}, std::string* why = nullptr);
 
 // Rewrites the index in `index_directory` (merge_runs) with a query layout
 // whose impacts are the tfs; returns the impact bits written. A tf above

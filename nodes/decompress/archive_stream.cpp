@@ -9,7 +9,9 @@
 
 #include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
+#include "nodes/decompress/inflating_source.hpp"
 #include "nodes/decompress/named_archive.hpp"
+#include "nodes/decompress/peeked_source.hpp"
 #include "nodes/decompress/zip_directory.hpp"
 
 namespace invidx {
@@ -33,6 +35,13 @@ bool harmless_warning(const char* message) {
 bool is_tar(int format) { return (format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR; }
 bool is_zip(int format) { return (format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP; }
 
+// What libarchive's gzip reader bids on (RFC 1952 §2.3.1): the magic, the
+// deflate method, no reserved flag. Anything else stays raw to it, as before.
+bool gzip_header_start(std::string_view start) {
+    return start.size() == 4 && start[0] == '\x1f' && start[1] == '\x8b' && start[2] == '\x08' &&
+           (static_cast<unsigned char>(start[3]) & 0xe0) == 0;
+}
+
 }  // namespace
 
 ArchiveStream::ArchiveStream(ByteSource& source, InputFile file)
@@ -48,8 +57,8 @@ struct ArchiveCallbacks {
         // No exception may cross libarchive's C frames: keep it, report a
         // fatal error to libarchive, and rethrow it once libarchive returned.
         try {
-            const std::string_view bytes = stream->source_.next();
-            stream->keep_zip_tail(bytes);
+            const std::string_view bytes = stream->input_->next();
+            if (!stream->inflated_) stream->keep_zip_tail(bytes);
             *buffer = bytes.data();
             return static_cast<la_ssize_t>(bytes.size());
         } catch (...) {
@@ -61,6 +70,20 @@ struct ArchiveCallbacks {
 };
 
 void ArchiveStream::open() {
+    peeked_ = std::make_unique<PeekedSource>(source_);
+    input_ = peeked_.get();
+    try {
+        // libarchive's gzip filter inflates with zlib and checks no trailer:
+        // GzipStream inflates instead, and libarchive reads the text.
+        if (gzip_header_start(peeked_->peek(4))) {
+            inflated_ = std::make_unique<InflatingSource>(*peeked_, file_);
+            input_ = inflated_.get();
+            zip_tail_state_ = ZipTail::not_zip;
+        }
+    } catch (...) {
+        failed_ = true;
+        throw;
+    }
     archive_ = archive_read_new();
     if (archive_ == nullptr) fail("out of memory");
     archive_read_support_filter_all(archive_);
@@ -97,6 +120,15 @@ bool ArchiveStream::next_entry(std::string& entry_name) {
         struct archive_entry* entry = nullptr;
         const int status = archive_read_next_header(archive_, &entry);
         if (status == ARCHIVE_EOF) {
+            if (inflated_) {
+                // The rest after a tar's end blocks: the last trailer is checked.
+                try {
+                    inflated_->finish();
+                } catch (...) {
+                    failed_ = true;
+                    throw;
+                }
+            }
             if (!entered_) check_no_header(archive_format(archive_));
             if (is_zip(archive_format(archive_))) check_zip_directory();
             if (!entered_ && archive_format(archive_) == ARCHIVE_FORMAT_EMPTY) {
@@ -221,7 +253,7 @@ void ArchiveStream::check_zip_directory() {
     // stream) has its directory in the raw bytes.
     if (zip_tail_state_ != ZipTail::kept) return;
     // libarchive stops at the directory; the rest of the file holds it.
-    for (std::string_view raw = source_.next(); !raw.empty(); raw = source_.next()) keep_zip_tail(raw);
+    for (std::string_view raw = input_->next(); !raw.empty(); raw = input_->next()) keep_zip_tail(raw);
     error_file_ = file_.path;
     const ZipDirectory directory = read_zip_directory(zip_tail_, zip_tail_offset_);
     switch (directory.status) {

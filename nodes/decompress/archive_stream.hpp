@@ -2,12 +2,16 @@
 // filter libarchive reads (gzip with all members, bzip2, xz, zstd, lz4, ...)
 // and the container formats tar (all variants) and zip (streamed); anything
 // else is one raw entry. Only these formats are enabled: libarchive's other
-// readers (mtree, for one) claim plain text files as archives.
+// readers (mtree, for one) claim plain text files as archives. A gzip file
+// (a .tar.gz, above all) is inflated by GzipStream (igzip where built, every
+// member's CRC-32 and ISIZE checked: InflatingSource) and libarchive reads
+// its text as if it were not compressed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +22,9 @@
 struct archive;
 
 namespace invidx {
+
+class InflatingSource;
+class PeekedSource;
 
 class ArchiveStream {
 public:
@@ -49,6 +56,10 @@ public:
     // directory that the streamed reader did not find (a damaged local
     // header). A leading block of zeros is an empty tar only when the file's
     // name says tar, and a file named .tar/.tgz/.zip must be that archive.
+    // A gzip file's damage (a CRC-32 or length that does not match, a
+    // truncated member, trailing bytes other than zero padding) names the
+    // file's path and the offset in its inflated text, also when it lies
+    // after a tar's end blocks.
 
 private:
     friend struct ArchiveCallbacks;  // libarchive's C callbacks (archive_stream.cpp)
@@ -62,6 +73,9 @@ private:
     void check_zip_directory();
 
     ByteSource& source_;
+    std::unique_ptr<PeekedSource> peeked_;       // source_, its magic bytes looked at by open()
+    std::unique_ptr<InflatingSource> inflated_;  // a gzip file's text, which libarchive then reads
+    ByteSource* input_ = nullptr;                // what libarchive reads: peeked_ or inflated_
     InputFile file_;
     struct archive* archive_ = nullptr;
     std::exception_ptr source_error_;

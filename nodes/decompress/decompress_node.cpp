@@ -7,12 +7,16 @@
 #include <thread>
 #include <vector>
 
+#include "graph/async_worker.hpp"
 #include "graph/buffer_pool.hpp"
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
 #include "graph/token_pool.hpp"
 #include "invidx/error.hpp"
+#include "nodes/decompress/chunk_batch.hpp"
+#include "nodes/decompress/gpu_inflate_backend.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
+#include "nodes/decompress/inflate_gpus.hpp"
 #include "nodes/decompress/split_gzip.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
 #include "invidx/available_cores.hpp"
@@ -33,6 +37,44 @@ struct Routed {
 using RouterBody = flow::multifunction_node<In, std::tuple<Out>>;
 using WorkerBody = flow::multifunction_node<Routed, std::tuple<Out>>;
 using ReassemblerBody = flow::multifunction_node<GzipChunkPtr, std::tuple<Out>>;
+using ChunkDecoderBody = flow::function_node<GzipChunkPtr, GzipChunkPtr, flow::rejecting>;
+using GpuInflateBody = flow::async_node<GzipChunkPtr, GzipChunkPtr>;
+
+// What one kind of chunk decoder did, for the report: the CPU decoders
+// together, or one GPU worker.
+struct ChunkDecoderCounts {
+    std::atomic<uint64_t> chunks{0};            // decoded on their own here
+    std::atomic<uint64_t> members{0};           // in those chunks
+    std::atomic<uint64_t> compressed_bytes{0};
+    std::atomic<uint64_t> text_bytes{0};
+    std::atomic<uint64_t> busy_ns{0};
+    std::atomic<uint64_t> batches{0};           // a GPU worker's batches
+    std::atomic<uint64_t> chunks_to_cpu{0};     // a GPU worker's chunks left to the CPU decoders
+
+    void add(uint64_t chunk_members, uint64_t compressed, uint64_t text) {
+        ++chunks;
+        members += chunk_members;
+        compressed_bytes += compressed;
+        text_bytes += text;
+    }
+    nlohmann::json to_json() const {
+        return {{"chunks", chunks.load()},
+                {"members", members.load()},
+                {"compressed_bytes", compressed_bytes.load()},
+                {"text_bytes", text_bytes.load()},
+                {"busy_seconds", static_cast<double>(busy_ns.load()) * 1e-9}};
+    }
+};
+
+uint64_t compressed_bytes_of(const GzipChunk& chunk) {
+    uint64_t bytes = 0;
+    for (size_t t = 0; t < chunk.blocks.size(); ++t) {
+        const size_t from = t == 0 ? chunk.start : 0;
+        const size_t to = t + 1 == chunk.blocks.size() ? chunk.end : chunk.blocks[t]->bytes.size();
+        bytes += to - from;
+    }
+    return bytes;
+}
 
 // A file's compressed stream must be decoded in order, but different files
 // are independent, so `count` workers each decode whole files: a serial
@@ -57,9 +99,23 @@ using ReassemblerBody = flow::multifunction_node<GzipChunkPtr, std::tuple<Out>>;
 // back in order (split_gzip.hpp), so one large file is decoded on several
 // cores. A chunk holds the tokens of its blocks; the router holds at most
 // a quarter of the tokens for the chunk it is gathering, so reading goes on.
+//
+// With "gpus" (docs/PIPELINE.md, "GPU inflate"), a GPU worker per GPU takes
+// chunks from the same queue as the chunk decoders: a limiter of 1 hands a
+// free worker the next chunk, and its thread (an async_node's AsyncWorker,
+// so no flow-graph thread waits on the device) adds every chunk already
+// waiting, without waiting for more, to one batch of whole members for its
+// GpuInflater (chunk_batch.hpp). So the split between CPU and GPU follows
+// their speeds. A chunk the GPU cannot take, or whose members do not all
+// inflate cleanly, goes to a queue of the chunk decoders alone, whose
+// decode_chunk gives the CPU's text or error. No deadlock: a worker waits
+// for nothing but its own device, every chunk still holds its blocks'
+// tokens, and every chunk reaches the reassembler from one decoder or the
+// other.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
-    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip)
+    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip, InflateGpuChoice gpus,
+                   std::shared_ptr<const GpuInflateBackend> backend, size_t gpu_batch_bytes)
         : state_(state),
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
@@ -73,13 +129,24 @@ public:
           }),
           split_gzip_(split_gzip),
           chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
+          gpus_(std::move(gpus)),
+          backend_(std::move(backend)),
+          gpu_batch_bytes_(gpu_batch_bytes),
+          chunk_queue_(state.graph),
           chunk_decoder_(state.graph, count,
                          [this](const GzipChunkPtr& chunk) {
                              auto busy = metrics_.busy_scope();
+                             NodeMetrics::BusyScope busy_cpu(cpu_counts_.busy_ns);
                              decode_chunk(*chunk, state_.files.at(chunk->file_ordinal), text_block_bytes_,
                                           text_buffers_);
                              ++chunks_;
-                             if (!chunk->decoded) ++chunks_left_in_order_;
+                             if (!chunk->decoded) {
+                                 ++chunks_left_in_order_;
+                             } else {
+                                 uint64_t text = 0;
+                                 for (const TextBlock& block : chunk->text) text += block.bytes.size();
+                                 cpu_counts_.add(chunk->members, compressed_bytes_of(*chunk), text);
+                             }
                              return chunk;
                          }),
           reassembler_(text_block_bytes, text_buffers_),
@@ -97,21 +164,76 @@ public:
                                 });
                             }) {
         for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this, text_block_bytes));
+        flow::make_edge(chunk_queue_, chunk_decoder_);
         flow::make_edge(chunk_decoder_, reassembler_node_);
+        if (!gpus_.ordinals.empty()) {
+            cpu_only_chunks_ = std::make_unique<flow::queue_node<GzipChunkPtr>>(state.graph);
+            flow::make_edge(*cpu_only_chunks_, chunk_decoder_);
+            for (const int ordinal : gpus_.ordinals) add_gpu_worker(ordinal);
+        }
         flow::make_edge(flow::output_port<0>(reassembler_node_), output_);
         flow::make_edge(flow::output_port<0>(router_), output_);
         for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), output_);
-        metrics_.concurrency = count;
+        metrics_.concurrency = count + static_cast<unsigned>(gpu_workers_.size());
+        count_ = count;
+    }
+
+    ~DecompressNode() override {
+        // The GPU workers' threads stop first, while the nodes their jobs report to exist.
+        for (auto& worker : gpu_workers_) worker->thread.reset();
     }
 
     flow::receiver<In>& input_port() override { return router_; }
 
+    // Each GPU worker makes its inflater (a CUDA context, device and
+    // page-locked buffers) on its own thread while the first blocks are
+    // read. The graph waits for it (reserve_wait), so finish() never reads
+    // a worker being set up.
+    void start() override {
+        for (auto& worker : gpu_workers_) {
+            GpuWorker* const w = worker.get();
+            state_.graph.reserve_wait();
+            w->thread->submit([this, w] {
+                try {
+                    run_guarded(metrics_, [&] {
+                        w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_));
+                        w->batch = std::make_unique<ChunkBatch>(*w->inflater);
+                    });
+                } catch (...) {
+                    state_.fail(std::current_exception());
+                }
+                state_.graph.release_wait();
+            });
+        }
+    }
+
     void finish(RunState& state) override {
         if (!split_gzip_) return;
-        state.add_report_section("split_gzip", {{"files_split", files_split_},
-                                                {"chunks", chunks_.load()},
-                                                {"chunks_not_decoded_alone", chunks_left_in_order_.load()},
-                                                {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()}});
+        nlohmann::json cpu = cpu_counts_.to_json();
+        cpu["kind"] = "cpu";
+        cpu["count"] = count_;
+        nlohmann::json decoders = nlohmann::json::array({std::move(cpu)});
+        const MemberBatchLimits limits = member_batch_limits(gpu_batch_bytes_);
+        for (const auto& worker : gpu_workers_) {
+            nlohmann::json gpu = worker->counts.to_json();
+            gpu["kind"] = "gpu";
+            gpu["device"] = "gpu:" + std::to_string(worker->ordinal);
+            gpu["batches"] = worker->counts.batches.load();
+            gpu["chunks_to_cpu"] = worker->counts.chunks_to_cpu.load();
+            gpu["batch_input_bytes"] = limits.input_bytes;
+            gpu["batch_output_bytes"] = limits.output_bytes;
+            gpu["batch_members"] = limits.members;
+            decoders.push_back(std::move(gpu));
+        }
+        nlohmann::json section = {{"files_split", files_split_},
+                                  {"chunks", chunks_.load()},
+                                  {"chunks_not_decoded_alone", chunks_left_in_order_.load()},
+                                  {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()},
+                                  {"gpus", gpus_.setting},
+                                  {"gpus_reason", gpus_.reason},
+                                  {"decoders", std::move(decoders)}};
+        if (!gpu_workers_.empty()) section["gpu_backend"] = backend_->name;
+        state.add_report_section("split_gzip", std::move(section));
     }
     flow::sender<Out>& output_port() override { return output_; }
 
@@ -155,7 +277,7 @@ private:
             gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false))
             split_file_ = block->file_ordinal, ++files_split_;
         if (split_file_ == block->file_ordinal) {
-            chunker_.push(block, [&](GzipChunkPtr chunk) { chunk_decoder_.try_put(std::move(chunk)); });
+            chunker_.push(block, [&](GzipChunkPtr chunk) { chunk_queue_.try_put(std::move(chunk)); });
             if (block->last) split_file_.reset();
             return;
         }
@@ -236,6 +358,91 @@ private:
         if (pending) send(std::move(*pending));
     }
 
+    // One GPU's worker: its limiter hands it a chunk at a time, its thread
+    // inflates batches.
+    struct GpuWorker {
+        int ordinal = 0;
+        ChunkDecoderCounts counts;
+        std::unique_ptr<flow::limiter_node<GzipChunkPtr>> limiter;
+        std::unique_ptr<GpuInflateBody> node;
+        std::unique_ptr<MemberBatchInflater> inflater;  // made and used on `thread` only
+        std::unique_ptr<ChunkBatch> batch;              // likewise
+        std::unique_ptr<AsyncWorker> thread;
+    };
+
+    void add_gpu_worker(int ordinal) {
+        auto worker = std::make_unique<GpuWorker>();
+        worker->ordinal = ordinal;
+        worker->thread = std::make_unique<AsyncWorker>();
+        worker->limiter = std::make_unique<flow::limiter_node<GzipChunkPtr>>(state_.graph, 1);
+        GpuWorker* const w = worker.get();
+        worker->node = std::make_unique<GpuInflateBody>(
+            state_.graph, flow::unlimited, [this, w](const GzipChunkPtr& chunk, GpuInflateBody::gateway_type& gateway) {
+                gateway.reserve_wait();
+                w->thread->submit([this, w, chunk, &gateway]() mutable { inflate_on_gpu(*w, std::move(chunk), gateway); });
+            });
+        flow::make_edge(chunk_queue_, *worker->limiter);
+        flow::make_edge(*worker->limiter, *worker->node);
+        flow::make_edge(*worker->node, reassembler_node_);
+        gpu_workers_.push_back(std::move(worker));
+    }
+
+    // On the worker's thread. Whatever happens, the worker takes the next
+    // chunk (its limiter is released) and the graph may finish
+    // (release_wait); every chunk is let go first: once the graph may
+    // finish, the token pool their leases return to may go.
+    void inflate_on_gpu(GpuWorker& worker, GzipChunkPtr chunk, GpuInflateBody::gateway_type& gateway) {
+        try {
+            if (!state_.graph.is_cancelled()) {
+                run_guarded(metrics_, [&] {
+                    NodeMetrics::BusyScope busy(metrics_.busy_ns);
+                    NodeMetrics::BusyScope busy_gpu(worker.counts.busy_ns);
+                    ensure(worker.batch != nullptr, "GPU inflater for gpu:" + std::to_string(worker.ordinal) + " missing");
+                    while (chunk) chunk = inflate_batch(worker, std::move(chunk), gateway);
+                });
+            }
+        } catch (...) {
+            state_.fail(std::current_exception());
+        }
+        chunk.reset();
+        if (worker.batch) worker.batch->clear();
+        worker.limiter->decrementer().try_put(flow::continue_msg());
+        gateway.release_wait();
+    }
+
+    // One batch: `first` and the chunks already waiting, as many as fit.
+    // Returns the chunk that did not fit, to start the next batch with.
+    GzipChunkPtr inflate_batch(GpuWorker& worker, GzipChunkPtr first, GpuInflateBody::gateway_type& gateway) {
+        GzipChunkPtr left_over;
+        GzipChunkPtr chunk = std::move(first);
+        while (chunk) {
+            const ChunkBatch::Taken taken = worker.batch->take(chunk, state_.files.at(chunk->file_ordinal));
+            if (taken == ChunkBatch::Taken::full) {
+                left_over = std::move(chunk);
+                break;
+            }
+            if (taken == ChunkBatch::Taken::no) {
+                ++worker.counts.chunks_to_cpu;
+                cpu_only_chunks_->try_put(chunk);
+            }
+            chunk.reset();
+            if (!chunk_queue_.try_get(chunk)) break;  // none waiting: inflate what there is
+        }
+        if (worker.batch->empty()) return left_over;
+        ++worker.counts.batches;
+        for (ChunkBatch::Done& done : worker.batch->run(text_block_bytes_, text_buffers_)) {
+            if (done.inflated) {
+                worker.counts.add(done.members, done.compressed_bytes, done.text_bytes);
+                ++chunks_;
+                gateway.try_put(done.chunk);
+            } else {
+                ++worker.counts.chunks_to_cpu;
+                cpu_only_chunks_->try_put(done.chunk);
+            }
+        }
+        return left_over;
+    }
+
     RunState& state_;
     const size_t text_block_bytes_;
     std::shared_ptr<BufferPool<std::string>> text_buffers_;  // of GzipStream's blocks; at most four per token kept
@@ -246,7 +453,15 @@ private:
     const bool split_gzip_;
     std::optional<uint32_t> split_file_;  // the file being chunked (router's thread)
     GzipChunker chunker_;                 // router's thread
-    flow::function_node<GzipChunkPtr, GzipChunkPtr> chunk_decoder_;
+    const InflateGpuChoice gpus_;
+    const std::shared_ptr<const GpuInflateBackend> backend_;
+    const size_t gpu_batch_bytes_;
+    unsigned count_ = 1;                  // CPU chunk decoders
+    flow::queue_node<GzipChunkPtr> chunk_queue_;  // the router's chunks, for any decoder
+    ChunkDecoderBody chunk_decoder_;
+    std::unique_ptr<flow::queue_node<GzipChunkPtr>> cpu_only_chunks_;  // with GPU workers: chunks the GPUs leave
+    ChunkDecoderCounts cpu_counts_;
+    std::vector<std::unique_ptr<GpuWorker>> gpu_workers_;
     GzipReassembler reassembler_;         // reassembler_node_'s thread
     uint64_t files_split_ = 0;            // router's thread
     std::atomic<uint64_t> chunks_{0};
@@ -276,7 +491,15 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     // so the build's rate would follow the file size (docs/PERFORMANCE.md,
     // "Large gzip files").
     const bool split_gzip = options.boolean("split_gzip", true);
-    return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip);
+    // GPU inflate (docs/PIPELINE.md, "GPU inflate"): "auto" follows the
+    // parse node, whose GPUs are there for the build anyway.
+    const std::shared_ptr<const GpuInflateBackend> backend = gpu_inflate_backend();
+    const std::vector<int> parse_gpus = state.plan.parsing ? state.plan.parsing->gpu_ordinals() : std::vector<int>{};
+    InflateGpuChoice gpus =
+        choose_inflate_gpus(options.raw("gpus"), options.pointer("gpus"), backend->inventory, parse_gpus, split_gzip);
+    const uint64_t gpu_batch_bytes = options.byte_size("gpu_batch_bytes", kDefaultGpuBatchBytes);
+    return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, std::move(gpus), backend,
+                                            gpu_batch_bytes);
 }
 
 }  // namespace invidx

@@ -1,6 +1,7 @@
 // The "decompress" node: compressed blocks in, decompressed entry text out
 // (zlib for plain gzip, CRC-32 and length checked; libarchive for bzip2, xz,
-// zstd, lz4, tar and zip).
+// zstd, lz4, tar and zip). With "gpus", GPU workers inflate the members of
+// split gzip files beside the CPU (chunk_batch.hpp).
 #pragma once
 
 #include <memory>

@@ -272,7 +272,9 @@ bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& use
         // Grown as append_text grows it, by doubling, so a small file's block stays small.
         current_.bytes.resize(std::min(text_block_bytes_, std::max(2 * current_.bytes.size(), filled_ + kMemberTextBytes)));
     }
-    const size_t room = current_.bytes.size() - filled_;
+    // At most kMemberTextBytes: a bigger member (a one-stream file's) costs
+    // libdeflate no more than that before igzip or zlib streams it.
+    const size_t room = std::min(current_.bytes.size() - filled_, kMemberTextBytes);
     if (room >= kDirectRoomBytes) {
         const libdeflate_result direct = libdeflate_gzip_decompress_ex(
             whole_members_, input, size, current_.bytes.data() + filled_, room, &used, &produced);
@@ -281,10 +283,15 @@ bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& use
             return true;
         }
         if (direct != LIBDEFLATE_INSUFFICIENT_SPACE) return false;  // cut by the block's end, or damaged
+        if (room == kMemberTextBytes) {
+            whole_member_fits_ = false;  // too big: the next members stream too, until one is small
+            return false;
+        }
     }
     if (!member_text_) member_text_.reset(new char[kMemberTextBytes]);
     const libdeflate_result result = libdeflate_gzip_decompress_ex(
         whole_members_, input, size, member_text_.get(), kMemberTextBytes, &used, &produced);
+    if (result == LIBDEFLATE_INSUFFICIENT_SPACE) whole_member_fits_ = false;
     if (result != LIBDEFLATE_SUCCESS) return false;  // cut by the block's end, too big, or damaged
     append_text(member_text_.get(), produced, emit);
     return true;
@@ -327,7 +334,8 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
             state_ = State::member;
             in_body_ = false;
         }
-        if (at_member_start_ && whole_members_ != nullptr) {
+        if (at_member_start_) member_text_start_ = current_.entry_offset + filled_;
+        if (at_member_start_ && whole_members_ != nullptr && whole_member_fits_) {
             size_t used = 0;
             if (decode_whole_member(next, left, used, emit)) {
                 next += used;
@@ -347,6 +355,10 @@ void GzipStream::feed(std::string_view compressed, bool last, const Emit& emit) 
     if (state_ == State::member) fail("truncated gzip data (member " + std::to_string(members_) + " has no end)");
     finished_ = true;
     emit_current(true, emit);
+}
+
+void GzipStream::streamed_member_ended() {
+    whole_member_fits_ = current_.entry_offset + filled_ - member_text_start_ <= kMemberTextBytes;
 }
 
 void GzipStream::fail_header(int status) {
@@ -391,6 +403,7 @@ size_t GzipStream::feed_zlib(const char* next, size_t left, const Emit& emit) {
     if (status == Z_STREAM_END) {
         state_ = State::between_members;
         at_member_start_ = true;
+        streamed_member_ended();
     } else if (status != Z_OK || (consumed == 0 && produced == 0)) {
         fail_header(status);
     }
@@ -450,6 +463,7 @@ size_t GzipStream::feed_isal(const char* next, size_t left, const Emit& emit) {
         state_ = State::between_members;
         at_member_start_ = true;
         in_body_ = false;
+        streamed_member_ended();
     } else if (status == ISAL_INCORRECT_CHECKSUM) {
         // The words zlib uses, so that a damaged file reads the same in every build.
         const bool crc_wrong = little_endian_32(trailer_) != isal_->crc;

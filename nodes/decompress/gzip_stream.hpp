@@ -4,8 +4,10 @@
 // files, and it checks every member's CRC-32 and ISIZE trailer (RFC 1952
 // §2.3.1), which libarchive 3.6 does not: a damaged file that still inflates
 // is an error, never a silently wrong index. Everything else (bzip2, xz,
-// zstd, lz4, tar, zip, gzip of a tar) stays with libarchive
-// (StreamingDecompressor); gzip_direct() decides from a file's first block.
+// zstd, lz4, tar, zip) stays with libarchive (StreamingDecompressor);
+// gzip_direct() decides from a file's first block. A gzip of a tar (or of
+// anything libarchive opens further) is inflated by a GzipStream too, whose
+// text libarchive reads uncompressed (InflatingSource).
 //
 // The decoders, fastest first where the build has them (GzipDecoders):
 // ISA-L's igzip inflates streams (about 3x zlib's inflate per core), libdeflate
@@ -124,6 +126,9 @@ private:
     size_t feed_zlib(const char* next, size_t left, const Emit& emit);
     // A zlib status other than Z_OK or Z_STREAM_END, named as before ISA-L.
     [[noreturn]] void fail_header(int status);
+    // igzip or zlib ended a member: libdeflate tries the next one whole
+    // only when this one was small enough for it.
+    void streamed_member_ended();
 
     InputFile file_;
     const size_t text_block_bytes_;
@@ -140,6 +145,12 @@ private:
     // chunk, and filling 1 MiB for each showed in the page faults.
     std::unique_ptr<char[]> member_text_;
     bool at_member_start_ = true;    // zlib has not started on the current member
+    // libdeflate is tried on a member whole only while the members before
+    // were at most kMemberTextBytes of text: one that is bigger (a one-stream
+    // file) is not decoded in part by libdeflate and then again by igzip or
+    // zlib, member after member.
+    bool whole_member_fits_ = true;
+    uint64_t member_text_start_ = 0; // the entry offset of the current member's text
     State state_ = State::member;
     uint64_t members_ = 0;           // started so far
     uint64_t compressed_offset_ = 0; // of the next byte fed

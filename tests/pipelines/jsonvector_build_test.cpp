@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "invidx/error.hpp"
+#include "store/query_postings.hpp"
 #include "support/collections.hpp"
 #include "support/gpu_test.hpp"
 #include "support/run_tool.hpp"
@@ -171,6 +172,55 @@ TEST_CASE("jsonvector build, weight --impacts tf: search --scoring impact ranks 
             previous = score;
         }
     }
+}
+
+TEST_CASE("jsonvector build: search --scoring impact ranks at once, as after weight --impacts tf") {
+    TempDir dir;
+    const VectorCollection collection = vector_collection(300, 7);
+    const auto inputs = vector_inputs(dir, collection);
+    const BuildReport report = build_index(vector_pipeline(inputs, dir / "idx", 2, 2));
+    CHECK(report.json.at("query_layout").at("impacts") == "tf");
+    {
+        const IndexReader index(dir / "idx");
+        REQUIRE(QueryPostings::present(index));
+        const QueryPostings layout(index);
+        CHECK(layout.impacts_are_tfs());
+    }
+    // The same collection weighted the old way: built, then weight --impacts tf (which rewrites it).
+    build_index(vector_pipeline(inputs, dir / "explicit", 2, 2));
+    const auto weighted = run_invidx(dir, "weight " + quoted(dir / "explicit") + " --impacts tf");
+    INFO(weighted.err);
+    REQUIRE(weighted.exit_code == 0);
+    for (const std::string query : {"Running ##ing the", "東京 connect Connect x", "été absentterm", "[CLS] 3com a"}) {
+        CAPTURE(query);
+        const std::string flags = " --scoring impact --k 50 --format json '" + query + "'";
+        const auto direct = run_invidx(dir, "search " + quoted(dir / "idx") + flags);
+        INFO(direct.err);
+        REQUIRE(direct.exit_code == 0);
+        const auto explicit_step = run_invidx(dir, "search " + quoted(dir / "explicit") + flags);
+        REQUIRE(explicit_step.exit_code == 0);
+        CHECK(direct.out == explicit_step.out);
+        CHECK_FALSE(nlohmann::json::parse(direct.out).at(0).at("results").empty());
+    }
+}
+
+TEST_CASE("jsonvector build: a weight too large for an impact leaves the index without impacts, with a notice") {
+    TempDir dir;
+    const auto input = dir.write("v.jsonl", R"({"id": "a", "vector": {"big": 70000, "small": 2}})" "\n"
+                                            R"({"id": "b", "vector": {"small": 3}})" "\n");
+    std::vector<std::string> notices;
+    Pipeline pipeline(PipelineConfig::from_json(vector_pipeline(
+        nlohmann::json::array({{{"path", input.string()}, {"format", "jsonvector"}}}), dir / "idx", 1, 1)));
+    RunOptions options;
+    options.notice = [&](const std::string& line) { notices.push_back(line); };
+    const BuildReport report = pipeline.run(options);
+    CHECK(report.json.at("query_layout").at("impacts") == "none");
+    const IndexReader index(dir / "idx");
+    CHECK_FALSE(QueryPostings::present(index));
+    REQUIRE(notices.size() == 1);
+    CHECK(notices[0].find("term 'big' has tf 70000") != std::string::npos);
+    const auto search = run_invidx(dir, "search " + quoted(dir / "idx") + " --scoring impact small");
+    CHECK(search.exit_code == 2);
 }
 
 TEST_CASE("jsonvector build: the same index from 1 or several parsers, 1, 2 or 4 indexers, small batches and runs") {

@@ -15,6 +15,7 @@
 #include "store/merge.hpp"
 #include "support/collections.hpp"
 #include "support/gpu_test.hpp"
+#include "support/same_hits.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 
@@ -23,16 +24,7 @@ using namespace invidx::testing;
 
 namespace {
 
-void require_same(const std::vector<ScoredDocument>& got, const std::vector<ScoredDocument>& expected) {
-    REQUIRE(got.size() == expected.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-        CAPTURE(i);
-        REQUIRE(got[i].docid == expected[i].docid);
-        REQUIRE(got[i].score == expected[i].score);  // bit for bit
-    }
-}
-
-// Boosts, weighted vectors, + - NOT AND over frequent, rare and absent words.
+// Boosts, weighted vectors, + - NOT AND and groups over frequent, rare and absent words.
 std::vector<std::string> operator_queries(std::mt19937& random, const std::vector<std::string>& words) {
     std::vector<std::string> queries;
     const auto word = [&] { return random() % 4 == 0 ? words[random() % 15] : words[random() % words.size()]; };
@@ -51,6 +43,9 @@ std::vector<std::string> operator_queries(std::mt19937& random, const std::vecto
             if (random() % 2) query += "^" + std::to_string(1 + random() % 4) + ".5";
         }
         queries.push_back(query);
+        // Groups: a clause tree the CPU evaluates, or made flat (the last: a plain OR for the GPU's kernels).
+        queries.push_back("+(" + word() + " " + word() + ") " + word() + " -(+" + word() + " +" + word() + ")");
+        queries.push_back("(" + word() + " (" + word() + " " + word() + ")^2)^1.5 " + word());
         // The same kind of query as a weighted vector (distinct verbatim terms).
         nlohmann::json vector = nlohmann::json::object();
         for (int c = 0; c < clauses; ++c) vector[word()] = 0.25 * static_cast<double>(1 + random() % 12);

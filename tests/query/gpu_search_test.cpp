@@ -19,6 +19,7 @@
 #include "store/merge.hpp"
 #include "support/collections.hpp"
 #include "support/gpu_test.hpp"
+#include "support/same_hits.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
 
@@ -26,15 +27,6 @@ using namespace invidx;
 using namespace invidx::testing;
 
 namespace {
-
-void require_same(const std::vector<ScoredDocument>& got, const std::vector<ScoredDocument>& expected) {
-    REQUIRE(got.size() == expected.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-        CAPTURE(i);
-        REQUIRE(got[i].docid == expected[i].docid);
-        REQUIRE(got[i].score == expected[i].score);  // bit for bit
-    }
-}
 
 // The CPU's answer (exhaustive OR: the reference every CPU path equals).
 std::vector<ScoredDocument> cpu_hits(const Searcher& searcher, const std::string& query, QueryMode mode, size_t k) {

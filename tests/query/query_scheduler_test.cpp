@@ -649,3 +649,26 @@ TEST_CASE("invidx search --device auto prints exactly what --device cpu prints")
     CHECK(bad_auto.exit_code == 4);  // the bad query named, the other answered
     CHECK(bad_auto.out == run_invidx(dir, "search " + index_arg + " --queries '" + bad.string() + "' --device cpu").out);
 }
+
+TEST_CASE("scheduler routing: grouped queries with required or prohibited clauses stay on the CPU") {
+    TempDir dir;
+    const auto index_dir = build_text_index(dir, {"zebra plum", "zebra pear", "plum fig", "kiwi"});
+    const IndexReader index(index_dir);
+    const Searcher searcher(index);
+    Analyzer analyzer(index.analysis());
+    const SearchOptions search{.k = 10};
+    const auto cpu_only = [&](std::string_view query) { return query_features(searcher, query, search, analyzer).phrase; };
+    // Boolean plans are the CPU's (QueryPlan::has_boolean_clauses), nested or not.
+    for (const char* query : {"+(zebra plum) fig", "(zebra -pear)", "fig (kiwi (+zebra plum))", "fig NOT (zebra pear)"}) {
+        CAPTURE(query);
+        CHECK(cpu_only(query));
+        CHECK(searcher.plan(query, search, analyzer).has_boolean_clauses());
+    }
+    CHECK(cpu_only("fig -\"zebra plum\""));  // a phrase
+    CHECK(cpu_only("(fig zebra"));          // malformed: the CPU reports it
+    // Groups of optional clauses only are a plain OR with weights: either device.
+    CHECK(!cpu_only("(zebra (plum fig)^2)^1.5 kiwi"));
+    CHECK(!searcher.plan("(zebra (plum fig)^2)^1.5 kiwi", search, analyzer).has_boolean_clauses());
+    CHECK(preferred_device(QueryCostModel{}, query_features(searcher, "+(zebra plum) fig", search, analyzer), true) ==
+          QueryDevice::kCpu);
+}

@@ -231,7 +231,14 @@ TEST_CASE("invidx search: Lucene's operators, boosts, syntax errors and weighted
     CHECK(dangling.out.empty());
     CHECK(dangling.err.find("syntax error in query 'apples AND' at character 8: AND must be followed by a word or a phrase") !=
           std::string::npos);
-    CHECK(run_invidx(dir, "search " + idx + " '(apples)'").err.find("parentheses are not supported") != std::string::npos);
+    // Parentheses group clauses; an unbalanced one is a syntax error naming its character.
+    const auto grouped = run_invidx(dir, "search " + idx + " '+(apples zebras) -(qqabsent)'");
+    CHECK(grouped.exit_code == 0);
+    CHECK(grouped.out.find("doc-a") != std::string::npos);
+    const auto unbalanced = run_invidx(dir, "search " + idx + " 'zebras (apples'");
+    CHECK(unbalanced.exit_code == 2);
+    CHECK(unbalanced.err.find("syntax error in query 'zebras (apples' at character 8: '(' has no matching ')'") != std::string::npos);
+    CHECK(run_invidx(dir, "search " + idx + " 'apples)'").exit_code == 2);
     CHECK(run_invidx(dir, "search " + idx + " 'apples^'").exit_code == 2);
 
     // In a --queries file a malformed query is reported with its line; the others answered (exit 4).

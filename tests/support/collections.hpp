@@ -18,6 +18,7 @@
 #include "nodes/decompress/archive_writer.hpp"
 #include "store/ciff_export.hpp"
 #include "store/index_reader.hpp"
+#include "support/standard_pipeline.hpp"
 
 namespace invidx::testing {
 
@@ -134,25 +135,12 @@ inline std::string ciff_bytes(const std::filesystem::path& index_dir) {
     return out.str();
 }
 
-// A pipeline description with the standard nodes.
+// A pipeline description with the standard nodes (support/standard_pipeline.hpp).
 inline nlohmann::json standard_pipeline(const std::vector<std::string>& inputs, const std::filesystem::path& output,
                                         unsigned parsers, unsigned indexers) {
     nlohmann::json input = nlohmann::json::array();
     for (const auto& path : inputs) input.push_back(path);
-    return {
-        {"input", input},
-        {"output", output.string()},
-        {"progress", "off"},
-        {"nodes",
-         {{{"kind", "read"}},
-          {{"kind", "decompress"}},
-          {{"kind", "frame"}},
-          {{"kind", "parse"}, {"count", parsers}},
-          {{"kind", "regroup"}, {"count", parsers}},
-          {{"kind", "index"}, {"indexers", {{{"kind", "cpu_btree"}, {"count", indexers}}}}},
-          {{"kind", "compress"}, {"count", 2}},
-          {{"kind", "flush"}}}},
-    };
+    return standard_pipeline_description(std::move(input), output, parsers, indexers);
 }
 
 inline BuildReport build_index(nlohmann::json description, const std::vector<std::string>& overrides = {}) {

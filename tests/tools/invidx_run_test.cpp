@@ -9,6 +9,7 @@
 #include "devices/gpu_devices.hpp"
 #include "invidx/available_cores.hpp"
 #include "support/collections.hpp"
+#include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace invidx::testing;
@@ -254,4 +255,44 @@ TEST_CASE("--plan prints what every \"auto\" becomes here, builds nothing, and n
     const auto bad = run_command(run + " --set 'index.indexers=[{\"kind\": \"cpu_btree\", \"device\": \"tpu\"}]'");
     CHECK(bad.exit_code == 2);
     CHECK(bad.output.find("/nodes/5/indexers/0/device") != std::string::npos);
+}
+
+TEST_CASE("--plan resolves as the build does: \"auto\" inputs of term vectors make the plan pre-weighted") {
+    TempDir dir;
+    dir.write("vectors/a.jsonl", R"({"id": "a", "vector": {"Alpha": 2, "beta": 1}})" "\n"
+                                 R"({"id": "b", "vector": {"beta": 3}})" "\n");
+    const auto pipeline = write_pipeline(dir, standard_pipeline({(dir / "vectors").string()}, dir / "idx", 1, 1));
+    const std::string run = invidx_run() + " " + quote(pipeline);
+    // Vectors take no positions: the plan refuses them as the build does
+    // (before, --plan skipped the detection and printed a plan).
+    const auto positional_plan = run_command(run + " --plan --set positions=true");
+    CHECK(positional_plan.exit_code == 2);
+    CHECK(positional_plan.output.find("/positions") != std::string::npos);
+    const auto positional_build = run_command(run + " --set positions=true");
+    CHECK(positional_build.exit_code == 2);
+    CHECK(positional_build.output.find("/positions") != std::string::npos);
+    check_no_index(dir / "idx");
+    // Without positions: the plan printed is the one the build records.
+    const auto shown = run_command(run + " --plan");
+    INFO(shown.output);
+    REQUIRE(shown.exit_code == 0);
+    const auto built = run_command(run);
+    INFO(built.output);
+    REQUIRE(built.exit_code == 0);
+    CHECK(invidx::IndexReader(dir / "idx").analysis().pre_weighted);
+    const auto report = nlohmann::json::parse(read_file(dir / "idx" / "report.json"));
+    CHECK(nlohmann::json::parse(shown.output) == report.at("plan"));
+}
+
+GPU_TEST_CASE("--plan of \"auto\" vector inputs on a GPU machine: CPU parsers, as the build takes") {
+    TempDir dir;
+    dir.write("vectors/a.jsonl", R"({"id": "a", "vector": {"Alpha": 2, "beta": 1}})" "\n");
+    nlohmann::json description = standard_pipeline({(dir / "vectors").string()}, dir / "idx", 1, 1);
+    description["nodes"][3]["gpus"] = "auto";
+    const auto shown = run_command(invidx_run() + " " + quote(write_pipeline(dir, description)) + " --plan");
+    INFO(shown.output);
+    REQUIRE(shown.exit_code == 0);
+    const auto plan = nlohmann::json::parse(shown.output);
+    CHECK(plan.at("parse").at("gpus").empty());
+    CHECK(shown.output.find("pre-weighted") != std::string::npos);
 }

@@ -2,6 +2,8 @@
 // on the host (lists fetched from the device cache, one task per block of 128
 // postings), sends the batch's tables in one copy, queues the kernels of
 // devices/cuda/query/ and copies the top k of every query back at once.
+// Long impact OR queries (dense_impact_suits) go as batches of their own to
+// the dense path (run_dense_batch, dense_impact.cu), the rest term by term.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -21,6 +23,8 @@ using namespace invidx::cuda;
 
 constexpr size_t kMaxSlots = 128;
 constexpr size_t kAccumulatorBudget = size_t{1} << 30;  // OR accumulators of all slots together
+// Dense impact sums stay below this: exact in the double a sort key holds.
+constexpr uint64_t kDenseMaxScore = (uint64_t{1} << 53) - 1;
 
 // Bits needed for `largest` (0 for 0).
 uint32_t bits_for(uint64_t largest) {
@@ -59,7 +63,7 @@ public:
     CudaQueryProcessor(int device, const std::vector<double>& norms, double k1, size_t cache_bytes)
         : device_(device), k1_plus_1_(k1 + 1.0), default_k1_plus_1_(k1 + 1.0), documents_(norms.size()),
           norms_(memory_), other_norms_(memory_), scores_(memory_),
-          stamps_(memory_), touched_(memory_), keys_(memory_), sorted_(memory_), sort_temp_(memory_),
+          stamps_(memory_), dense_(memory_), dense_select_(memory_), touched_(memory_), keys_(memory_), sorted_(memory_), sort_temp_(memory_),
           results_(memory_), results_host_(memory_), candidate_docids_(memory_), candidate_slots_(memory_),
           candidate_blocks_(memory_), candidate_alive_(memory_), candidate_tfs_(memory_), needed_(memory_),
           level_docids_(memory_), level_tfs_(memory_) {
@@ -103,6 +107,8 @@ public:
         needed_.release();
         level_docids_.release();
         level_tfs_.release();
+        dense_.release();
+        dense_select_.release();
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -111,6 +117,33 @@ public:
         check(cudaSetDevice(device_), "cudaSetDevice");
         std::vector<GpuQueryResult> results(queries.size());
         if (k == 0 || documents_ == 0) return results;
+        stats_.queries += queries.size();
+        if (impacts && !conjunctive) {
+            // Long impact OR queries by the dense path (dense_impact_suits),
+            // the others (and any whose sums could pass 2^53) term by term.
+            std::vector<size_t> dense, rest;
+            for (size_t q = 0; q < queries.size(); ++q) {
+                (dense_impact_suits(queries[q], documents_) ? dense : rest).push_back(q);
+            }
+            for (size_t first = 0; first < dense.size(); first += slots_) {
+                const std::vector<size_t> group(dense.begin() + static_cast<std::ptrdiff_t>(first),
+                                                dense.begin() + static_cast<std::ptrdiff_t>(std::min(dense.size(), first + slots_)));
+                for (const size_t left : run_dense_batch(queries, group, k, results)) rest.push_back(left);
+            }
+            if (rest.size() < queries.size()) {
+                std::sort(rest.begin(), rest.end());
+                std::vector<GpuQuery> others;
+                others.reserve(rest.size());
+                for (const size_t q : rest) others.push_back(queries[q]);
+                std::vector<GpuQueryResult> answers(others.size());
+                for (size_t first = 0; first < others.size(); first += slots_) {
+                    const size_t count = std::min(slots_, others.size() - first);
+                    run_batch(others.data() + first, count, conjunctive, k, impacts, answers.data() + first);
+                }
+                for (size_t j = 0; j < rest.size(); ++j) results[rest[j]] = std::move(answers[j]);
+                return results;
+            }
+        }
         for (size_t first = 0; first < queries.size(); first += slots_) {
             const size_t count = std::min(slots_, queries.size() - first);
             run_batch(queries.data() + first, count, conjunctive, k, impacts, results.data() + first);
@@ -364,6 +397,164 @@ private:
         }
     }
 
+    // The queries `which` (at most slots_) by the dense impact OR path
+    // (devices/cuda/query/dense_impact.cu); returns those left to run_batch:
+    // sums that could reach 2^53 (weight · the list's largest value, summed).
+    std::vector<size_t> run_dense_batch(const std::vector<GpuQuery>& queries, const std::vector<size_t>& which, size_t k,
+                                        std::vector<GpuQueryResult>& results) {
+        BatchLists lists;
+        std::vector<size_t> taken, left;
+        std::vector<SlotPlan> plan;
+        std::vector<DensePair> pairs;
+        std::vector<uint32_t> pair_first = {0};  // the pairs' first blocks, then the total
+        uint64_t total_blocks = 0;
+        uint64_t largest_bound = 0;
+        for (const size_t q : which) {
+            std::vector<uint32_t> list_of;
+            unsigned __int128 bound = 0;
+            for (const GpuQueryTerm& term : queries[q]) {
+                list_of.push_back(lists.add(*cache_, term));
+                bound += static_cast<unsigned __int128>(static_cast<uint64_t>(term.idf)) * lists.held[list_of.back()]->max_value();
+            }
+            if (bound > kDenseMaxScore) {
+                left.push_back(q);
+                continue;
+            }
+            largest_bound = std::max(largest_bound, static_cast<uint64_t>(bound));
+            const auto slot = static_cast<uint32_t>(taken.size());
+            taken.push_back(q);
+            SlotPlan at;
+            uint64_t postings = 0;
+            for (size_t t = 0; t < list_of.size(); ++t) {
+                const DeviceList& view = lists.views[list_of[t]];
+                pairs.push_back({list_of[t], slot, static_cast<uint64_t>(queries[q][t].idf)});
+                total_blocks += view.blocks;
+                if (total_blocks >= (uint64_t{1} << 32)) fail_on(device_, "a GPU query batch too large: split it");
+                pair_first.push_back(static_cast<uint32_t>(total_blocks));
+                at.blocks += view.blocks;
+                postings += view.postings;
+            }
+            stats_.postings_scored += postings;
+            at.candidates = std::min<uint64_t>(postings, documents_);
+            plan.push_back(at);
+        }
+        if (taken.empty()) return left;
+        const auto slots = static_cast<uint32_t>(taken.size());
+        // 32-bit sums where every query's bound fits them.
+        const bool wide = largest_bound > UINT32_MAX;
+        // Keys kept per slot: all of them fit one block's sort for k <= kBlockTopK, else a radix sort.
+        const uint64_t capacity = k <= kBlockTopK ? kBlockTopK
+                                  : k >= documents_ ? documents_
+                                                    : std::min<uint64_t>(documents_, k + std::max<uint64_t>(k / 4, kBlockTopK));
+        if (capacity * slots >= (uint64_t{1} << 32)) fail_on(device_, "a GPU query batch too large: split it");
+        uint64_t out_total = 0;
+        std::vector<uint32_t> out_base(slots), region_base(slots);
+        for (uint32_t s = 0; s < slots; ++s) {
+            plan[s].out_base = static_cast<uint32_t>(out_total);
+            plan[s].out_capacity = static_cast<uint32_t>(std::min<uint64_t>(k, plan[s].candidates));
+            out_base[s] = plan[s].out_base;
+            out_total += plan[s].out_capacity;
+            region_base[s] = static_cast<uint32_t>(s * capacity);
+        }
+
+        staging_->clear();
+        const size_t lists_at = staging_->add(lists.views);
+        const size_t pairs_at = staging_->add(pairs);
+        const size_t pair_first_at = staging_->add(pair_first);
+        const size_t out_base_at = staging_->add(out_base);
+        const size_t region_base_at = staging_->add(region_base);
+        staging_->upload(stream_);
+
+        // Results block: per-slot matches, per-slot kept keys; then the top keys.
+        const size_t header_bytes = (2 * slots * sizeof(uint32_t) + 15) / 16 * 16;
+        const size_t result_bytes = header_bytes + out_total * sizeof(SortKey);
+        grow(results_, result_bytes, stream_);
+        check(cudaMemsetAsync(results_.data(), 0, header_bytes, stream_), "counters");
+        auto* header = reinterpret_cast<uint32_t*>(results_.data());
+        auto* top = reinterpret_cast<SortKey*>(results_.data() + header_bytes);
+        const size_t states_bytes = slots * sizeof(DenseSelect);
+        const size_t select_bytes = states_bytes + size_t{slots} * (size_t{1} << kDenseDigitBits) * sizeof(uint32_t);
+        grow(dense_select_, select_bytes, stream_);
+        check(cudaMemsetAsync(dense_select_.data(), 0, select_bytes, stream_), "select");
+        const DenseAccumulators accumulators = dense_accumulators(wide);
+        const auto k32 = static_cast<uint32_t>(std::min<size_t>(k, UINT32_MAX));
+        const DenseSelection selection{reinterpret_cast<DenseSelect*>(dense_select_.data()),
+                                       reinterpret_cast<uint32_t*>(dense_select_.data() + states_bytes), header,
+                                       header + slots, static_cast<uint32_t>(capacity), k32, docid_bits_};
+        const auto keys = static_cast<uint32_t>(capacity * slots);
+        grow(keys_, keys, stream_);
+        if (capacity > kBlockTopK) {
+            // The radix sort sorts every key of every region: the unused ones sort last.
+            check(cudaMemsetAsync(keys_.data(), 0xFF, size_t{keys} * sizeof(SortKey), stream_), "keys");
+        }
+
+        launch_dense_scatter(staging_->on_device<const DensePair>(pairs_at),
+                             staging_->on_device<const uint32_t>(pair_first_at), static_cast<uint32_t>(pairs.size()),
+                             static_cast<uint32_t>(total_blocks), staging_->on_device<const DeviceList>(lists_at),
+                             accumulators, stream_);
+        launch_dense_scan(accumulators, slots, selection, stream_);
+        // Passes enough for the widest key any slot can have (done slots return at once).
+        const uint32_t key_bits = bits_for(largest_bound) + docid_bits_;
+        for (uint32_t pass = 0; pass < (key_bits + kDenseDigitBits - 1) / kDenseDigitBits; ++pass) {
+            launch_dense_histogram(accumulators, slots, selection, stream_);
+        }
+        launch_dense_compact(accumulators, slots, selection, keys_.data(), stream_);
+        const auto* device_out_base = staging_->on_device<const uint32_t>(out_base_at);
+        const uint32_t* kept = selection.kept;  // at least min(k, matches) per slot, at most matches
+        if (capacity <= kBlockTopK) {
+            const Regions regions{staging_->on_device<const uint32_t>(region_base_at), kept, static_cast<uint32_t>(capacity)};
+            launch_block_top_k(keys_.data(), regions, slots, kept, device_out_base, k32, top, stream_);
+        } else {
+            grow(sorted_, keys, stream_);
+            const int end_bit = sort_key_bits(docid_bits_, bits_for(slots - 1));
+            const size_t temp_bytes = sort_temp_bytes(keys, end_bit);
+            grow(sort_temp_, temp_bytes, stream_);
+            sort_keys(sort_temp_.data(), temp_bytes, keys_.data(), sorted_.data(), keys, end_bit, stream_);
+            launch_gather_top(sorted_.data(), kept, slots, device_out_base, k32, top, stream_);
+        }
+
+        results_host_.reserve(result_bytes);
+        check(cudaMemcpyAsync(results_host_.data(), results_.data(), result_bytes, cudaMemcpyDeviceToHost, stream_),
+              "results");
+        check(cudaStreamSynchronize(stream_), "GPU query batch");
+        dense_dirty_ = false;  // the compaction set every entry back to 0
+        ++stats_.batches;
+        stats_.dense_queries += slots;
+        const auto* host_header = reinterpret_cast<const uint32_t*>(results_host_.data());
+        const auto* host_top = reinterpret_cast<const SortKey*>(results_host_.data() + header_bytes);
+        for (uint32_t s = 0; s < slots; ++s) {
+            GpuQueryResult& result = results[taken[s]];
+            result.blocks = plan[s].blocks;
+            result.blocks_decoded = plan[s].blocks;  // every block of every list
+            result.candidates = host_header[s];
+            result.matches = host_header[s];
+            stats_.blocks_decoded += result.blocks_decoded;
+            const size_t take = std::min<size_t>(plan[s].out_capacity, host_header[s]);
+            result.hits.reserve(take);
+            for (size_t i = 0; i < take; ++i) {
+                uint32_t slot = 0, docid = 0;
+                double score = 0.0;
+                read_sort_key(host_top[plan[s].out_base + i], docid_bits_, slot, docid, score);
+                if (slot != s) fail_on(device_, "GPU query batch: a result of another query");
+                result.hits.emplace_back(docid, score);
+            }
+        }
+        return left;
+    }
+
+    // The dense path's accumulators, every entry 0 (allocated on first use,
+    // for max_batch() slots; cleared again only after a batch that failed).
+    DenseAccumulators dense_accumulators(bool wide) {
+        const size_t stride = (documents_ + 31) / 32 * 32;
+        const size_t needed = slots_ * stride * (wide ? sizeof(unsigned long long) : sizeof(uint32_t));
+        if (dense_.capacity() < needed || dense_dirty_) {
+            dense_.reserve(needed, 0, stream_);
+            check(cudaMemsetAsync(dense_.data(), 0, dense_.capacity(), stream_), "accumulators");
+        }
+        dense_dirty_ = true;  // until the batch's compaction is known to have run
+        return DenseAccumulators{dense_.data(), wide, stride, static_cast<uint32_t>(documents_)};
+    }
+
     // The OR accumulators with a fresh stamp (allocated on first use).
     Accumulators next_accumulators() {
         const size_t entries = slots_ * documents_;
@@ -405,6 +596,9 @@ private:
     DeviceArray<double> scores_;    // OR accumulators, slot · documents
     DeviceArray<uint32_t> stamps_;  // their stamps
     uint32_t or_stamp_ = 0;
+    DeviceArray<unsigned char> dense_;         // dense impact accumulators, slot · stride, 4 or 8 bytes each
+    bool dense_dirty_ = false;                 // a batch may have left sums in them
+    DeviceArray<unsigned char> dense_select_;  // DenseSelect per slot, then the histograms
     DeviceArray<uint2> touched_;
     DeviceArray<SortKey> keys_;
     DeviceArray<SortKey> sorted_;

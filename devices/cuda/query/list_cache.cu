@@ -43,6 +43,17 @@ void CachedList::upload(const GpuList& list) {
     blob_.reserve(blob.size(), 0, stream_);
     check(cudaMemcpyAsync(blob_.data(), blob.data(), blob.size(), cudaMemcpyHostToDevice, stream_), "list upload");
 
+    max_value_ = 0;
+    if (list.bp128) {
+        for (const uint32_t start : list.tf_starts) {
+            if (start >= list.bytes.size()) fail("a bp128 list's value group starts past its bytes");
+            const int width = std::min(32, static_cast<int>(static_cast<unsigned char>(list.bytes[start])));
+            max_value_ = std::max<uint64_t>(max_value_, uint64_t{1} << width);
+        }
+    } else {
+        for (const uint32_t value : list.tfs) max_value_ = std::max<uint64_t>(max_value_, value);
+    }
+
     const auto* words = reinterpret_cast<const uint32_t*>(blob_.data());
     view_ = DeviceList{};
     view_.postings = static_cast<uint32_t>(postings);

@@ -32,11 +32,16 @@ public:
     void upload(const GpuList& list);
     const DeviceList& view() const { return view_; }
     size_t bytes() const { return blob_.capacity(); }
+    // At least the list's largest tf (impact): exact for a decoded list, 2^b
+    // for a bp128 one whose widest value group has b bits (values are stored
+    // minus one). Bounds the dense impact path's sums (gpu_query.cu).
+    uint64_t max_value() const { return max_value_; }
 
 private:
     DeviceArray<unsigned char> blob_;  // block table, then bytes or decoded postings
     cudaStream_t stream_;
     DeviceList view_;
+    uint64_t max_value_ = 0;
 };
 
 struct ListCacheStats {

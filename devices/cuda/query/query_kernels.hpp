@@ -68,6 +68,72 @@ void launch_or_round(const BlockTask* tasks, uint32_t task_count, const DeviceLi
 void launch_or_keys(const uint2* touched, const Regions& regions, uint32_t slots, const Accumulators& accumulators,
                     uint32_t docid_bits, SortKey* keys, const SlotCounters& counters, cudaStream_t stream);
 
+// ---- Dense impact OR (dense_impact.cu): every (query, term) pair of the
+// batch scattered in one launch with integer atomics into the slot's dense
+// accumulator (zero between batches), then a radix select per slot over
+// virtual keys score · 2^docid_bits + (2^docid_bits − 1 − docid), which are
+// unique and order as the CPU ranks, down to at most `capacity` keys.
+
+// One (query, term) pair: its list blocks are blocks pair_first[p] ..
+// pair_first[p + 1] − 1 of the batch's flat block numbering.
+struct DensePair {
+    uint32_t list = 0;  // into the batch's DeviceList table
+    uint32_t slot = 0;
+    uint64_t weight = 0;  // the term's integer query weight
+};
+
+constexpr uint32_t kDenseBlocksPerCta = 8;  // list blocks one 128-thread block scatters
+constexpr uint32_t kDenseChunk = 16384;     // accumulator entries one block of a selection pass reads
+constexpr uint32_t kDenseDigitBits = 8;     // radix select digit
+
+// The accumulators: slot · stride + docid; 32-bit (wide false) or 64-bit.
+struct DenseAccumulators {
+    void* values = nullptr;
+    bool wide = false;
+    size_t stride = 0;
+    uint32_t documents = 0;
+};
+
+// A slot's radix select (zeroed before the batch). Keys whose bits from
+// bucket_top up equal prefix are the bucket; `above` keys are larger than
+// it. Done: the keys whose bits from bucket_top up are >= prefix are kept.
+struct DenseSelect {
+    unsigned long long max_score = 0;
+    unsigned long long prefix_hi = 0;
+    unsigned long long prefix_lo = 0;
+    uint32_t bucket_top = 0;
+    uint32_t above = 0;
+    uint32_t take = 0;      // min(k, matches)
+    uint32_t done = 0;
+    uint32_t finished = 0;  // blocks of the running pass that are through
+    uint32_t padding = 0;
+};
+
+struct DenseSelection {
+    DenseSelect* states = nullptr;    // per slot
+    uint32_t* histograms = nullptr;   // slot · 2^kDenseDigitBits, zeroed before the batch
+    uint32_t* matches = nullptr;      // per slot: documents of score > 0
+    uint32_t* kept = nullptr;         // per slot: keys written by launch_dense_compact
+    uint32_t capacity = 0;            // keys per slot region
+    uint32_t k = 0;
+    uint32_t docid_bits = 1;
+};
+
+void launch_dense_scatter(const DensePair* pairs, const uint32_t* pair_first, uint32_t pair_count,
+                          uint32_t total_blocks, const DeviceList* lists, const DenseAccumulators& accumulators,
+                          cudaStream_t stream);
+// matches and the largest score of every slot; the select's first bucket (every key).
+void launch_dense_scan(const DenseAccumulators& accumulators, uint32_t slots, const DenseSelection& selection,
+                       cudaStream_t stream);
+// One radix select pass over the slots not yet done (a slot is done after
+// at most ceil(key bits / kDenseDigitBits) passes).
+void launch_dense_histogram(const DenseAccumulators& accumulators, uint32_t slots, const DenseSelection& selection,
+                            cudaStream_t stream);
+// Each slot's kept keys (make_sort_key) into keys + slot · capacity, in no
+// order; every accumulator entry of the slots back to 0.
+void launch_dense_compact(const DenseAccumulators& accumulators, uint32_t slots, const DenseSelection& selection,
+                          SortKey* keys, cudaStream_t stream);
+
 // ---- AND (conjunctive.cu): candidates from each query's shortest list,
 // narrowed list by list, in order of length.
 struct Candidates {

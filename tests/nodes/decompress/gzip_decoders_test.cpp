@@ -69,6 +69,23 @@ TEST_CASE("every decoder mix gives the same text, one stream or many members, cu
     }
 }
 
+TEST_CASE("members of more than 1 MiB of text between small ones give the same text with every decoder mix") {
+    // libdeflate gives up on a member of more than 1 MiB and leaves the next
+    // members to igzip or zlib until one of them is small again.
+    const std::string text = testing::sample_text(size_t{5} << 20, 17);
+    const size_t cuts[] = {0, 9000, 20000, (size_t{3} << 20) / 2 + 20000, (size_t{3} << 20) / 2 + 31000, 1700000, 1715000,
+                           text.size()};
+    std::string bytes;
+    for (size_t i = 0; i + 1 < std::size(cuts); ++i) bytes += member(text.substr(cuts[i], cuts[i + 1] - cuts[i]));
+    for (const GzipDecoders mix : decoder_mixes()) {
+        CAPTURE(mix_name(mix));
+        for (const size_t step : {size_t{1} << 16, size_t{4} << 20, bytes.size()}) {
+            CAPTURE(step);
+            CHECK(decode(mix, bytes, step, size_t{4} << 20) == text);
+        }
+    }
+}
+
 TEST_CASE("every decoder mix names a damaged trailer, truncation and trailing bytes alike") {
     const std::string text = testing::sample_text(20000, 4);
     const std::string first = member(text.substr(0, 9000));

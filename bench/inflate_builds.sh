@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Issue #32 item 5 in one call: builds of WARC.gz of both shapes against the
+# inflate ceilings of the same files, measured in the same call.
+#
+# 1. Writes real pages (SOURCE: a WARC file or a directory of .html pages;
+#    default: the .debs of .deps/doc-debs unpacked, as real_pages_carried.sh
+#    does, else sample/debian-docs.warc.gz) as two collections of FILES
+#    WARC.gz files of SIZE_MB MB of text each (bench/gen_collection.py,
+#    gzip LEVEL): per-record (one gzip member per record, Common Crawl-style)
+#    and one-stream (each file one gzip stream, ClueWeb-style), different
+#    copies of the pages (seeds 1 and 2), so that "mixed", both together,
+#    holds no document twice. Kept in WORK and reused by a later call with
+#    the same arguments.
+# 2. Ceilings: every file decoded by its own process, PROCS (default nproc)
+#    at once, by each decoder built (invidx_inflate_bench --gunzip igzip,
+#    libdeflate, zlib), per collection, REPEAT times: MB/s of text.
+# 3. Builds: invidx-run CONFIG on each collection under each of VARIANTS
+#    (LABEL=K=V,K=V,...; a setting written ?K=V is dropped where this
+#    invidx-run rejects its key, e.g. a node key that does not exist yet; a
+#    variant whose other settings are rejected is skipped), REPEAT times in
+#    turn, and on the first run each index exported as CIFF (CIFF=0: never)
+#    and compared across the variants.
+# A table last: per collection and variant, the median MB/s of text, that
+# over each ceiling's median, the decompress node's busy core-seconds per
+# GB of text and the whole process's CPU core-seconds per GB (report.json),
+# and whether the CIFF is byte-identical to the first variant's.
+#
+# On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
+# invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
+#   OUT=/tmp/out BIN=.carry/bin SIZE_MB=4000 FILES=36 REPEAT=2 bash bench/inflate_builds.sh
+# Here, from a local build and no carried packages:
+#   BUILD=build SIZE_MB=100 FILES=4 REPEAT=1 VARIANTS="cpu=parse.gpus=none,?decompress.gpus=none" bash bench/inflate_builds.sh
+set -uo pipefail
+if [ -n "${BUILD:-}" ]; then
+  bindir=$BUILD
+  out=${OUT:-/tmp/inflate-builds-out}
+  mkdir -p "$out"
+else
+  source bench/carried_setup.sh
+  bindir=build-dev
+fi
+for tool in invidx-run invidx invidx_inflate_bench; do
+  [ -x "$bindir/$tool" ] || { echo "inflate_builds: no $bindir/$tool"; exit 1; }
+done
+work=${WORK:-/tmp/inflate-builds}
+size_mb=${SIZE_MB:-4000}
+files=${FILES:-36}
+level=${LEVEL:-6}
+repeat=${REPEAT:-2}
+procs=${PROCS:-$(nproc)}
+config=${CONFIG:-configs/default.json}
+variants=${VARIANTS:-"cpu=parse.gpus=none,?decompress.gpus=none gpu=?decompress.gpus=none gpu-inflate=decompress.gpus=auto"}
+mkdir -p "$work"
+echo "$(date -u +%FT%TZ) $(nproc) cores; SIZE_MB=$size_mb per shape, FILES=$files, LEVEL=$level, REPEAT=$repeat, PROCS=$procs, $config"
+
+# 1. The collections.
+source_pages=${SOURCE:-}
+if [ -z "$source_pages" ]; then
+  if ls .deps/doc-debs/*.deb > /dev/null 2>&1; then
+    rm -rf "$work/docs" && mkdir -p "$work/docs"
+    for deb in .deps/doc-debs/*.deb; do dpkg -x "$deb" "$work/docs"; done
+    source_pages=$work/docs
+  else
+    source_pages=sample/debian-docs.warc.gz
+  fi
+fi
+stamp="source=$source_pages size_mb=$size_mb files=$files level=$level"
+if [ "$(cat "$work/stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$work/per-record" "$work/one-stream" "$work/stamp"
+  for shape in per-record one-stream; do
+    if [ "$shape" = per-record ]; then gzip_mode=per-record seed=1; else gzip_mode=whole seed=2; fi
+    python3 bench/gen_collection.py --kind realistic --source "$source_pages" --size-mb "$size_mb" --files "$files" \
+      --gzip "$gzip_mode" --level "$level" --seed "$seed" --jobs "$(nproc)" --out "$work/$shape" > "$work/gen-$shape.log" 2>&1 ||
+      { tail -5 "$work/gen-$shape.log"; exit 1; }
+  done
+  echo "$stamp" > "$work/stamp"
+fi
+for shape in per-record one-stream; do
+  echo "$shape: $(grep '^total' "$work/gen-$shape.log" | awk '{printf "%d files, %d documents, %.1f MB of text, %.1f MB gzip", '"$files"', $2, $3, $4}')"
+done
+text_mb() {  # MB of text of the collection named $1
+  local total=0
+  for shape in per-record one-stream; do
+    case $1 in "$shape"|mixed) total=$(python3 -c "print($total + $(grep '^total' "$work/gen-$shape.log" | awk '{print $3}'))") ;; esac
+  done
+  echo "$total"
+}
+inputs() {  # the directories of the collection named $1
+  case $1 in
+    mixed) echo "$work/per-record $work/one-stream" ;;
+    *) echo "$work/$1" ;;
+  esac
+}
+collections="per-record one-stream mixed"
+results=$out/inflate-builds.tsv
+: > "$results"
+
+# 2. Ceilings: one process per file, PROCS at once.
+for collection in $collections; do
+  mb=$(text_mb "$collection")
+  for decoder in igzip libdeflate zlib; do
+    probe=$(ls "$work/per-record"/*.gz | head -1)
+    if ! "$bindir/invidx_inflate_bench" --gunzip "$decoder" "$probe" 2> /dev/null; then
+      echo "ceiling $decoder: not built, skipped"
+      continue
+    fi
+    for r in $(seq "$repeat"); do
+      start=$(date +%s.%N)
+      # shellcheck disable=SC2046
+      ls $(for d in $(inputs "$collection"); do echo "$d/*.gz"; done) |
+        xargs -P "$procs" -n1 "$bindir/invidx_inflate_bench" --gunzip "$decoder"
+      end=$(date +%s.%N)
+      rate=$(python3 -c "print('%.1f' % ($mb / ($end - $start)))")
+      printf 'ceiling\t%s\t%s\t%s\t%s\n' "$collection" "$decoder" "$r" "$rate" >> "$results"
+      echo "ceiling $collection $decoder run $r: $rate MB/s of text ($procs processes)"
+    done
+  done
+done
+
+# 3. Builds. Each variant's settings checked on the sample first.
+probe_dir=$(mktemp -d)
+trap 'rm -rf "$probe_dir"' EXIT
+accepted() {  # whether invidx-run takes the settings given as arguments (exit 2: rejected)
+  local args=()
+  for pair in "$@"; do args+=(--set "$pair"); done
+  rm -rf "$probe_dir/idx"
+  "$bindir/invidx-run" "$config" --input sample/debian-docs.warc.gz --output "$probe_dir/idx" --quiet --progress off \
+    "${args[@]}" > /dev/null 2> "$probe_dir/log"
+  local rc=$?
+  [ $rc = 2 ] && { sed -n 1p "$probe_dir/log" | cut -c1-200 > "$probe_dir/why"; return 1; }
+  [ $rc = 0 ] || { echo "probe build failed ($rc):"; cat "$probe_dir/log"; exit 1; }
+  return 0
+}
+labels=()
+declare -A settings_of
+for variant in $variants; do
+  label=${variant%%=*} spec=${variant#*=}
+  required=() optional=()
+  IFS=, read -r -a pairs <<< "$spec"
+  for pair in "${pairs[@]}"; do
+    [ -z "$pair" ] && continue
+    if [ "${pair:0:1}" = "?" ]; then optional+=("${pair:1}"); else required+=("$pair"); fi
+  done
+  if ! accepted "${required[@]}"; then
+    echo "variant $label skipped: $(cat "$probe_dir/why")"
+    continue
+  fi
+  kept=("${required[@]}")
+  for pair in "${optional[@]}"; do
+    if accepted "${kept[@]}" "$pair"; then kept+=("$pair"); else echo "variant $label: $pair dropped ($(cat "$probe_dir/why"))"; fi
+  done
+  labels+=("$label")
+  settings_of[$label]="${kept[*]}"
+  echo "variant $label: ${kept[*]:-(the config as it is)}"
+done
+[ ${#labels[@]} -gt 0 ] || { echo "inflate_builds: no variant runs"; exit 1; }
+idx=$work/idx
+for collection in $collections; do
+  input_args=()
+  for d in $(inputs "$collection"); do input_args+=(--input "$d"); done
+  for r in $(seq "$repeat"); do
+    for label in "${labels[@]}"; do
+      set_args=()
+      for pair in ${settings_of[$label]}; do set_args+=(--set "$pair"); done
+      rm -rf "$idx"
+      "$bindir/invidx-run" "$config" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
+        { echo "build $collection $label failed:"; cat "$work/build.log"; exit 1; }
+      mkdir -p "$out/reports"
+      cp "$idx/report.json" "$out/reports/$collection-$label-$r.json"
+      ciff=-
+      if [ "$r" = 1 ] && [ "${CIFF:-1}" != 0 ]; then
+        "$bindir/invidx" export-ciff "$idx" "$work/idx.ciff" > /dev/null || { echo "export-ciff failed"; exit 1; }
+        ciff=$(sha256sum < "$work/idx.ciff" | cut -c1-16)
+        rm -f "$work/idx.ciff"
+      fi
+      read -r mbps decompress cpu <<< "$(python3 - "$idx/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+gb = r["input_bytes_uncompressed"] / 1e9
+decompress = sum(n["busy_seconds"] for n in r["nodes"] if n["kind"] == "decompress")
+print("%.1f %.3f %.3f" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb))
+PY
+)"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" >> "$results"
+      echo "build $collection $label run $r: $mbps MB/s, decompress busy $decompress s/GB, cpu $cpu s/GB, ciff $ciff"
+    done
+  done
+done
+rm -rf "$idx"
+
+python3 - "$results" "$collections" "${labels[@]}" <<'PY'
+import statistics, sys
+path, collections, labels = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
+ceilings, builds = {}, {}
+for line in open(path):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "ceiling":
+        ceilings.setdefault((f[1], f[2]), []).append(float(f[4]))
+    else:
+        builds.setdefault((f[1], f[2]), []).append(f[4:])
+decoders = [d for d in ("igzip", "libdeflate", "zlib") if any((c, d) in ceilings for c in collections)]
+print()
+print("MB/s of text (medians); ceilings: each file gunzipped by its own process, all at once, in this call")
+print("| files | ceilings MB/s (%s) |" % ", ".join(decoders))
+print("|---|---|")
+for c in collections:
+    print("| %s | %s |" % (c, ", ".join("%.0f" % statistics.median(ceilings[(c, d)]) if (c, d) in ceilings else "-"
+                                         for d in decoders)))
+print()
+head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
+       " | decompress busy s/GB | cpu s/GB | CIFF same |"
+print(head)
+print("|" + "---|" * (head.count("|") - 1))
+for c in collections:
+    first_ciff = None
+    for label in labels:
+        runs = builds.get((c, label))
+        if not runs:
+            continue
+        rates = [float(r[0]) for r in runs]
+        mbps = statistics.median(rates)
+        ciff = runs[0][3]
+        if first_ciff is None:
+            first_ciff = ciff
+        same = "-" if ciff == "-" else ("yes" if ciff == first_ciff else "NO")
+        ratios = " | ".join("%.2f" % (mbps / statistics.median(ceilings[(c, d)])) if (c, d) in ceilings else "-"
+                            for d in decoders)
+        print("| %s | %s | %.0f | %s | %s | %.3f | %.2f | %s |" % (
+            c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
+            statistics.median(float(r[1]) for r in runs), statistics.median(float(r[2]) for r in runs), same))
+PY

@@ -1,0 +1,52 @@
+#include "nodes/decompress/gpu_inflate_backend.hpp"
+
+#include <mutex>
+
+namespace invidx {
+namespace {
+
+std::mutex backend_mutex;
+
+std::shared_ptr<const GpuInflateBackend>& current_backend() {
+    static std::shared_ptr<const GpuInflateBackend> backend =
+        std::make_shared<const GpuInflateBackend>(cuda_gpu_inflate_backend());
+    return backend;
+}
+
+}  // namespace
+
+std::shared_ptr<const GpuInflateBackend> gpu_inflate_backend() {
+    std::lock_guard lock(backend_mutex);
+    return current_backend();
+}
+
+GpuInflateBackend cuda_gpu_inflate_backend() {
+    return GpuInflateBackend{"cuda", list_gpus, make_gpu_member_inflater};
+}
+
+GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
+    return GpuInflateBackend{
+        "host reference (tests)",
+        [gpus] {
+            GpuInventory inventory;
+            inventory.built_with_cuda = true;
+            for (int ordinal = 0; ordinal < gpus; ++ordinal)
+                inventory.devices.push_back(GpuDevice{ordinal, "host reference", 0, 0, 0, 0});
+            if (gpus == 0) inventory.note = "no CUDA device present (host reference backend with no GPUs)";
+            return inventory;
+        },
+        [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); }};
+}
+
+ScopedGpuInflateBackend::ScopedGpuInflateBackend(GpuInflateBackend backend) {
+    std::lock_guard lock(backend_mutex);
+    previous_ = current_backend();
+    current_backend() = std::make_shared<const GpuInflateBackend>(std::move(backend));
+}
+
+ScopedGpuInflateBackend::~ScopedGpuInflateBackend() {
+    std::lock_guard lock(backend_mutex);
+    current_backend() = std::move(previous_);
+}
+
+}  // namespace invidx

@@ -1,0 +1,45 @@
+// Where the decompress node's GPU inflaters come from: the GPUs a backend
+// offers and one MemberBatchInflater per GPU worker. The CUDA backend offers
+// the GPUs CUDA sees and inflates with GpuInflater; the host reference
+// backend offers pretend GPUs that inflate on the host, for tests only, so
+// that the CPU test suite runs the decompress node's whole GPU path. A user
+// cannot name it in a pipeline.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "devices/gpu_devices.hpp"
+#include "nodes/decompress/member_batch_inflater.hpp"
+
+namespace invidx {
+
+struct GpuInflateBackend {
+    std::string name;                         // "cuda", "host reference (tests)"
+    std::function<GpuInventory()> inventory;  // the GPUs "gpus" may name
+    std::function<std::unique_ptr<MemberBatchInflater>(int ordinal, const MemberBatchLimits& limits)> make_inflater;
+};
+
+// The backend in use now: CUDA's, unless a test has put another in place.
+std::shared_ptr<const GpuInflateBackend> gpu_inflate_backend();
+
+// The CUDA backend (in a build without CUDA its inventory is empty and says why).
+GpuInflateBackend cuda_gpu_inflate_backend();
+
+// For tests: `gpus` pretend GPUs, gpu:0 .. gpu:gpus-1, each inflating on the host.
+GpuInflateBackend host_reference_gpu_inflate_backend(int gpus);
+
+// For tests: `backend` is the one in use while this lives.
+class ScopedGpuInflateBackend {
+public:
+    explicit ScopedGpuInflateBackend(GpuInflateBackend backend);
+    ~ScopedGpuInflateBackend();
+    ScopedGpuInflateBackend(const ScopedGpuInflateBackend&) = delete;
+    ScopedGpuInflateBackend& operator=(const ScopedGpuInflateBackend&) = delete;
+
+private:
+    std::shared_ptr<const GpuInflateBackend> previous_;
+};
+
+}  // namespace invidx

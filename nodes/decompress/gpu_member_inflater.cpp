@@ -1,0 +1,31 @@
+// MemberBatchInflater on a GPU: a GpuInflater's page-locked buffers and
+// batches (devices/gpu_inflate.hpp).
+#include "nodes/decompress/member_batch_inflater.hpp"
+
+namespace invidx {
+namespace {
+
+class GpuMemberInflater final : public MemberBatchInflater {
+public:
+    GpuMemberInflater(int ordinal, const MemberBatchLimits& limits)
+        : limits_(limits), gpu_(ordinal, limits.input_bytes, limits.output_bytes, limits.members) {}
+
+    const MemberBatchLimits& limits() const override { return limits_; }
+    char* input() override { return gpu_.input(); }
+    const char* output() const override { return gpu_.output(); }
+    std::vector<InflateOutcome> inflate(size_t input_size, const std::vector<InflateMember>& members) override {
+        return gpu_.inflate(input_size, members);
+    }
+
+private:
+    MemberBatchLimits limits_;
+    GpuInflater gpu_;
+};
+
+}  // namespace
+
+std::unique_ptr<MemberBatchInflater> make_gpu_member_inflater(int ordinal, const MemberBatchLimits& limits) {
+    return std::make_unique<GpuMemberInflater>(ordinal, limits);
+}
+
+}  // namespace invidx

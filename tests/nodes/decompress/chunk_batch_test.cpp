@@ -1,0 +1,395 @@
+// Chunks of split gzip files inflated as batches of whole members (the
+// decompress node's GPU workers, here with a host inflater in the GPU's
+// place: libdeflate, and the GPU kernel's own decoder run on the host): a chunk whose members all inflate cleanly gets exactly the text
+// blocks decode_chunk gives it; anything else (false member headers inside
+// compressed data, damage, padding, a member too long, header CRCs) goes to
+// decode_chunk on the CPU, so the text and every error are those of the CPU.
+#include "nodes/decompress/chunk_batch.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "tests/support/gzip_member.hpp"
+#include "tests/support/text_blocks.hpp"
+
+namespace invidx {
+namespace {
+
+using testing::member;
+using testing::MemberOptions;
+
+// A header as gzip writes it: method 8, no flags, mtime 0, XFL 0, OS 3 (Unix).
+const std::string kFakeHeader("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+
+std::string words(std::mt19937& random, size_t bytes) {
+    static const char* const vocabulary[] = {"index", "posting", "term", "the", "gzip", "member", "chunk",
+                                             "web", "crawl", "document", "<p>", "</div>", "query"};
+    std::string text;
+    while (text.size() < bytes) {
+        text += vocabulary[random() % std::size(vocabulary)];
+        text += ' ';
+    }
+    return text;
+}
+
+std::string members(const std::vector<size_t>& sizes, std::mt19937& random, MemberOptions options = {}) {
+    std::string file;
+    for (const size_t size : sizes) file += member(words(random, size), options);
+    return file;
+}
+
+// A member stored (level 0) whose text holds a gzip header's bytes, so that
+// they stand in the compressed file where no member starts. With
+// `plausible_size`, the 4 bytes before them read as an ISIZE of 5, so the
+// batch takes the chunk and only inflating it shows the header is false.
+std::string member_with_false_header(std::mt19937& random, bool plausible_size) {
+    std::string text = words(random, 3000);
+    text += (plausible_size ? std::string("\x05\x00\x00\x00", 4) : std::string()) + kFakeHeader;
+    text += words(random, 2000);
+    MemberOptions stored;
+    stored.level = 0;
+    return member(text, stored);
+}
+
+std::vector<std::shared_ptr<const RawBlock>> raw_blocks(const std::string& file, size_t block_bytes) {
+    std::vector<std::shared_ptr<const RawBlock>> blocks;
+    for (size_t at = 0; at < file.size(); at += block_bytes) {
+        auto block = std::make_shared<RawBlock>();
+        block->sequence = blocks.size();
+        block->file_ordinal = 3;
+        block->file_offset = at;
+        const size_t size = std::min(block_bytes, file.size() - at);
+        block->bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(at),
+                            file.begin() + static_cast<std::ptrdiff_t>(at + size));
+        block->first = at == 0;
+        block->last = at + size == file.size();
+        blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
+std::vector<GzipChunkPtr> chunks_of(const std::string& file, size_t block_bytes, size_t max_blocks) {
+    GzipChunker chunker(max_blocks);
+    std::vector<GzipChunkPtr> chunks;
+    for (const auto& block : raw_blocks(file, block_bytes))
+        chunker.push(block, [&](GzipChunkPtr chunk) { chunks.push_back(std::move(chunk)); });
+    return chunks;
+}
+
+struct BatchSplit {
+    std::vector<TextBlock> text;
+    size_t chunks = 0;
+    size_t inflated = 0;      // chunks whose text came from the batch inflater
+    size_t not_taken = 0;     // chunks the batch left to the CPU before inflating
+    size_t not_clean = 0;     // chunks taken whose members did not all inflate
+    size_t batches = 0;
+    uint64_t files_in_order = 0;
+};
+
+// The decompress node's GPU path on the host: chunks gathered into batches
+// as they fit, the chunks not inflated decoded by decode_chunk, all
+// reassembled in a shuffled order.
+BatchSplit batch_split_decode(const std::string& file, size_t block_bytes, size_t max_blocks, size_t text_block_bytes,
+                              const MemberBatchLimits& limits, uint32_t max_member_text_bytes = kMaxBatchMemberTextBytes,
+                              uint32_t seed = 1, bool kernel_decoder = false) {
+    const InputFile input = testing::input_file("x.warc.gz");
+    std::vector<GzipChunkPtr> chunks = chunks_of(file, block_bytes, max_blocks);
+    BatchSplit out;
+    out.chunks = chunks.size();
+    const auto inflater = make_host_member_inflater(limits, kernel_decoder);
+    ChunkBatch batch(*inflater, max_member_text_bytes);
+    std::vector<GzipChunkPtr> on_cpu;
+    const auto run = [&] {
+        if (batch.empty()) return;
+        ++out.batches;
+        for (const ChunkBatch::Done& done : batch.run(text_block_bytes, nullptr)) {
+            CHECK(done.compressed_bytes > 0);
+            if (done.inflated) {
+                ++out.inflated;
+            } else {
+                ++out.not_clean;
+                CHECK(done.chunk->text.empty());
+                on_cpu.push_back(done.chunk);
+            }
+        }
+    };
+    for (const GzipChunkPtr& chunk : chunks) {
+        ChunkBatch::Taken taken = batch.take(chunk, input);
+        if (taken == ChunkBatch::Taken::full) {
+            run();
+            taken = batch.take(chunk, input);
+            REQUIRE(taken != ChunkBatch::Taken::full);
+        }
+        if (taken == ChunkBatch::Taken::no) {
+            ++out.not_taken;
+            on_cpu.push_back(chunk);
+        }
+    }
+    run();
+    for (const GzipChunkPtr& chunk : on_cpu) decode_chunk(*chunk, input, text_block_bytes, nullptr);
+    std::mt19937 random(seed);
+    std::shuffle(chunks.begin(), chunks.end(), random);
+    GzipReassembler reassembler(text_block_bytes, nullptr);
+    for (auto& chunk : chunks)
+        reassembler.push(chunk, input, [&](TextBlock&& text) { out.text.push_back(std::move(text)); });
+    out.files_in_order = reassembler.files_in_order();
+    return out;
+}
+
+std::vector<TextBlock> in_order(const std::string& file, size_t text_block_bytes) {
+    std::vector<TextBlock> blocks;
+    GzipStream stream(testing::input_file("x.warc.gz"), text_block_bytes);
+    stream.feed(file, true, [&](TextBlock&& text) { blocks.push_back(std::move(text)); });
+    return blocks;
+}
+
+// Every field of every block, as the reassembler sends them on.
+void check_same_blocks(const std::vector<TextBlock>& got, const std::vector<TextBlock>& expected) {
+    REQUIRE(got.size() == expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(i);
+        CHECK(got[i].file_ordinal == expected[i].file_ordinal);
+        CHECK(got[i].file_block == expected[i].file_block);
+        CHECK(got[i].file_end == expected[i].file_end);
+        CHECK(got[i].entry_index == expected[i].entry_index);
+        CHECK(got[i].entry_name == expected[i].entry_name);
+        CHECK(got[i].entry_offset == expected[i].entry_offset);
+        CHECK(got[i].bytes == expected[i].bytes);
+        CHECK(got[i].entry_begin == expected[i].entry_begin);
+        CHECK(got[i].entry_end == expected[i].entry_end);
+        CHECK(got[i].end_of_input == expected[i].end_of_input);
+    }
+}
+
+// The same file through the CPU's split path: every chunk decoded by
+// decode_chunk, reassembled. Its text is also that of decoding in order.
+std::vector<TextBlock> reference(const std::string& file, size_t block_bytes, size_t max_blocks,
+                                 size_t text_block_bytes) {
+    const InputFile input = testing::input_file("x.warc.gz");
+    std::vector<GzipChunkPtr> chunks = chunks_of(file, block_bytes, max_blocks);
+    for (const GzipChunkPtr& chunk : chunks) decode_chunk(*chunk, input, text_block_bytes, nullptr);
+    std::vector<TextBlock> blocks;
+    GzipReassembler reassembler(text_block_bytes, nullptr);
+    for (auto& chunk : chunks)
+        reassembler.push(chunk, input, [&](TextBlock&& text) { blocks.push_back(std::move(text)); });
+    std::string joined, expected;
+    for (const TextBlock& block : blocks) joined += block.bytes;
+    for (const TextBlock& block : in_order(file, text_block_bytes)) expected += block.bytes;
+    CHECK(joined == expected);
+    return blocks;
+}
+
+std::string error_of(const std::function<void()>& decode) {
+    try {
+        decode();
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+const MemberBatchLimits kRoomy{size_t{8} << 20, size_t{64} << 20, 100000};
+
+}  // namespace
+
+TEST_CASE("chunk batch: every chunk of per-record members gets decode_chunk's text blocks, field for field") {
+    std::mt19937 random(17);
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 150; ++i) sizes.push_back(i % 29 == 3 ? 0 : 20 + random() % 12000);
+    const std::string file = members(sizes, random);
+    const InputFile input = testing::input_file("x.warc.gz");
+    const auto pool = std::make_shared<BufferPool<std::string>>(64);
+    for (const bool kernel_decoder : {false, true}) {  // libdeflate, the GPU kernel's decoder
+        for (const size_t block_bytes : {size_t{700}, size_t{5000}, size_t{40000}, file.size()}) {
+            // Smaller than most members, a member-size multiple, larger than a chunk.
+            for (const size_t text_block_bytes : {size_t{1000}, size_t{4096}, size_t{1} << 20}) {
+                CAPTURE(kernel_decoder);
+                CAPTURE(block_bytes);
+                CAPTURE(text_block_bytes);
+                const std::vector<GzipChunkPtr> chunks = chunks_of(file, block_bytes, 1000);
+                const auto inflater = make_host_member_inflater(kRoomy, kernel_decoder);
+                ChunkBatch batch(*inflater);
+                std::vector<GzipChunkPtr> on_cpu;
+                uint64_t members_taken = 0;
+                for (const GzipChunkPtr& chunk : chunks) {
+                    // The CPU's twin: the same blocks, decoded by decode_chunk.
+                    on_cpu.push_back(std::make_shared<GzipChunk>(*chunk));
+                    REQUIRE(batch.take(chunk, input) == ChunkBatch::Taken::yes);
+                }
+                CHECK(batch.chunks() == chunks.size());
+                const std::vector<ChunkBatch::Done> done = batch.run(text_block_bytes, pool);
+                CHECK(batch.empty());
+                REQUIRE(done.size() == chunks.size());
+                for (size_t c = 0; c < chunks.size(); ++c) {
+                    CAPTURE(c);
+                    CHECK(done[c].chunk == chunks[c]);
+                    REQUIRE(done[c].inflated);
+                    decode_chunk(*on_cpu[c], input, text_block_bytes, pool);
+                    const GzipChunk& cpu = *on_cpu[c];
+                    const GzipChunk& gpu = *chunks[c];
+                    CHECK(cpu.decoded);
+                    CHECK(gpu.decoded == cpu.decoded);
+                    CHECK(gpu.members == cpu.members);
+                    CHECK(done[c].members == cpu.members);
+                    CHECK(gpu.file_ordinal == cpu.file_ordinal);
+                    CHECK(gpu.index == cpu.index);
+                    CHECK(gpu.final == cpu.final);
+                    uint64_t text_bytes = 0;
+                    for (const TextBlock& block : cpu.text) text_bytes += block.bytes.size();
+                    CHECK(done[c].text_bytes == text_bytes);
+                    check_same_blocks(gpu.text, cpu.text);
+                    for (size_t i = 0; i < gpu.text.size(); ++i) CHECK(gpu.text[i].lease == cpu.text[i].lease);
+                    members_taken += done[c].members;
+                }
+                CHECK(members_taken == sizes.size());
+            }
+        }
+    }
+}
+
+TEST_CASE("chunk batch: reassembled, batches of any size give the text of decoding in order") {
+    std::mt19937 random(23);
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 200; ++i) sizes.push_back(50 + random() % 9000);
+    const std::string file = members(sizes, random);
+    const std::vector<MemberBatchLimits> limits = {
+        kRoomy,
+        {20000, 200000, 100000},  // input fills first: a batch holds few chunks
+        {size_t{1} << 20, 80000, 100000},  // text fills first
+        {size_t{1} << 20, size_t{8} << 20, 12},  // members fill first
+    };
+    for (const MemberBatchLimits& limit : limits) {
+        for (const size_t block_bytes : {size_t{3000}, size_t{9000}}) {
+            CAPTURE(limit.input_bytes);
+            CAPTURE(limit.output_bytes);
+            CAPTURE(limit.members);
+            CAPTURE(block_bytes);
+            const BatchSplit split = batch_split_decode(file, block_bytes, 1000, 4096, limit, kMaxBatchMemberTextBytes,
+                                                        static_cast<uint32_t>(block_bytes));
+            check_same_blocks(split.text, reference(file, block_bytes, 1000, 4096));
+            CHECK(split.files_in_order == 0);
+            CHECK(split.not_clean == 0);
+            // Chunks too large for any batch of these limits go to the CPU; the rest inflate.
+            CHECK(split.inflated + split.not_taken == split.chunks);
+            CHECK(split.inflated > 0);
+            if (limit.input_bytes < kRoomy.input_bytes || limit.output_bytes < kRoomy.output_bytes || limit.members < 100)
+                CHECK(split.batches > 1);
+        }
+    }
+}
+
+TEST_CASE("chunk batch: one whole-file member inflates whole, or goes to the CPU when longer than a batch member may be") {
+    std::mt19937 random(3);
+    const std::string single = member(words(random, 300000));
+    for (const size_t block_bytes : {size_t{4096}, single.size()}) {
+        CAPTURE(block_bytes);
+        const BatchSplit whole = batch_split_decode(single, block_bytes, 1000, 8192, kRoomy);
+        check_same_blocks(whole.text, reference(single, block_bytes, 1000, 8192));
+        CHECK(whole.chunks == 1);
+        CHECK(whole.inflated == 1);
+        const BatchSplit too_long = batch_split_decode(single, block_bytes, 1000, 8192, kRoomy, 100000);
+        check_same_blocks(too_long.text, reference(single, block_bytes, 1000, 8192));
+        CHECK(too_long.inflated == 0);
+        CHECK(too_long.not_taken == 1);
+    }
+    // More text than a batch holds at all: the CPU's.
+    const BatchSplit too_much = batch_split_decode(single, 4096, 1000, 8192, {size_t{1} << 20, 200000, 100});
+    check_same_blocks(too_much.text, reference(single, 4096, 1000, 8192));
+    CHECK(too_much.not_taken == 1);
+    // A member longer than a chunk may hold: the chunks go undecoded to the reassembler, untouched here.
+    const std::string long_member = members({3000, 400000, 3000}, random);
+    const BatchSplit undecoded = batch_split_decode(long_member, 2048, 4, 8192, kRoomy);
+    check_same_blocks(undecoded.text, reference(long_member, 2048, 4, 8192));
+    CHECK(undecoded.files_in_order == 1);
+    CHECK(undecoded.not_taken > 0);
+}
+
+TEST_CASE("chunk batch: a false member header inside compressed data leaves its chunk to the CPU, same text") {
+    for (const bool plausible_size : {false, true}) {
+        CAPTURE(plausible_size);
+        std::mt19937 random(11);
+        std::string file;
+        for (int i = 0; i < 40; ++i) {
+            file += i % 7 == 3 ? member_with_false_header(random, plausible_size) : member(words(random, 2000 + random() % 5000));
+        }
+        // The false header is found inside the batch's chunks (or at a chunk's start).
+        const size_t at = file.find(kFakeHeader);
+        REQUIRE(at != std::string::npos);
+        for (const size_t block_bytes : {size_t{1500}, size_t{6000}, size_t{25000}, file.size()}) {
+            for (const bool kernel_decoder : {false, true}) {
+                CAPTURE(block_bytes);
+                CAPTURE(kernel_decoder);
+                const BatchSplit split =
+                    batch_split_decode(file, block_bytes, 1000, 4096, kRoomy, kMaxBatchMemberTextBytes, 1, kernel_decoder);
+                check_same_blocks(split.text, reference(file, block_bytes, 1000, 4096));
+                CHECK(split.not_taken + split.not_clean > 0);
+                // An ISIZE that looks right gets the chunk inflated, and inflating finds the header false.
+                if (plausible_size) CHECK(split.not_clean > 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("chunk batch: members with a header CRC, and chunks split at no header, stay with the CPU") {
+    std::mt19937 random(29);
+    MemberOptions with_fields;
+    with_fields.header_fields = true;  // FNAME, FCOMMENT, FEXTRA and FHCRC
+    const std::string file = members({4000, 3000, 5000, 2000, 6000, 1000}, random, with_fields);
+    const BatchSplit split = batch_split_decode(file, 4000, 1000, 4096, kRoomy);
+    check_same_blocks(split.text, reference(file, 4000, 1000, 4096));
+    CHECK(split.inflated == 0);
+    CHECK(split.not_taken == split.chunks);
+}
+
+TEST_CASE("chunk batch: damage, truncation, padding and trailing bytes give the CPU's error, word for word") {
+    std::mt19937 random(13);
+    const std::string file = members(std::vector<size_t>(40, 3000), random);
+    const auto start = find_gzip_member_header(file.data(), file.size(), file.size() / 2);
+    REQUIRE(start.has_value());
+    const auto next = find_gzip_member_header(file.data(), file.size(), *start + 1);
+    REQUIRE(next.has_value());
+    const auto flipped = [&](size_t at) {
+        std::string bad = file;
+        bad[at] = static_cast<char>(bad[at] ^ 0x55);
+        return bad;
+    };
+    const std::vector<std::pair<std::string, std::string>> damaged = {
+        {"deflate data", flipped(*start + 40)},
+        {"CRC-32", flipped(*next - 8)},
+        {"ISIZE", flipped(*next - 4)},
+        {"ISIZE high byte", flipped(*next - 1)},
+        {"truncated", file.substr(0, file.size() - 5)},
+        {"trailing bytes", file + "trailing bytes, not gzip"},
+        {"zero bytes between members",
+         members({4000, 4000}, random) + std::string(100, '\0') + members({4000}, random)},
+        {"a member cut short", file.substr(0, *start + 100) + file.substr(*next)},
+    };
+    for (const auto& [what, bad] : damaged) {
+        for (const size_t block_bytes : {size_t{2000}, size_t{7000}}) {
+            CAPTURE(what);
+            CAPTURE(block_bytes);
+            const std::string expected = error_of([&] { in_order(bad, 4096); });
+            CHECK(expected != "no error");
+            CHECK(expected.find("x.warc.gz") != std::string::npos);
+            for (const bool kernel_decoder : {false, true}) {
+                CAPTURE(kernel_decoder);
+                CHECK(error_of([&] {
+                          batch_split_decode(bad, block_bytes, 1000, 4096, kRoomy, kMaxBatchMemberTextBytes, 1, kernel_decoder);
+                      }) == expected);
+            }
+        }
+    }
+    // Zero padding at the end of the file is no error, on either path.
+    const std::string padded = file + std::string(3000, '\0');
+    const BatchSplit split = batch_split_decode(padded, 2000, 1000, 4096, kRoomy);
+    check_same_blocks(split.text, reference(padded, 2000, 1000, 4096));
+    CHECK(split.inflated > 0);
+}
+
+}  // namespace invidx

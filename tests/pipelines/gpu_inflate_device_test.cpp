@@ -1,0 +1,81 @@
+// The decompress node's GPU workers on a real GPU (the CUDA backend: a
+// GpuInflater per worker) build the index the CPU alone builds: byte-
+// identical CIFF on generated per-record WARC.gz files and the sample, and
+// the CPU's error for a damaged file. GPU test cases (support/gpu_test.hpp):
+// gpu_inflate_test.cpp runs the same graph with the host reference backend
+// everywhere.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "devices/gpu_devices.hpp"
+#include "invidx/error.hpp"
+#include "support/generated_warc.hpp"
+#include "support/gpu_inflate_builds.hpp"
+#include "support/gpu_test.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+std::vector<std::string> small_blocks(unsigned tokens, const std::string& gpu_batch_bytes) {
+    return {"memory.tokens=" + std::to_string(tokens), "memory.read_block_bytes=16384",
+            "memory.text_block_bytes=65536", "decompress.count=2", "decompress.gpu_batch_bytes=" + gpu_batch_bytes};
+}
+
+std::vector<nlohmann::json> device_lists() {
+    std::vector<nlohmann::json> lists = {nlohmann::json::parse("[0]")};
+    if (list_gpus().devices.size() > 1) lists.push_back(nlohmann::json::parse("[0, 1]"));
+    return lists;
+}
+
+}  // namespace
+
+GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gpu:0 give the CIFF of gpus none") {
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(51, 3000, 3));
+    for (const unsigned tokens : {8u, 48u}) {
+        for (const char* batch_bytes : {"40000", "67108864"}) {
+            CAPTURE(tokens);
+            CAPTURE(batch_bytes);
+            for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, device_lists(), small_blocks(tokens, batch_bytes))) {
+                CHECK(split.gpu_chunks > 0);
+                CHECK(split.gpu_members > 0);
+                CHECK(split.gpu_batches > 0);
+                CHECK(split.gpu_chunks_to_cpu == 0);
+            }
+        }
+    }
+}
+
+GPU_TEST_CASE("decompress gpus (device): the sample WARC.gz inflated on gpu:0 gives the CIFF of gpus none") {
+    const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/debian-docs.warc.gz";
+    const auto splits = check_gpu_inflate_equals_cpu({sample}, {nlohmann::json::parse("[0]")}, small_blocks(16, "67108864"));
+    REQUIRE(splits.size() == 1);
+    CHECK(splits[0].gpu_members > 0);
+}
+
+GPU_TEST_CASE("decompress gpus (device): a damaged member fails the build with the error of gpus none") {
+    TempDir dir;
+    const std::string clean = generate_warc(53, 400, 1).file_contents.at(0);
+    std::string flipped = clean;
+    flipped[clean.size() / 2] = static_cast<char>(flipped[clean.size() / 2] ^ 0x55);
+    const auto error_of = [&](const std::string& path, const nlohmann::json& gpus, const std::string& output) {
+        try {
+            build_index(with_inflate_gpus(standard_pipeline({path}, dir / output, 2, 2), gpus), small_blocks(16, "67108864"));
+        } catch (const Error& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    for (const auto& [what, bytes] : std::vector<std::pair<std::string, std::string>>{
+             {"flipped", flipped}, {"truncated", clean.substr(0, clean.size() - 3)}, {"trailing", clean + "not gzip"}}) {
+        CAPTURE(what);
+        const std::string path = dir.write(what + "/part.warc.gz", bytes).string();
+        const std::string expected = error_of(path, "none", "cpu");
+        CHECK(expected != "no error");
+        CHECK(error_of(path, nlohmann::json::parse("[0]"), "gpu") == expected);
+    }
+}

@@ -1,0 +1,144 @@
+// The decompress node's GPU workers in the pipeline, beside its CPU chunk
+// decoders, build the index the CPU alone builds: byte-identical CIFF on
+// per-record WARC.gz files, few tokens or many, batches of any size, and the
+// same error for a damaged file. The GPUs here are the host reference
+// backend's pretend ones (each batch inflated member by member on the
+// host), so the whole GPU path of the node (the shared chunk queue, the
+// workers' limiters, async nodes and threads, batches, the chunks left to
+// the CPU, the report) runs in the CPU test suite; gpu_inflate_device_test.cpp
+// runs the same checks on a real GPU.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "invidx/error.hpp"
+#include "nodes/decompress/gpu_inflate_backend.hpp"
+#include "nodes/parse/gpu_parse_backend.hpp"
+#include "support/generated_warc.hpp"
+#include "support/gpu_inflate_builds.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+// Small read blocks, so that each file is split into many chunks.
+std::vector<std::string> small_blocks(unsigned tokens, const std::string& gpu_batch_bytes) {
+    return {"memory.tokens=" + std::to_string(tokens), "memory.read_block_bytes=4096", "memory.text_block_bytes=6000",
+            "memory.batch_bytes=8000", "decompress.count=2", "decompress.gpu_batch_bytes=" + gpu_batch_bytes};
+}
+
+std::string error_of(const nlohmann::json& pipeline) {
+    try {
+        build_index(pipeline, small_blocks(16, "65536"));
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("decompress gpus (host reference): per-record WARC.gz files give the CPU's CIFF, few tokens or many") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(2));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(41, 400, 3));
+    const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0]"), nlohmann::json::parse(R"([1, "gpu:0"])")};
+    // 8 tokens: a chunk of two blocks is the most the chunker holds.
+    for (const unsigned tokens : {8u, 32u}) {
+        // A batch of about two chunks, or of every chunk waiting.
+        for (const char* batch_bytes : {"9000", "67108864"}) {
+            CAPTURE(tokens);
+            CAPTURE(batch_bytes);
+            for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, small_blocks(tokens, batch_bytes))) {
+                CHECK(split.gpu_chunks > 0);
+                CHECK(split.gpu_members > 0);
+                CHECK(split.gpu_text_bytes > 0);
+                CHECK(split.gpu_batches > 0);
+                CHECK(split.gpu_chunks_to_cpu == 0);  // clean files: every chunk the GPUs take inflates
+            }
+        }
+    }
+}
+
+TEST_CASE("decompress gpus (host reference): \"auto\" inflates on the GPUs the parse node parses on") {
+    const ScopedGpuParseBackend pretend_parse(host_reference_gpu_parse_backend(2));
+    const ScopedGpuInflateBackend pretend_inflate(host_reference_gpu_inflate_backend(2));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(43, 200, 2));
+    const auto overrides = small_blocks(16, "65536");
+    nlohmann::json cpu = with_inflate_gpus(standard_pipeline(inputs, dir / "cpu", 2, 2), "none");
+    const BuildReport cpu_report = build_index(cpu, overrides);
+    nlohmann::json gpu = with_inflate_gpus(standard_pipeline(inputs, dir / "gpu", 2, 2), "auto");
+    for (auto& node : gpu["nodes"])
+        if (node["kind"] == "parse") node["gpus"] = "auto";
+    // GPU inflate is opt-in: GPUs parse, but without "gpus" the CPU inflates.
+    nlohmann::json opted_out = standard_pipeline(inputs, dir / "opted-out", 2, 2);
+    for (auto& node : opted_out["nodes"])
+        if (node["kind"] == "parse") node["gpus"] = "auto";
+    const InflateSplit opted_out_split = inflate_split(build_index(opted_out, overrides).json);
+    CHECK(opted_out_split.gpus == "none");
+    CHECK(opted_out_split.gpu_workers == 0);
+    const BuildReport report = build_index(gpu, overrides);
+    const InflateSplit split = inflate_split(report.json);
+    CHECK(split.gpus == "auto");
+    CHECK(split.gpu_workers == 2);
+    CHECK(split.gpu_members > 0);
+    CHECK(report.json.at("split_gzip").at("gpus_reason").get<std::string>().find("gpu:0, gpu:1") != std::string::npos);
+    CHECK(report.json.at("split_gzip").at("gpu_backend") == "host reference (tests)");
+    CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "cpu"));
+    // The parse node on the CPU: "auto" takes no GPU to inflate.
+    const InflateSplit cpu_split = inflate_split(cpu_report.json);
+    const BuildReport plain =
+        build_index(with_inflate_gpus(standard_pipeline(inputs, dir / "plain", 2, 2), "auto"), overrides);
+    CHECK(inflate_split(plain.json).gpus == "auto");
+    CHECK(inflate_split(plain.json).gpu_workers == 0);
+    CHECK(cpu_split.gpu_workers == 0);
+}
+
+TEST_CASE("decompress gpus (host reference): a damaged member fails the build with the CPU's error") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    TempDir dir;
+    const std::string clean = generate_warc(47, 200, 1).file_contents.at(0);
+    REQUIRE(clean.size() > 40000);
+    std::string flipped = clean;
+    flipped[clean.size() / 2] = static_cast<char>(flipped[clean.size() / 2] ^ 0x55);  // about the middle
+    const std::vector<std::pair<std::string, std::string>> damaged = {
+        {"a flipped byte", flipped},
+        {"truncated", clean.substr(0, clean.size() - 3)},
+        {"trailing bytes", clean + "not gzip"},
+    };
+    for (const auto& [what, bytes] : damaged) {
+        CAPTURE(what);
+        const std::string path = dir.write(what + "/part.warc.gz", bytes).string();
+        const std::string expected = error_of(with_inflate_gpus(standard_pipeline({path}, dir / "cpu", 2, 2), "none"));
+        CHECK(expected != "no error");
+        CHECK(expected.find("part.warc.gz") != std::string::npos);
+        CHECK(error_of(with_inflate_gpus(standard_pipeline({path}, dir / "gpu", 2, 2), nlohmann::json::parse("[0]"))) ==
+              expected);
+    }
+}
+
+TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompress node's key") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(5, 10, 1));
+    const auto pointer_of = [&](const nlohmann::json& gpus, bool split_gzip = true) -> std::string {
+        nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "out", 1, 1), gpus);
+        for (auto& node : pipeline["nodes"])
+            if (node["kind"] == "decompress") node["split_gzip"] = split_gzip;
+        try {
+            build_index(pipeline);
+        } catch (const ConfigError& error) {
+            return error.json_pointer();
+        }
+        return "no error";
+    };
+    CHECK(pointer_of("all") == "/nodes/1/gpus");
+    CHECK(pointer_of(nlohmann::json::parse("[3]")) == "/nodes/1/gpus/0");
+    CHECK(pointer_of(nlohmann::json::parse("[0, 0]")) == "/nodes/1/gpus/1");
+    CHECK(pointer_of(nlohmann::json::parse("[0]"), false) == "/nodes/1/gpus");
+    CHECK(pointer_of("none", false) == "no error");
+    CHECK(pointer_of("none") == "no error");
+}

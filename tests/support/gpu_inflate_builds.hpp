@@ -1,0 +1,101 @@
+// Builds whose decompress node inflates gzip members on GPUs (its "gpus")
+// against the same build with the CPU alone: byte-identical CIFF, and the
+// report's "split_gzip" section accounting for every chunk and member.
+// Shared by the host reference tests (tests/pipelines/gpu_inflate_test.cpp)
+// and the real GPU ones (tests/pipelines/gpu_inflate_device_test.cpp).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/collections.hpp"
+#include "support/temp_dir.hpp"
+
+namespace invidx::testing {
+
+inline nlohmann::json with_inflate_gpus(nlohmann::json pipeline, const nlohmann::json& gpus) {
+    for (auto& node : pipeline["nodes"])
+        if (node["kind"] == "decompress") node["gpus"] = gpus;
+    return pipeline;
+}
+
+// What the report's "split_gzip" section says the decoders did.
+struct InflateSplit {
+    uint64_t chunks = 0;
+    uint64_t chunks_not_decoded_alone = 0;
+    uint64_t cpu_chunks = 0;
+    uint64_t cpu_members = 0;
+    uint64_t gpu_workers = 0;
+    uint64_t gpu_chunks = 0;
+    uint64_t gpu_members = 0;
+    uint64_t gpu_text_bytes = 0;
+    uint64_t gpu_batches = 0;
+    uint64_t gpu_chunks_to_cpu = 0;
+    std::string gpus;  // the "gpus" setting
+};
+
+// Every chunk is counted once: decoded alone by the CPU decoders or a GPU
+// worker, or not decoded alone (left to the reassembler).
+inline InflateSplit inflate_split(const nlohmann::json& report) {
+    const nlohmann::json& section = report.at("split_gzip");
+    InflateSplit split;
+    split.chunks = section.at("chunks").get<uint64_t>();
+    split.chunks_not_decoded_alone = section.at("chunks_not_decoded_alone").get<uint64_t>();
+    split.gpus = section.at("gpus").get<std::string>();
+    for (const auto& decoder : section.at("decoders")) {
+        CHECK(decoder.at("busy_seconds").get<double>() >= 0);
+        if (decoder.at("kind") == "cpu") {
+            split.cpu_chunks += decoder.at("chunks").get<uint64_t>();
+            split.cpu_members += decoder.at("members").get<uint64_t>();
+            continue;
+        }
+        CHECK(decoder.at("kind") == "gpu");
+        ++split.gpu_workers;
+        split.gpu_chunks += decoder.at("chunks").get<uint64_t>();
+        split.gpu_members += decoder.at("members").get<uint64_t>();
+        split.gpu_text_bytes += decoder.at("text_bytes").get<uint64_t>();
+        split.gpu_batches += decoder.at("batches").get<uint64_t>();
+        split.gpu_chunks_to_cpu += decoder.at("chunks_to_cpu").get<uint64_t>();
+    }
+    CHECK(split.cpu_chunks + split.gpu_chunks + split.chunks_not_decoded_alone == split.chunks);
+    return split;
+}
+
+// `inputs` built with the decompress node's "gpus" "none", then once with
+// each of `gpus`: the same CIFF, byte for byte, and as many members decoded
+// alone. Returns what each GPU build's decoders did.
+inline std::vector<InflateSplit> check_gpu_inflate_equals_cpu(const std::vector<std::string>& inputs,
+                                                              const std::vector<nlohmann::json>& gpus,
+                                                              const std::vector<std::string>& overrides) {
+    TempDir dir;
+    const auto cpu_output = dir / "cpu";
+    const BuildReport cpu = build_index(with_inflate_gpus(standard_pipeline(inputs, cpu_output, 2, 2), "none"), overrides);
+    const InflateSplit cpu_split = inflate_split(cpu.json);
+    CHECK(cpu_split.gpus == "none");
+    CHECK(cpu_split.gpu_workers == 0);
+    CHECK(cpu_split.chunks > 1);
+    const std::string expected = ciff_bytes(cpu_output);
+    std::vector<InflateSplit> splits;
+    for (size_t g = 0; g < gpus.size(); ++g) {
+        CAPTURE(gpus[g].dump());
+        const auto output = dir / ("gpu-" + std::to_string(g));
+        const BuildReport report = build_index(with_inflate_gpus(standard_pipeline(inputs, output, 2, 2), gpus[g]), overrides);
+        const InflateSplit split = inflate_split(report.json);
+        CHECK(split.gpus == "list");
+        CHECK(split.gpu_workers == gpus[g].size());
+        CHECK(report.json.at("documents") == cpu.json.at("documents"));
+        // The same chunks, each decoded alone or not as on the CPU.
+        CHECK(split.chunks == cpu_split.chunks);
+        CHECK(split.chunks_not_decoded_alone == cpu_split.chunks_not_decoded_alone);
+        CHECK(split.cpu_members + split.gpu_members == cpu_split.cpu_members);
+        CHECK(ciff_bytes(output) == expected);
+        splits.push_back(split);
+    }
+    return splits;
+}
+
+}  // namespace invidx::testing
