@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "devices/gpu_unusable.hpp"
+#include "devices/host_reference_gpus.hpp"
 #include "invidx/error.hpp"
 #include "query/layout_weights.hpp"
 #include "store/merge.hpp"
@@ -58,15 +59,7 @@ DeviceWeightBackend cuda_device_weight_backend() {
 DeviceWeightBackend host_reference_device_weight_backend(int gpus, uint64_t memory_bytes) {
     return DeviceWeightBackend{
         "host reference (tests)",
-        [gpus, memory_bytes] {
-            GpuInventory inventory;
-            inventory.built_with_cuda = true;
-            for (int ordinal = 0; ordinal < gpus; ++ordinal) {
-                inventory.devices.push_back(GpuDevice{ordinal, "host reference", 0, 0, memory_bytes, 0});
-            }
-            if (gpus == 0) inventory.note = "no CUDA device present (host reference backend with no GPUs)";
-            return inventory;
-        },
+        [gpus, memory_bytes] { return host_reference_gpus(gpus, memory_bytes); },
         [](const GpuWeightInput& input, int) { return posting_weights_on_host(input); },
         [](const GpuLayoutWeightInput& input, std::vector<uint16_t>& impacts, int) {
             GpuLayoutImpacts out;

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "devices/host_reference_gpus.hpp"
+
 namespace invidx {
 namespace {
 
@@ -27,14 +29,7 @@ GpuInflateBackend cuda_gpu_inflate_backend() {
 GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
     return GpuInflateBackend{
         "host reference (tests)",
-        [gpus] {
-            GpuInventory inventory;
-            inventory.built_with_cuda = true;
-            for (int ordinal = 0; ordinal < gpus; ++ordinal)
-                inventory.devices.push_back(GpuDevice{ordinal, "host reference", 0, 0, 0, 0});
-            if (gpus == 0) inventory.note = "no CUDA device present (host reference backend with no GPUs)";
-            return inventory;
-        },
+        [gpus] { return host_reference_gpus(gpus); },
         [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); }};
 }
 

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "devices/host_reference_gpus.hpp"
+
 namespace invidx {
 namespace {
 
@@ -33,14 +35,7 @@ GpuParseBackend cuda_gpu_parse_backend() {
 GpuParseBackend host_reference_gpu_parse_backend(int gpus) {
     return GpuParseBackend{
         "host reference (tests)",
-        [gpus] {
-            GpuInventory inventory;
-            inventory.built_with_cuda = true;
-            for (int ordinal = 0; ordinal < gpus; ++ordinal)
-                inventory.devices.push_back(GpuDevice{ordinal, "host reference", 0, 0, 0, 0});
-            if (gpus == 0) inventory.note = "no CUDA device present (host reference backend with no GPUs)";
-            return inventory;
-        },
+        [gpus] { return host_reference_gpus(gpus); },
         [](int) -> std::unique_ptr<GpuBatchAnalyzer> { return std::make_unique<HostReferenceAnalyzer>(); }};
 }
 
