@@ -115,7 +115,8 @@ uint64_t compressed_bytes_of(const GzipChunk& chunk) {
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip, InflateGpuChoice gpus,
-                   std::shared_ptr<const GpuInflateBackend> backend, size_t gpu_batch_bytes)
+                   std::shared_ptr<const GpuInflateBackend> backend, size_t gpu_batch_bytes,
+                   uint32_t gpu_member_bytes)
         : state_(state),
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
@@ -132,6 +133,7 @@ public:
           gpus_(std::move(gpus)),
           backend_(std::move(backend)),
           gpu_batch_bytes_(gpu_batch_bytes),
+          gpu_member_bytes_(gpu_member_bytes),
           chunk_queue_(state.graph),
           chunk_decoder_(state.graph, count,
                          [this](const GzipChunkPtr& chunk) {
@@ -197,7 +199,7 @@ public:
                 try {
                     run_guarded(metrics_, [&] {
                         w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_));
-                        w->batch = std::make_unique<ChunkBatch>(*w->inflater);
+                        w->batch = std::make_unique<ChunkBatch>(*w->inflater, gpu_member_bytes_);
                     });
                 } catch (...) {
                     state_.fail(std::current_exception());
@@ -456,6 +458,7 @@ private:
     const InflateGpuChoice gpus_;
     const std::shared_ptr<const GpuInflateBackend> backend_;
     const size_t gpu_batch_bytes_;
+    const uint32_t gpu_member_bytes_;  // a chunk with a longer member goes to the CPU
     unsigned count_ = 1;                  // CPU chunk decoders
     flow::queue_node<GzipChunkPtr> chunk_queue_;  // the router's chunks, for any decoder
     ChunkDecoderBody chunk_decoder_;
@@ -498,8 +501,13 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     InflateGpuChoice gpus =
         choose_inflate_gpus(options.raw("gpus"), options.pointer("gpus"), backend->inventory, parse_gpus, split_gzip);
     const uint64_t gpu_batch_bytes = options.byte_size("gpu_batch_bytes", kDefaultGpuBatchBytes);
+    // One warp decodes a member, so a batch lasts as long as its longest
+    // member: chunks holding longer ones are left to the CPU workers.
+    const uint64_t gpu_member_bytes = options.byte_size("gpu_member_bytes", kMaxBatchMemberTextBytes);
+    if (gpu_member_bytes == 0 || gpu_member_bytes > (1ull << 30))
+        throw ConfigError(options.pointer("gpu_member_bytes"), "must be between 1 and 2^30");
     return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, std::move(gpus), backend,
-                                            gpu_batch_bytes);
+                                            gpu_batch_bytes, static_cast<uint32_t>(gpu_member_bytes));
 }
 
 }  // namespace invidx

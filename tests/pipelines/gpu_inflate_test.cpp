@@ -142,3 +142,30 @@ TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompres
     CHECK(pointer_of("none", false) == "no error");
     CHECK(pointer_of("none") == "no error");
 }
+
+TEST_CASE("decompress gpus (host reference): gpu_member_bytes leaves chunks with longer members to the CPU") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(53, 200, 2));
+    const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0]")};
+    // Every record is longer than 64 bytes of text: the GPU takes no chunk.
+    std::vector<std::string> tiny_cap = small_blocks(16, "65536");
+    tiny_cap.push_back("decompress.gpu_member_bytes=64");
+    for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, tiny_cap)) {
+        CHECK(split.gpu_members == 0);
+        CHECK(split.gpu_chunks_to_cpu > 0);
+    }
+    // The default cap (4 MiB) takes them all.
+    for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, small_blocks(16, "65536")))
+        CHECK(split.gpu_members > 0);
+    nlohmann::json bad = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
+    for (auto& node : bad["nodes"])
+        if (node["kind"] == "decompress") node["gpu_member_bytes"] = 0;
+    std::string pointer = "no error";
+    try {
+        build_index(bad);
+    } catch (const ConfigError& error) {
+        pointer = error.json_pointer();
+    }
+    CHECK(pointer == "/nodes/1/gpu_member_bytes");
+}
