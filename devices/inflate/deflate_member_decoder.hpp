@@ -474,6 +474,25 @@ INVIDX_HOST_DEVICE inline uint32_t parse_member_header(const unsigned char* in, 
     return at;
 }
 
+// The member's header, then a bit reader over its deflate data (the member
+// less its 8-byte trailer). False, with the outcome, when there is none.
+INVIDX_HOST_DEVICE inline bool open_member(const unsigned char* in, uint32_t in_size, const uint32_t (*crc)[256],
+                                           BitReader& r, InflateOutcome& outcome) {
+    InflateStatus header_status = InflateStatus::ok;
+    const uint32_t start = parse_member_header(in, in_size, crc, &header_status);
+    if (start == 0) {
+        outcome.status = header_status;
+        return false;
+    }
+    if (in_size - start < 8) {
+        outcome.status = InflateStatus::truncated;
+        outcome.offset = start;
+        return false;
+    }
+    r = BitReader{in, in_size - 8, start, 0, 0};
+    return true;
+}
+
 // Decodes the member in[0, in_size) into out[0, out_size), out_size its
 // ISIZE; `crc` a Crc32Tables' t. ok only when the deflate data ends exactly
 // at the 8-byte trailer, the text fills out_size, equals ISIZE, and its
@@ -482,18 +501,8 @@ INVIDX_HOST_DEVICE inline InflateOutcome inflate_gzip_member(const unsigned char
                                                              uint32_t out_size, DecoderTables& t,
                                                              const uint32_t (*crc)[256]) {
     InflateOutcome outcome;
-    InflateStatus header_status = InflateStatus::ok;
-    const uint32_t start = parse_member_header(in, in_size, crc, &header_status);
-    if (start == 0) {
-        outcome.status = header_status;
-        return outcome;
-    }
-    if (in_size - start < 8) {
-        outcome.status = InflateStatus::truncated;
-        outcome.offset = start;
-        return outcome;
-    }
-    BitReader r{in, in_size - 8, start, 0, 0};
+    BitReader r{};
+    if (!open_member(in, in_size, crc, r, outcome)) return outcome;
     uint32_t produced = 0;
     InflateStatus status = InflateStatus::ok;
     t.fixed_built = false;

@@ -220,18 +220,7 @@ INVIDX_HOST_DEVICE inline void copy_job(const WarpJob& job, const unsigned char*
 // reads it. False, with the outcome, when there is no deflate data to decode.
 INVIDX_HOST_DEVICE inline bool start_member(const unsigned char* in, uint32_t in_size, const uint32_t (*crc)[256], LaneDecoder& d,
                                             DecoderTables& t, InflateOutcome& outcome) {
-    InflateStatus header_status = InflateStatus::ok;
-    const uint32_t start = parse_member_header(in, in_size, crc, &header_status);
-    if (start == 0) {
-        outcome.status = header_status;
-        return false;
-    }
-    if (in_size - start < 8) {
-        outcome.status = InflateStatus::truncated;
-        outcome.offset = start;
-        return false;
-    }
-    d.r = BitReader{in, in_size - 8, start, 0, 0};
+    if (!open_member(in, in_size, crc, d.r, outcome)) return false;
     d.produced = 0;
     d.status = InflateStatus::ok;
     d.final_block = false;

@@ -111,6 +111,29 @@ std::vector<ExpectedTerm> expected_terms(const std::vector<TestClause>& clauses,
 
 // Every document tested against the rules and scored; ranked, not cut to k.
 // `impacts`: score by query weight × the layout's stored impacts.
+// A term's docids and its tfs (run files) or impacts (the query layout).
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> list_values(const IndexReader& index,
+                                                                    const QueryPostings* impacts, uint64_t term) {
+    std::vector<uint32_t> docids, values;
+    if (impacts) {
+        const auto list = impacts->list(term);
+        docids.resize(list.df());
+        values.resize(list.df());
+        size_t at = 0;
+        for (size_t block = 0; block < list.blocks().size(); ++block) {
+            const size_t postings = list.blocks()[block].postings;
+            list.decode_docids(block, std::span(docids).subspan(at, postings));
+            list.decode_impacts(block, std::span(values).subspan(at, postings));
+            at += postings;
+        }
+    } else {
+        const auto list = index.postings(term);
+        docids = list.docids;
+        values = list.tfs;
+    }
+    return {std::move(docids), std::move(values)};
+}
+
 std::vector<ScoredDocument> brute_force(const IndexReader& index, const std::vector<ExpectedTerm>& terms,
                                         const QueryPostings* impacts) {
     const double k1 = 0.9, b = 0.4;
@@ -133,23 +156,7 @@ std::vector<ScoredDocument> brute_force(const IndexReader& index, const std::vec
         }
         const auto df = static_cast<double>(index.term(*i).df);
         const double weight = std::log(1.0 + (documents - df + 0.5) / (df + 0.5)) * term.query_weight();
-        std::vector<uint32_t> docids, values;
-        if (impacts) {
-            const auto list = impacts->list(*i);
-            docids.resize(list.df());
-            values.resize(list.df());
-            size_t at = 0;
-            for (size_t block = 0; block < list.blocks().size(); ++block) {
-                const size_t count = list.blocks()[block].postings;
-                list.decode_docids(block, std::span(docids).subspan(at, count));
-                list.decode_impacts(block, std::span(values).subspan(at, count));
-                at += count;
-            }
-        } else {
-            const auto list = index.postings(*i);
-            docids = list.docids;
-            values = list.tfs;
-        }
+        const auto [docids, values] = list_values(index, impacts, *i);
         for (size_t p = 0; p < docids.size(); ++p) {
             const uint32_t d = docids[p];
             if (term.prohibited) {
@@ -309,23 +316,7 @@ std::vector<ScoredDocument> brute_force_tree(const IndexReader& index, const Tre
         if (!i) continue;
         const auto df = static_cast<double>(index.term(*i).df);
         const double weight = std::log(1.0 + (documents - df + 0.5) / (df + 0.5)) * term.query_weight();
-        std::vector<uint32_t> docids, values;
-        if (impacts) {
-            const auto list = impacts->list(*i);
-            docids.resize(list.df());
-            values.resize(list.df());
-            size_t at = 0;
-            for (size_t block = 0; block < list.blocks().size(); ++block) {
-                const size_t postings = list.blocks()[block].postings;
-                list.decode_docids(block, std::span(docids).subspan(at, postings));
-                list.decode_impacts(block, std::span(values).subspan(at, postings));
-                at += postings;
-            }
-        } else {
-            const auto list = index.postings(*i);
-            docids = list.docids;
-            values = list.tfs;
-        }
+        const auto [docids, values] = list_values(index, impacts, *i);
         for (size_t p = 0; p < docids.size(); ++p) {
             const uint32_t d = docids[p];
             held[d][t] = true;

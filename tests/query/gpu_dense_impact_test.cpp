@@ -27,6 +27,7 @@
 #include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
+#include "support/weighted_texts.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
@@ -125,24 +126,9 @@ void require_top(const std::vector<std::pair<uint32_t, double>>& got, const std:
 // ---- Evaluator level: an index whose impacts are the tfs.
 
 // Documents of 5 to 60 distinct words (frequent ones far more often), each
-// written as often as its weight 1 to 40, so the tf is the weight.
-std::vector<std::string> weighted_texts(std::mt19937& random, const std::vector<std::string>& words, size_t count) {
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    std::vector<std::string> texts;
-    for (size_t d = 0; d < count; ++d) {
-        std::set<size_t> chosen;
-        const size_t length = 5 + random() % 56;
-        while (chosen.size() < length) {
-            chosen.insert(std::min(words.size() - 1, static_cast<size_t>(static_cast<double>(words.size()) * std::pow(uniform(random), 2.5))));
-        }
-        std::string text;
-        for (const size_t word : chosen) {
-            const int weight = 1 + static_cast<int>(39.0 * std::pow(uniform(random), 3.0));
-            for (int i = 0; i < weight; ++i) text += words[word] + " ";
-        }
-        texts.push_back(text);
-    }
-    return texts;
+// written as often as its weight 1 to 39, so the tf is the weight.
+std::vector<std::string> dense_texts(std::mt19937& random, const std::vector<std::string>& words, size_t count) {
+    return weighted_texts(random, words, count, {.vocabulary_skew = 2.5, .max_weight = 39, .weight_skew = 3.0});
 }
 
 // A weighted impact plan of `count` dictionary terms (the frequent half of
@@ -197,7 +183,7 @@ struct ImpactIndex {
     explicit ImpactIndex(uint32_t seed) {
         std::mt19937 random(seed);
         const auto words = random_words(random, 1500);
-        path = build_text_index(dir, weighted_texts(random, words, 3000));
+        path = build_text_index(dir, dense_texts(random, words, 3000));
         bits = write_tf_impact_layout(path);  // bp128
     }
     TempDir dir;

@@ -33,32 +33,17 @@
 #include "support/gpu_test.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_index.hpp"
+#include "support/weighted_texts.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
 
 namespace {
 
-// Documents of 5 to 60 distinct words from a skewed vocabulary, each word
-// written as often as its weight (1 to 24, mostly small), so the tf is the
-// weight; one document holds a word 300 times, so impacts need 9 bits.
+// Weights 1 to 24, mostly small; document 7 holds a word 300 times, so
+// impacts need 9 bits.
 std::vector<std::string> weighted_documents(std::mt19937& random, const std::vector<std::string>& words, size_t count) {
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    std::vector<std::string> texts;
-    for (size_t d = 0; d < count; ++d) {
-        std::set<size_t> chosen;
-        const size_t length = 5 + random() % 56;
-        while (chosen.size() < length) {
-            chosen.insert(std::min(words.size() - 1, static_cast<size_t>(static_cast<double>(words.size()) * std::pow(uniform(random), 2.0))));
-        }
-        std::string text;
-        for (const size_t word : chosen) {
-            const int weight = d == 7 && word == *chosen.begin() ? 300 : 1 + static_cast<int>(24.0 * std::pow(uniform(random), 4.0));
-            for (int i = 0; i < weight; ++i) text += words[word] + " ";
-        }
-        texts.push_back(text);
-    }
-    return texts;
+    return weighted_texts(random, words, count, {.heavy_document = 7});
 }
 
 // An index of weighted_documents with impacts that are the tfs.

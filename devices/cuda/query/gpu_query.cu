@@ -385,15 +385,7 @@ private:
             result.candidates = conjunctive ? plan[q].candidates : host_header[q];
             result.matches = host_header[q];
             stats_.blocks_decoded += result.blocks_decoded;
-            const size_t take = std::min<size_t>(plan[q].out_capacity, host_header[q]);
-            result.hits.reserve(take);
-            for (size_t i = 0; i < take; ++i) {
-                uint32_t slot = 0, docid = 0;
-                double score = 0.0;
-                read_sort_key(host_top[plan[q].out_base + i], docid_bits_, slot, docid, score);
-                if (slot != q) fail_on(device_, "GPU query batch: a result of another query");
-                result.hits.emplace_back(docid, score);
-            }
+            read_hits(host_top + plan[q].out_base, std::min<size_t>(plan[q].out_capacity, host_header[q]), q, result);
         }
     }
 
@@ -529,17 +521,22 @@ private:
             result.candidates = host_header[s];
             result.matches = host_header[s];
             stats_.blocks_decoded += result.blocks_decoded;
-            const size_t take = std::min<size_t>(plan[s].out_capacity, host_header[s]);
-            result.hits.reserve(take);
-            for (size_t i = 0; i < take; ++i) {
-                uint32_t slot = 0, docid = 0;
-                double score = 0.0;
-                read_sort_key(host_top[plan[s].out_base + i], docid_bits_, slot, docid, score);
-                if (slot != s) fail_on(device_, "GPU query batch: a result of another query");
-                result.hits.emplace_back(docid, score);
-            }
+            read_hits(host_top + plan[s].out_base, std::min<size_t>(plan[s].out_capacity, host_header[s]), s, result);
         }
         return left;
+    }
+
+    // The `take` top keys of slot `slot` copied back, as its hits; a key of
+    // another slot means the batch went wrong.
+    void read_hits(const SortKey* top, size_t take, size_t slot, GpuQueryResult& result) const {
+        result.hits.reserve(take);
+        for (size_t i = 0; i < take; ++i) {
+            uint32_t key_slot = 0, docid = 0;
+            double score = 0.0;
+            read_sort_key(top[i], docid_bits_, key_slot, docid, score);
+            if (key_slot != slot) fail_on(device_, "GPU query batch: a result of another query");
+            result.hits.emplace_back(docid, score);
+        }
     }
 
     // The dense path's accumulators, every entry 0 (allocated on first use,

@@ -12,28 +12,18 @@
 #include <vector>
 
 #include "invidx/error.hpp"
+#include "tests/support/gzip_chunks.hpp"
 #include "tests/support/gzip_member.hpp"
 #include "tests/support/text_blocks.hpp"
 
 namespace invidx {
 namespace {
 
+using testing::kFakeHeader;
 using testing::member;
 using testing::MemberOptions;
-
-// A header as gzip writes it: method 8, no flags, mtime 0, XFL 0, OS 3 (Unix).
-const std::string kFakeHeader("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
-
-std::string words(std::mt19937& random, size_t bytes) {
-    static const char* const vocabulary[] = {"index", "posting", "term", "the", "gzip", "member", "chunk",
-                                             "web", "crawl", "document", "<p>", "</div>", "query"};
-    std::string text;
-    while (text.size() < bytes) {
-        text += vocabulary[random() % std::size(vocabulary)];
-        text += ' ';
-    }
-    return text;
-}
+using testing::raw_blocks;
+using testing::words;
 
 // Members of `sizes` bytes of text; every `stored_every`-th one stored (level
 // 0), with a gzip header's bytes in its text, so that they stand in the
@@ -50,23 +40,6 @@ std::string members(const std::vector<size_t>& sizes, size_t stored_every, std::
         file += member(text, options);
     }
     return file;
-}
-
-std::vector<std::shared_ptr<const RawBlock>> raw_blocks(const std::string& file, size_t block_bytes) {
-    std::vector<std::shared_ptr<const RawBlock>> blocks;
-    for (size_t at = 0; at < file.size(); at += block_bytes) {
-        auto block = std::make_shared<RawBlock>();
-        block->sequence = blocks.size();
-        block->file_ordinal = 3;
-        block->file_offset = at;
-        const size_t size = std::min(block_bytes, file.size() - at);
-        block->bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(at),
-                            file.begin() + static_cast<std::ptrdiff_t>(at + size));
-        block->first = at == 0;
-        block->last = at + size == file.size();
-        blocks.push_back(std::move(block));
-    }
-    return blocks;
 }
 
 struct Split {
