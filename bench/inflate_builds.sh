@@ -22,8 +22,12 @@
 #    and compared across the variants.
 # A table last: per collection and variant, the median MB/s of text, that
 # over each ceiling's median, the decompress node's busy core-seconds per
-# GB of text and the whole process's CPU core-seconds per GB (report.json),
-# and whether the CIFF is byte-identical to the first variant's.
+# GB of text (wall time inside its bodies), its CPU seconds per GB (the CPU
+# time its threads used there: no waiting for a core or a GPU; "-" for a
+# report without busy_cpu_seconds) and the whole process's CPU core-seconds
+# per GB (report.json), and whether the CIFF is byte-identical to the first
+# variant's. TSV rows (OUT/inflate-builds.tsv): build, collection, variant,
+# run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu s/GB.
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -173,16 +177,22 @@ for collection in $collections; do
         ciff=$(sha256sum < "$work/idx.ciff" | cut -c1-16)
         rm -f "$work/idx.ciff"
       fi
-      read -r mbps decompress cpu <<< "$(python3 - "$idx/report.json" <<'PY'
+      read -r mbps decompress cpu decompress_cpu <<< "$(python3 - "$idx/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 gb = r["input_bytes_uncompressed"] / 1e9
-decompress = sum(n["busy_seconds"] for n in r["nodes"] if n["kind"] == "decompress")
-print("%.1f %.3f %.3f" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb))
+nodes = [n for n in r["nodes"] if n["kind"] == "decompress"]
+decompress = sum(n["busy_seconds"] for n in nodes)
+# busy_cpu_seconds: the CPU time inside the bodies; "-" where this invidx-run does not report it.
+decompress_cpu = "%.3f" % (sum(n["busy_cpu_seconds"] for n in nodes) / gb) \
+    if nodes and all("busy_cpu_seconds" in n for n in nodes) else "-"
+print("%.1f %.3f %.3f %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu))
 PY
 )"
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" >> "$results"
-      echo "build $collection $label run $r: $mbps MB/s, decompress busy $decompress s/GB, cpu $cpu s/GB, ciff $ciff"
+      # The decompress CPU figure last, so that rows written before it still parse.
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" >> "$results"
+      echo "build $collection $label run $r: $mbps MB/s, decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
 done
@@ -208,7 +218,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
-       " | decompress busy s/GB | cpu s/GB | CIFF same |"
+       " | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -225,7 +235,11 @@ for c in collections:
         same = "-" if ciff == "-" else ("yes" if ciff == first_ciff else "NO")
         ratios = " | ".join("%.2f" % (mbps / statistics.median(ceilings[(c, d)])) if (c, d) in ceilings else "-"
                             for d in decoders)
-        print("| %s | %s | %.0f | %s | %s | %.3f | %.2f | %s |" % (
+        # Rows from before the field, or from reports without it, have none.
+        decompress_cpu = [float(r[4]) for r in runs if len(r) > 4 and r[4] != "-"]
+        print("| %s | %s | %.0f | %s | %s | %.3f | %s | %.2f | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
-            statistics.median(float(r[1]) for r in runs), statistics.median(float(r[2]) for r in runs), same))
+            statistics.median(float(r[1]) for r in runs),
+            "%.3f" % statistics.median(decompress_cpu) if decompress_cpu else "-",
+            statistics.median(float(r[2]) for r in runs), same))
 PY

@@ -13,6 +13,7 @@ namespace {
 
 nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
     const double busy = static_cast<double>(m.busy_ns.load()) * 1e-9;
+    const double busy_cpu = static_cast<double>(m.busy_cpu_ns.load()) * 1e-9;
     const double wait_output = static_cast<double>(m.wait_output_ns.load()) * 1e-9;
     const double capacity = wall_seconds * m.concurrency;
     return {
@@ -24,6 +25,9 @@ nlohmann::json metrics_json(const NodeMetrics& m, double wall_seconds) {
         {"bytes_in", m.bytes_in.load()},
         {"bytes_out", m.bytes_out.load()},
         {"busy_seconds", busy},
+        // The CPU time its threads used in those bodies: less than
+        // busy_seconds when they waited for a core or a device.
+        {"busy_cpu_seconds", busy_cpu},
         {"wait_output_seconds", wait_output},
         // Time its threads had nothing to do: all of its capacity that was
         // neither busy nor blocked handing work on.

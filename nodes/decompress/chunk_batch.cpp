@@ -4,7 +4,10 @@
 #include <cstring>
 #include <utility>
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include "invidx/error.hpp"
+#include "nodes/decompress/whole_member.hpp"
 
 namespace invidx {
 namespace {
@@ -35,6 +38,43 @@ void for_each_piece(const GzipChunk& chunk, Piece&& piece) {
     }
 }
 
+// The chunk's compressed bytes [offset, offset + size): a pointer into its
+// block where they lie in one, else gathered into `scratch`.
+const char* chunk_bytes(const GzipChunk& chunk, uint64_t offset, uint64_t size, std::string& scratch) {
+    const char* direct = nullptr;
+    uint64_t at = 0;  // of the current piece in the chunk
+    for_each_piece(chunk, [&](const char* piece, size_t n) {
+        if (direct == nullptr && offset >= at && offset + size <= at + n) direct = piece + (offset - at);
+        at += n;
+    });
+    ensure(offset + size <= at, "a member past its chunk's end");
+    if (direct != nullptr) return direct;
+    scratch.resize(size);
+    at = 0;
+    for_each_piece(chunk, [&](const char* piece, size_t n) {
+        const uint64_t from = std::max(offset, at);
+        const uint64_t to = std::min(offset + size, at + n);
+        if (from < to) std::memcpy(scratch.data() + (from - offset), piece + (from - at), to - from);
+        at += n;
+    });
+    return scratch.data();
+}
+
+// Copies text[0, size) to [offset, offset + size) of a chunk's text, whose
+// blocks are all `block_bytes` long but the last.
+void write_text(std::vector<TextBlock>& blocks, size_t block_bytes, uint64_t offset, const char* text, uint64_t size) {
+    while (size > 0) {
+        const size_t index = static_cast<size_t>(offset / block_bytes);
+        const size_t within = static_cast<size_t>(offset % block_bytes);
+        ensure(index < blocks.size() && within < blocks[index].bytes.size(), "member text past its chunk's text");
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(size, blocks[index].bytes.size() - within));
+        std::memcpy(blocks[index].bytes.data() + within, text, n);
+        offset += n;
+        text += n;
+        size -= n;
+    }
+}
+
 }  // namespace
 
 ChunkBatch::ChunkBatch(MemberBatchInflater& inflater, uint32_t max_member_text_bytes)
@@ -57,9 +97,12 @@ ChunkBatch::Taken ChunkBatch::take(const GzipChunkPtr& chunk, const InputFile& f
     // after it is taken to start the next member.
     if (find_gzip_member_header(bytes, size, 0) != size_t{0}) return Taken::no;
     const size_t first_member = members_.size();
-    uint64_t text = 0;
+    uint64_t text = 0;       // the batch members'
+    uint64_t all_text = 0;   // the chunk's, holes included
+    std::vector<ChunkMemberHole> holes;
     const auto give_up = [&](Taken taken) {
         members_.resize(first_member);
+        member_text_offsets_.resize(first_member);
         return taken;
     };
     for (uint64_t start = 0; start < size;) {
@@ -69,13 +112,23 @@ ChunkBatch::Taken ChunkBatch::take(const GzipChunkPtr& chunk, const InputFile& f
         if (in_size < kMinMemberBytes || (static_cast<unsigned char>(bytes[start + 3]) & kHeaderCrcFlag) != 0)
             return give_up(Taken::no);
         const uint32_t isize = little_endian_32(bytes + end - 4);
-        if (isize > max_member_text_bytes_ || isize > kMaxDeflateRatio * in_size) return give_up(Taken::no);
-        members_.push_back(InflateMember{input_used_ + start, output_used_ + text, static_cast<uint32_t>(in_size), isize});
-        text += isize;
+        if (isize > kMaxDeflateRatio * in_size) return give_up(Taken::no);
+        if (isize > max_member_text_bytes_) {
+            holes.push_back(ChunkMemberHole{start, all_text, static_cast<uint32_t>(in_size), isize});
+        } else {
+            members_.push_back(
+                InflateMember{input_used_ + start, output_used_ + text, static_cast<uint32_t>(in_size), isize});
+            member_text_offsets_.push_back(all_text);
+            text += isize;
+        }
+        all_text += isize;
         start = end;
     }
     const size_t count = members_.size() - first_member;
-    if (text > limits.output_bytes || count > limits.members) return give_up(Taken::no);
+    // Nothing for the batch (only long members), or more text than a batch
+    // holds (the chunk's blocks are allocated whole before the holes are
+    // proven): the CPU decodes it.
+    if (count == 0 || all_text > limits.output_bytes || count > limits.members) return give_up(Taken::no);
     if (output_used_ + text > limits.output_bytes || members_.size() > limits.members) return give_up(Taken::full);
     Entry entry;
     entry.chunk = chunk;
@@ -83,6 +136,8 @@ ChunkBatch::Taken ChunkBatch::take(const GzipChunkPtr& chunk, const InputFile& f
     entry.file_name = file.name;
     entry.first_member = first_member;
     entry.member_count = count;
+    entry.text_bytes = all_text;
+    entry.holes = std::move(holes);
     entry.input_begin = input_used_;
     entry.input_end = input_used_ + size;
     entry.output_begin = output_used_;
@@ -96,6 +151,7 @@ ChunkBatch::Taken ChunkBatch::take(const GzipChunkPtr& chunk, const InputFile& f
 void ChunkBatch::clear() {
     entries_.clear();
     members_.clear();
+    member_text_offsets_.clear();
     input_used_ = 0;
     output_used_ = 0;
 }
@@ -106,40 +162,46 @@ std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
     // Emptied first: whatever happens, the next batch starts empty.
     std::vector<Entry> entries = std::move(entries_);
     std::vector<InflateMember> members = std::move(members_);
+    std::vector<uint64_t> text_offsets = std::move(member_text_offsets_);
     const uint64_t input_size = input_used_;
     clear();
-    std::vector<Done> done;
+    std::vector<Done> done(entries.size());
     if (entries.empty()) return done;
     const std::vector<InflateOutcome> outcomes = inflater_.inflate(input_size, members);
     ensure(outcomes.size() == members.size(), "a member batch inflater gave a wrong number of outcomes");
-    done.reserve(entries.size());
-    for (const Entry& entry : entries) {
+    // The chunks' text is copied out of the inflater's output on several
+    // threads: one thread copies a few GB/s, the GPU inflates tens.
+    oneapi::tbb::parallel_for(size_t{0}, entries.size(), [&](size_t e) {
+        const Entry& entry = entries[e];
         const auto first = outcomes.begin() + static_cast<std::ptrdiff_t>(entry.first_member);
         const bool clean = std::all_of(first, first + static_cast<std::ptrdiff_t>(entry.member_count),
                                        [](const InflateOutcome& outcome) { return outcome.status == InflateStatus::ok; });
-        Done result;
+        Done& result = done[e];
         result.chunk = entry.chunk;
         result.inflated = clean;
-        result.members = entry.member_count;
+        result.members = entry.member_count + entry.holes.size();
         result.compressed_bytes = entry.input_end - entry.input_begin;
+        result.holes = entry.holes.size();
+        for (const ChunkMemberHole& hole : entry.holes) result.hole_text_bytes += hole.text_size;
         if (clean) {
-            result.text_bytes = entry.output_end - entry.output_begin;
-            fill_text(entry, text_block_bytes, buffers);
+            result.text_bytes = entry.text_bytes;
+            fill_text(entry, members, text_offsets, text_block_bytes, buffers);
         }
-        done.push_back(std::move(result));
-    }
+    });
     return done;
 }
 
 // The blocks GzipStream gives a chunk in decode_chunk (resumed at text
 // offset 0): full blocks of text_block_bytes, the rest in the last, one
 // empty block for no text; never the entry's beginning, its end on the last.
-void ChunkBatch::fill_text(const Entry& entry, size_t text_block_bytes,
+// Each batch member's text is copied to its place; the holes' bytes are
+// left for fill_member_holes.
+void ChunkBatch::fill_text(const Entry& entry, const std::vector<InflateMember>& members,
+                           const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
                            const std::shared_ptr<BufferPool<std::string>>& buffers) {
     GzipChunk& chunk = *entry.chunk;
     chunk.text.clear();
-    const char* const text = inflater_.output() + entry.output_begin;
-    const uint64_t total = entry.output_end - entry.output_begin;
+    const uint64_t total = entry.text_bytes;
     uint64_t offset = 0;
     do {
         const size_t size = static_cast<size_t>(std::min<uint64_t>(text_block_bytes, total - offset));
@@ -150,13 +212,39 @@ void ChunkBatch::fill_text(const Entry& entry, size_t text_block_bytes,
         block.entry_offset = offset;
         block.entry_begin = false;
         if (buffers) block.bytes = buffers->take();
-        block.bytes.assign(text + offset, size);
+        if (entry.holes.empty()) {
+            // No holes: the batch members' text is this range of the output.
+            block.bytes.assign(inflater_.output() + entry.output_begin + offset, size);
+        } else {
+            block.bytes.resize(size);
+        }
         offset += size;
         block.entry_end = offset == total;
         chunk.text.push_back(std::move(block));
     } while (offset < total);
+    if (!entry.holes.empty()) {
+        for (size_t m = entry.first_member; m < entry.first_member + entry.member_count; ++m)
+            write_text(chunk.text, text_block_bytes, text_offsets[m], inflater_.output() + members[m].out_offset,
+                       members[m].out_size);
+    }
+    chunk.holes = entry.holes;
+    chunk.decoded = chunk.holes.empty();
+    chunk.members = entry.member_count + entry.holes.size();
+}
+
+bool fill_member_holes(GzipChunk& chunk, size_t text_block_bytes) {
+    ensure(text_block_bytes > 0, "text block size must be positive");
+    std::string input;
+    std::string text;
+    for (const ChunkMemberHole& hole : chunk.holes) {
+        const char* const bytes = chunk_bytes(chunk, hole.in_offset, hole.in_size, input);
+        text.resize(hole.text_size);
+        if (inflate_whole_member(bytes, hole.in_size, text.data(), text.size()) != InflateStatus::ok) return false;
+        write_text(chunk.text, text_block_bytes, hole.text_offset, text.data(), text.size());
+    }
+    chunk.holes.clear();
     chunk.decoded = true;
-    chunk.members = entry.member_count;
+    return true;
 }
 
 }  // namespace invidx

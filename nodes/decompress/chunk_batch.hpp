@@ -9,6 +9,12 @@
 // the one users see. A chunk whose every member inflates cleanly gets the
 // text blocks decode_chunk would have given it, field for field, so the
 // text and every error are the same with or without a GPU.
+//
+// A member longer than the batch's cap is not inflated in the batch: one
+// warp decodes a member, so one long member would hold up the whole batch.
+// Its chunk's other members are, and the long ones are left as holes in the
+// chunk's text (GzipChunk::holes) for a CPU worker to fill
+// (fill_member_holes), each a whole member for libdeflate.
 #pragma once
 
 #include <cstddef>
@@ -23,12 +29,11 @@
 
 namespace invidx {
 
-// A member longer than this (its ISIZE) leaves its chunk to the CPU: a GPU
-// inflates each member on its own, one after another in its bytes, so one
-// long member would hold up its whole batch. 4 MiB keeps Common Crawl's
-// records (their content cut at 1 MiB) on the GPU and whole-file gzip
-// members off it.
-inline constexpr uint32_t kMaxBatchMemberTextBytes = uint32_t{4} << 20;
+// A member longer than this (its ISIZE) is left to the CPU, the rest of its
+// chunk inflated in the batch: a warp decodes a member at some tens of MB/s,
+// so a batch lasts as long as its longest member; the default keeps most
+// web pages on the GPU and a batch's tail to milliseconds.
+inline constexpr uint32_t kMaxBatchMemberTextBytes = uint32_t{256} << 10;
 
 class ChunkBatch {
 public:
@@ -37,7 +42,7 @@ public:
     enum class Taken {
         yes,     // its members are in the batch
         full,    // it would fit an empty batch, not this one: run this one first
-        no,      // never for this batch: decode it on the CPU (decode_chunk)
+        no,      // never for this batch (nothing to inflate here, or not members): decode it on the CPU (decode_chunk)
     };
     // Copies `chunk`'s bytes into the inflater's input and finds its
     // members. `file` is the chunk's file (its name goes into the text).
@@ -50,15 +55,18 @@ public:
 
     struct Done {
         GzipChunkPtr chunk;
-        bool inflated = false;       // its text is filled; false: decode it on the CPU
-        uint64_t members = 0;        // of the chunk, as the scan found them
+        bool inflated = false;       // its batch members inflated and their text is in place; false: decode it on the CPU
+        uint64_t members = 0;        // of the chunk, as the scan found them (holes included)
         uint64_t compressed_bytes = 0;
-        uint64_t text_bytes = 0;     // when inflated
+        uint64_t text_bytes = 0;     // when inflated: the chunk's text, holes included
+        uint64_t holes = 0;          // long members left to fill_member_holes
+        uint64_t hole_text_bytes = 0;
     };
-    // Inflates the batch, fills the text, decoded and members of every chunk
-    // whose members all inflated cleanly (text blocks of at most
-    // `text_block_bytes`, their bytes taken from `buffers` when given), and
-    // empties the batch. One Done per chunk, in the order they were taken.
+    // Inflates the batch, and for every chunk whose batch members all
+    // inflated cleanly fills its text (text blocks of at most
+    // `text_block_bytes`, their bytes taken from `buffers` when given; the
+    // holes' bytes unset), members and holes, and decoded where it has no
+    // holes; then empties the batch. One Done per chunk, in the order taken.
     std::vector<Done> run(size_t text_block_bytes, const std::shared_ptr<BufferPool<std::string>>& buffers);
 
 private:
@@ -70,17 +78,28 @@ private:
         size_t member_count = 0;
         uint64_t input_begin = 0;
         uint64_t input_end = 0;
-        uint64_t output_begin = 0;
+        uint64_t output_begin = 0;   // of the batch members' text in the output
         uint64_t output_end = 0;
+        uint64_t text_bytes = 0;     // of the whole chunk, holes included
+        std::vector<ChunkMemberHole> holes;
     };
-    void fill_text(const Entry& entry, size_t text_block_bytes, const std::shared_ptr<BufferPool<std::string>>& buffers);
+    void fill_text(const Entry& entry, const std::vector<InflateMember>& members,
+                   const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
+                   const std::shared_ptr<BufferPool<std::string>>& buffers);
 
     MemberBatchInflater& inflater_;
     const uint32_t max_member_text_bytes_;
     std::vector<Entry> entries_;
     std::vector<InflateMember> members_;
+    std::vector<uint64_t> member_text_offsets_;  // of each of members_ in its chunk's text
     uint64_t input_used_ = 0;
     uint64_t output_used_ = 0;
 };
+
+// A CPU worker: inflates the holes a batch left in `chunk`'s text
+// (inflate_whole_member), so that it is decoded. False, leaving the text
+// as it is, where one does not inflate cleanly: then decode the chunk with
+// decode_chunk, whose text or error is the one users see.
+bool fill_member_holes(GzipChunk& chunk, size_t text_block_bytes);
 
 }  // namespace invidx

@@ -40,6 +40,12 @@ using ReassemblerBody = flow::multifunction_node<GzipChunkPtr, std::tuple<Out>>;
 using ChunkDecoderBody = flow::function_node<GzipChunkPtr, GzipChunkPtr, flow::rejecting>;
 using GpuInflateBody = flow::async_node<GzipChunkPtr, GzipChunkPtr>;
 
+struct GpuInflateSettings {
+    size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
+    uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
+    unsigned workers_per_gpu = 2;
+};
+
 // What one kind of chunk decoder did, for the report: the CPU decoders
 // together, or one GPU worker.
 struct ChunkDecoderCounts {
@@ -50,6 +56,10 @@ struct ChunkDecoderCounts {
     std::atomic<uint64_t> busy_ns{0};
     std::atomic<uint64_t> batches{0};           // a GPU worker's batches
     std::atomic<uint64_t> chunks_to_cpu{0};     // a GPU worker's chunks left to the CPU decoders
+    // A GPU worker: the long members it left in its chunks to the CPU
+    // decoders; the CPU decoders: those they inflated.
+    std::atomic<uint64_t> member_holes{0};
+    std::atomic<uint64_t> member_hole_text_bytes{0};
 
     void add(uint64_t chunk_members, uint64_t compressed, uint64_t text) {
         ++chunks;
@@ -62,6 +72,8 @@ struct ChunkDecoderCounts {
                 {"members", members.load()},
                 {"compressed_bytes", compressed_bytes.load()},
                 {"text_bytes", text_bytes.load()},
+                {"member_holes", member_holes.load()},
+                {"member_hole_text_bytes", member_hole_text_bytes.load()},
                 {"busy_seconds", static_cast<double>(busy_ns.load()) * 1e-9}};
     }
 };
@@ -93,30 +105,35 @@ uint64_t compressed_bytes_of(const GzipChunk& chunk) {
 // frames f and, f being next, passes its batches on, which releases the
 // tokens of f's text.
 //
-// With split_gzip, a plain gzip file of several blocks is not given to one
-// worker: the router cuts it into chunks at member headers, any of `count`
-// chunk decoders decodes each, and a serial reassembler puts the file's text
-// back in order (split_gzip.hpp), so one large file is decoded on several
-// cores. A chunk holds the tokens of its blocks; the router holds at most
+// With split_gzip, a plain gzip file of several blocks whose first block
+// holds a second member header is not given to one worker: the router cuts
+// it into chunks at member headers, any of `count` chunk decoders decodes
+// each, and a serial reassembler puts the file's text back in order
+// (split_gzip.hpp), so one large file is decoded on several cores. A file
+// of one gzip stream has nothing to cut at: it goes to a worker as above
+// (were it split, a stream longer than a chunk may hold would be decoded
+// in order on the reassembler's one thread, every such file after another). A chunk holds the tokens of its blocks; the router holds at most
 // a quarter of the tokens for the chunk it is gathering, so reading goes on.
 //
-// With "gpus" (docs/PIPELINE.md, "GPU inflate"), a GPU worker per GPU takes
-// chunks from the same queue as the chunk decoders: a limiter of 1 hands a
-// free worker the next chunk, and its thread (an async_node's AsyncWorker,
-// so no flow-graph thread waits on the device) adds every chunk already
-// waiting, without waiting for more, to one batch of whole members for its
-// GpuInflater (chunk_batch.hpp). So the split between CPU and GPU follows
-// their speeds. A chunk the GPU cannot take, or whose members do not all
-// inflate cleanly, goes to a queue of the chunk decoders alone, whose
-// decode_chunk gives the CPU's text or error. No deadlock: a worker waits
-// for nothing but its own device, every chunk still holds its blocks'
-// tokens, and every chunk reaches the reassembler from one decoder or the
-// other.
+// With "gpus" (docs/PIPELINE.md, "GPU inflate"), the GPU workers come first:
+// the router sends a chunk that may hold members (no member longer than a
+// read block) to the GPUs' queue while the GPU workers hold less than a
+// batch each (and a quarter of the tokens), and to the chunk decoders'
+// queue otherwise, so the split between CPU and GPU follows their speeds. A limiter of 1 hands a free GPU worker
+// the next chunk, and its thread (an async_node's AsyncWorker, so no
+// flow-graph thread waits on the device) adds every chunk already waiting,
+// without waiting for more, to one batch of whole members for its
+// GpuInflater (chunk_batch.hpp). Members longer than the GPU's cap are left
+// as holes for the chunk decoders (fill_member_holes); a chunk the GPU cannot
+// take, or whose members do not all inflate cleanly, goes to the chunk
+// decoders whole, whose decode_chunk gives the CPU's text or error. No
+// deadlock: a worker waits for nothing but its own device, every chunk still
+// holds its blocks' tokens, and every chunk reaches the reassembler from one
+// decoder or the other.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
     DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip, InflateGpuChoice gpus,
-                   std::shared_ptr<const GpuInflateBackend> backend, size_t gpu_batch_bytes,
-                   uint32_t gpu_member_bytes)
+                   std::shared_ptr<const GpuInflateBackend> backend, const GpuInflateSettings& gpu_settings)
         : state_(state),
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
@@ -132,13 +149,16 @@ public:
           chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
           gpus_(std::move(gpus)),
           backend_(std::move(backend)),
-          gpu_batch_bytes_(gpu_batch_bytes),
-          gpu_member_bytes_(gpu_member_bytes),
+          gpu_batch_bytes_(gpu_settings.batch_bytes),
+          gpu_member_bytes_(gpu_settings.member_bytes),
           chunk_queue_(state.graph),
           chunk_decoder_(state.graph, count,
                          [this](const GzipChunkPtr& chunk) {
                              auto busy = metrics_.busy_scope();
                              NodeMetrics::BusyScope busy_cpu(cpu_counts_.busy_ns);
+                             if (!chunk->holes.empty()) {
+                                 if (fill_holes(*chunk)) return chunk;
+                             }
                              decode_chunk(*chunk, state_.files.at(chunk->file_ordinal), text_block_bytes_,
                                           text_buffers_);
                              ++chunks_;
@@ -169,9 +189,15 @@ public:
         flow::make_edge(chunk_queue_, chunk_decoder_);
         flow::make_edge(chunk_decoder_, reassembler_node_);
         if (!gpus_.ordinals.empty()) {
-            cpu_only_chunks_ = std::make_unique<flow::queue_node<GzipChunkPtr>>(state.graph);
-            flow::make_edge(*cpu_only_chunks_, chunk_decoder_);
-            for (const int ordinal : gpus_.ordinals) add_gpu_worker(ordinal);
+            gpu_chunks_ = std::make_unique<flow::queue_node<GzipChunkPtr>>(state.graph);
+            // What the GPU workers hold (waiting or in their batches): a batch
+            // per worker, and at most a quarter of the tokens, so that chunks
+            // waiting for a GPU never starve the rest of the pipeline.
+            const size_t workers = gpus_.ordinals.size() * gpu_settings.workers_per_gpu;
+            const uint64_t token_bytes = uint64_t{state.tokens.capacity()} * state.config.memory.read_block_bytes;
+            gpu_held_limit_ = std::min<uint64_t>(workers * gpu_batch_bytes_, token_bytes / 4);
+            for (const int ordinal : gpus_.ordinals)
+                for (unsigned w = 0; w < gpu_settings.workers_per_gpu; ++w) add_gpu_worker(ordinal);
         }
         flow::make_edge(flow::output_port<0>(reassembler_node_), output_);
         flow::make_edge(flow::output_port<0>(router_), output_);
@@ -186,28 +212,6 @@ public:
     }
 
     flow::receiver<In>& input_port() override { return router_; }
-
-    // Each GPU worker makes its inflater (a CUDA context, device and
-    // page-locked buffers) on its own thread while the first blocks are
-    // read. The graph waits for it (reserve_wait), so finish() never reads
-    // a worker being set up.
-    void start() override {
-        for (auto& worker : gpu_workers_) {
-            GpuWorker* const w = worker.get();
-            state_.graph.reserve_wait();
-            w->thread->submit([this, w] {
-                try {
-                    run_guarded(metrics_, [&] {
-                        w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_));
-                        w->batch = std::make_unique<ChunkBatch>(*w->inflater, gpu_member_bytes_);
-                    });
-                } catch (...) {
-                    state_.fail(std::current_exception());
-                }
-                state_.graph.release_wait();
-            });
-        }
-    }
 
     void finish(RunState& state) override {
         if (!split_gzip_) return;
@@ -236,6 +240,17 @@ public:
                                   {"decoders", std::move(decoders)}};
         if (!gpu_workers_.empty()) section["gpu_backend"] = backend_->name;
         state.add_report_section("split_gzip", std::move(section));
+        // The graph is done with the GPUs: their page-locked buffers and
+        // device memory go on the workers' threads while the build's last
+        // steps run (freeing them takes a noticeable time); the node's
+        // destructor waits for that.
+        for (auto& worker : gpu_workers_) {
+            GpuWorker* const w = worker.get();
+            w->thread->submit([w] {
+                w->batch.reset();
+                w->inflater.reset();
+            });
+        }
     }
     flow::sender<Out>& output_port() override { return output_; }
 
@@ -275,16 +290,56 @@ private:
             out.try_put(std::move(end));
             return;
         }
+        // Split where the first block shows a second member: a file of one
+        // gzip stream (ClueWeb-style) cannot be cut, and streams through one
+        // worker block by block, files side by side.
         if (block->first && split_gzip_ && !block->last &&
-            gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false))
+            gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false) &&
+            find_gzip_member_header(block->bytes.data(), block->bytes.size(), 1))
             split_file_ = block->file_ordinal, ++files_split_;
         if (split_file_ == block->file_ordinal) {
-            chunker_.push(block, [&](GzipChunkPtr chunk) { chunk_queue_.try_put(std::move(chunk)); });
+            chunker_.push(block, [&](GzipChunkPtr chunk) { send_chunk(std::move(chunk)); });
             if (block->last) split_file_.reset();
             return;
         }
         Worker& worker = *workers_[block->file_ordinal % workers_.size()];
         worker.node.try_put(Routed{worker.next_routed++, block});
+    }
+
+    // Router side: a chunk to the GPUs' queue or the chunk decoders'. One of
+    // more than two blocks holds a member longer than a block, which no GPU
+    // batch takes.
+    void send_chunk(GzipChunkPtr chunk) {
+        if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2) {
+            const uint64_t bytes = compressed_bytes_of(*chunk);
+            if (gpu_held_bytes_.load() < gpu_held_limit_) {
+                gpu_held_bytes_ += bytes;
+                gpu_chunks_->try_put(std::move(chunk));
+                return;
+            }
+        }
+        chunk_queue_.try_put(std::move(chunk));
+    }
+
+    // A chunk decoder: the long members a GPU batch left in `chunk`. False,
+    // the chunk's text given back, where one does not inflate cleanly.
+    bool fill_holes(GzipChunk& chunk) {
+        const uint64_t holes = chunk.holes.size();
+        uint64_t hole_text = 0;
+        for (const ChunkMemberHole& hole : chunk.holes) hole_text += hole.text_size;
+        if (fill_member_holes(chunk, text_block_bytes_)) {
+            // The chunk is the GPU worker's, its long members the CPU's.
+            cpu_counts_.members += holes;
+            cpu_counts_.text_bytes += hole_text;
+            cpu_counts_.member_holes += holes;
+            cpu_counts_.member_hole_text_bytes += hole_text;
+            ++chunks_;
+            return true;
+        }
+        for (TextBlock& text : chunk.text) text_buffers_->give_back(std::move(text.bytes));
+        chunk.text.clear();
+        chunk.holes.clear();
+        return false;
     }
 
     template <class Port>
@@ -383,10 +438,32 @@ private:
                 gateway.reserve_wait();
                 w->thread->submit([this, w, chunk, &gateway]() mutable { inflate_on_gpu(*w, std::move(chunk), gateway); });
             });
-        flow::make_edge(chunk_queue_, *worker->limiter);
+        flow::make_edge(*gpu_chunks_, *worker->limiter);
         flow::make_edge(*worker->limiter, *worker->node);
         flow::make_edge(*worker->node, reassembler_node_);
+        set_up_on_its_thread(*worker);
         gpu_workers_.push_back(std::move(worker));
+    }
+
+    // Each GPU worker makes its inflater (a CUDA context, device and
+    // page-locked buffers) on its own thread, while the graph is built and
+    // the first blocks are read: submitted here, before the graph runs, it
+    // comes before any chunk's job on that thread. The graph waits for it
+    // (reserve_wait), so finish() never reads a worker being set up.
+    void set_up_on_its_thread(GpuWorker& worker) {
+        GpuWorker* const w = &worker;
+        state_.graph.reserve_wait();
+        w->thread->submit([this, w] {
+            try {
+                run_guarded(metrics_, [&] {
+                    w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_));
+                    w->batch = std::make_unique<ChunkBatch>(*w->inflater, gpu_member_bytes_);
+                });
+            } catch (...) {
+                state_.fail(std::current_exception());
+            }
+            state_.graph.release_wait();
+        });
     }
 
     // On the worker's thread. Whatever happens, the worker takes the next
@@ -397,7 +474,7 @@ private:
         try {
             if (!state_.graph.is_cancelled()) {
                 run_guarded(metrics_, [&] {
-                    NodeMetrics::BusyScope busy(metrics_.busy_ns);
+                    auto busy = metrics_.busy_scope();
                     NodeMetrics::BusyScope busy_gpu(worker.counts.busy_ns);
                     ensure(worker.batch != nullptr, "GPU inflater for gpu:" + std::to_string(worker.ordinal) + " missing");
                     while (chunk) chunk = inflate_batch(worker, std::move(chunk), gateway);
@@ -425,24 +502,38 @@ private:
             }
             if (taken == ChunkBatch::Taken::no) {
                 ++worker.counts.chunks_to_cpu;
-                cpu_only_chunks_->try_put(chunk);
+                hand_on(chunk, chunk_queue_);
             }
             chunk.reset();
-            if (!chunk_queue_.try_get(chunk)) break;  // none waiting: inflate what there is
+            if (!gpu_chunks_->try_get(chunk)) break;  // none waiting: inflate what there is
         }
         if (worker.batch->empty()) return left_over;
         ++worker.counts.batches;
         for (ChunkBatch::Done& done : worker.batch->run(text_block_bytes_, text_buffers_)) {
-            if (done.inflated) {
-                worker.counts.add(done.members, done.compressed_bytes, done.text_bytes);
-                ++chunks_;
-                gateway.try_put(done.chunk);
-            } else {
+            if (!done.inflated) {
                 ++worker.counts.chunks_to_cpu;
-                cpu_only_chunks_->try_put(done.chunk);
+                hand_on(done.chunk, chunk_queue_);
+                continue;
+            }
+            worker.counts.add(done.members - done.holes, done.compressed_bytes, done.text_bytes - done.hole_text_bytes);
+            worker.counts.member_holes += done.holes;
+            worker.counts.member_hole_text_bytes += done.hole_text_bytes;
+            if (done.holes > 0) {
+                hand_on(done.chunk, chunk_queue_);  // a chunk decoder fills the holes
+            } else {
+                ++chunks_;
+                hand_on(done.chunk, gateway);
             }
         }
         return left_over;
+    }
+
+    // A chunk leaves its GPU worker: it no longer counts against what the
+    // GPUs may hold (counted before it goes, while its blocks are there).
+    template <class Receiver>
+    void hand_on(const GzipChunkPtr& chunk, Receiver& to) {
+        gpu_held_bytes_ -= compressed_bytes_of(*chunk);
+        to.try_put(chunk);
     }
 
     RunState& state_;
@@ -460,9 +551,11 @@ private:
     const size_t gpu_batch_bytes_;
     const uint32_t gpu_member_bytes_;  // a chunk with a longer member goes to the CPU
     unsigned count_ = 1;                  // CPU chunk decoders
-    flow::queue_node<GzipChunkPtr> chunk_queue_;  // the router's chunks, for any decoder
+    flow::queue_node<GzipChunkPtr> chunk_queue_;  // the chunk decoders'
     ChunkDecoderBody chunk_decoder_;
-    std::unique_ptr<flow::queue_node<GzipChunkPtr>> cpu_only_chunks_;  // with GPU workers: chunks the GPUs leave
+    std::unique_ptr<flow::queue_node<GzipChunkPtr>> gpu_chunks_;  // with GPU workers: theirs
+    std::atomic<uint64_t> gpu_held_bytes_{0};  // compressed, in gpu_chunks_ or a GPU worker
+    uint64_t gpu_held_limit_ = 0;              // of gpu_held_bytes_, past which chunks go to the CPU
     ChunkDecoderCounts cpu_counts_;
     std::vector<std::unique_ptr<GpuWorker>> gpu_workers_;
     GzipReassembler reassembler_;         // reassembler_node_'s thread
@@ -500,14 +593,24 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     const std::vector<int> parse_gpus = state.plan.parsing ? state.plan.parsing->gpu_ordinals() : std::vector<int>{};
     InflateGpuChoice gpus =
         choose_inflate_gpus(options.raw("gpus"), options.pointer("gpus"), backend->inventory, parse_gpus, split_gzip);
-    const uint64_t gpu_batch_bytes = options.byte_size("gpu_batch_bytes", kDefaultGpuBatchBytes);
+    GpuInflateSettings gpu_settings;
+    gpu_settings.batch_bytes = options.byte_size("gpu_batch_bytes", kDefaultGpuBatchBytes);
     // One warp decodes a member, so a batch lasts as long as its longest
-    // member: chunks holding longer ones are left to the CPU workers.
+    // member: longer ones are left to the CPU workers, the rest of their
+    // chunks stay in the batch.
     const uint64_t gpu_member_bytes = options.byte_size("gpu_member_bytes", kMaxBatchMemberTextBytes);
     if (gpu_member_bytes == 0 || gpu_member_bytes > (1ull << 30))
         throw ConfigError(options.pointer("gpu_member_bytes"), "must be between 1 and 2^30");
+    gpu_settings.member_bytes = static_cast<uint32_t>(gpu_member_bytes);
+    // Two batches in flight a GPU (a worker each, with its own thread, stream
+    // and buffers): while one's text is copied out, the other's batch crosses
+    // PCIe and inflates.
+    const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", 2);
+    if (in_flight == 0 || in_flight > 8)
+        throw ConfigError(options.pointer("gpu_batches_in_flight"), "must be between 1 and 8");
+    gpu_settings.workers_per_gpu = static_cast<unsigned>(in_flight);
     return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, std::move(gpus), backend,
-                                            gpu_batch_bytes, static_cast<uint32_t>(gpu_member_bytes));
+                                            gpu_settings);
 }
 
 }  // namespace invidx

@@ -22,9 +22,11 @@ struct MemberBatchLimits {
     size_t members = 0;
 };
 
-// A GPU worker's batch: up to 64 MiB of compressed input (16 read blocks at
-// the default size), so that a batch holds some thousands of members.
-inline constexpr size_t kDefaultGpuBatchBytes = size_t{64} << 20;
+// A GPU worker's batch: up to 16 MiB of compressed input (4 read blocks at
+// the default size, some thousands of members). Its page-locked buffers
+// (about 9 times that) are allocated and freed once a build, which takes
+// tenths of a second per GB, and two batches a GPU keep it busy.
+inline constexpr size_t kDefaultGpuBatchBytes = size_t{16} << 20;
 
 // The limits of a GPU worker's batch for `input_bytes` of compressed input:
 // 8 times that of text (WARC.gz HTML inflates about 5x; a batch whose text

@@ -35,6 +35,17 @@ namespace invidx {
 // data can hold such bytes.
 std::optional<size_t> find_gzip_member_header(const char* bytes, size_t size, size_t from);
 
+// A member of a chunk whose text a GPU batch left to the CPU (longer than
+// the GPU's cap): its compressed bytes [in_offset, in_offset + in_size) of
+// the chunk and its text [text_offset, text_offset + text_size) of the
+// chunk's text (chunk_batch.hpp).
+struct ChunkMemberHole {
+    uint64_t in_offset = 0;
+    uint64_t text_offset = 0;
+    uint32_t in_size = 0;
+    uint32_t text_size = 0;
+};
+
 // Compressed bytes [start in blocks.front(), end in blocks.back()) of one file.
 struct GzipChunk {
     uint32_t file_ordinal = 0;
@@ -48,6 +59,10 @@ struct GzipChunk {
     bool decoded = false;        // the range decoded on its own, ending between members
     uint64_t members = 0;        // gzip members in the range, when decoded
     std::vector<TextBlock> text;
+    // Set by a GPU batch that inflated the chunk's other members: `text`
+    // holds the whole chunk's blocks but these members' bytes are not
+    // filled yet (fill_member_holes, chunk_batch.hpp), and decoded is false.
+    std::vector<ChunkMemberHole> holes;
 };
 using GzipChunkPtr = std::shared_ptr<GzipChunk>;
 

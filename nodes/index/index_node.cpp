@@ -246,7 +246,7 @@ private:
 
     template <class Emit>
     void index(size_t i, const IndexWork& work, Emit&& emit) {
-        NodeMetrics::BusyScope busy_total(metrics_.busy_ns);
+        auto busy_total = metrics_.busy_scope();
         NodeMetrics::BusyScope busy_indexer(busy_ns_[i]);
         backends_[i]->index(*work.batch);
         if (!work.closes_run) return;

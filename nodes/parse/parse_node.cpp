@@ -261,7 +261,7 @@ private:
 
     Out parse_on_cpu(const In& batch) {
         return run_guarded(metrics_, [&] {
-            NodeMetrics::BusyScope busy(metrics_.busy_ns);
+            auto busy = metrics_.busy_scope();
             NodeMetrics::BusyScope busy_cpu(cpu_counters_.busy_ns);
             ++metrics_.items_in;
             metrics_.bytes_in += batch->text_bytes;
@@ -283,7 +283,7 @@ private:
             if (!state_.graph.is_cancelled()) {
                 Out out = run_guarded(metrics_, [&] {
                     ParserCounters& counters = *gpu_counters_[slot.gpu];
-                    NodeMetrics::BusyScope busy(metrics_.busy_ns);
+                    auto busy = metrics_.busy_scope();  // a slot waiting on its GPU uses little CPU
                     NodeMetrics::BusyScope busy_gpu(counters.busy_ns);
                     ++metrics_.items_in;
                     metrics_.bytes_in += batch->text_bytes;

@@ -50,6 +50,23 @@ GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gp
     }
 }
 
+GPU_TEST_CASE("decompress gpus (device): members over gpu_member_bytes are filled in by the CPU, the CIFF of gpus none") {
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(57, 2000, 2));
+    std::vector<std::string> overrides = small_blocks(16, "65536");
+    overrides.push_back("decompress.gpu_member_bytes=1000");  // the requests and short pages on the GPU
+    for (const unsigned in_flight : {1u, 2u}) {
+        CAPTURE(in_flight);
+        std::vector<std::string> settings = overrides;
+        settings.push_back("decompress.gpu_batches_in_flight=" + std::to_string(in_flight));
+        for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, device_lists(), settings)) {
+            CHECK(split.gpu_members > 0);
+            CHECK(split.gpu_member_holes > 0);
+            CHECK(split.cpu_member_holes == split.gpu_member_holes);
+        }
+    }
+}
+
 GPU_TEST_CASE("decompress gpus (device): the sample WARC.gz inflated on gpu:0 gives the CIFF of gpus none") {
     const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/debian-docs.warc.gz";
     const auto splits = check_gpu_inflate_equals_cpu({sample}, {nlohmann::json::parse("[0]")}, small_blocks(16, "67108864"));

@@ -9,6 +9,7 @@
 // runs the same checks on a real GPU.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,8 @@ TEST_CASE("decompress gpus (host reference): \"auto\" inflates on the GPUs the p
     const BuildReport report = build_index(gpu, overrides);
     const InflateSplit split = inflate_split(report.json);
     CHECK(split.gpus == "auto");
-    CHECK(split.gpu_workers == 2);
+    CHECK(split.gpu_devices == std::set<std::string>{"gpu:0", "gpu:1"});
+    CHECK(split.gpu_workers == 4);  // two batches in flight on each GPU, by default
     CHECK(split.gpu_members > 0);
     CHECK(report.json.at("split_gzip").at("gpus_reason").get<std::string>().find("gpu:0, gpu:1") != std::string::npos);
     CHECK(report.json.at("split_gzip").at("gpu_backend") == "host reference (tests)");
@@ -120,6 +122,34 @@ TEST_CASE("decompress gpus (host reference): a damaged member fails the build wi
     }
 }
 
+TEST_CASE("decompress gpus (host reference): one to three batches in flight a GPU give the CPU's CIFF") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(2));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(59, 300, 3));
+    const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0, 1]")};
+    for (const unsigned in_flight : {1u, 3u}) {
+        CAPTURE(in_flight);
+        std::vector<std::string> overrides = small_blocks(16, "9000");
+        overrides.push_back("decompress.gpu_batches_in_flight=" + std::to_string(in_flight));
+        for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, overrides)) {
+            CHECK(split.gpu_workers == 2 * in_flight);
+            CHECK(split.gpu_members > 0);
+        }
+    }
+    for (const int bad : {0, 9}) {
+        nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
+        for (auto& node : pipeline["nodes"])
+            if (node["kind"] == "decompress") node["gpu_batches_in_flight"] = bad;
+        std::string pointer = "no error";
+        try {
+            build_index(pipeline);
+        } catch (const ConfigError& error) {
+            pointer = error.json_pointer();
+        }
+        CHECK(pointer == "/nodes/1/gpu_batches_in_flight");
+    }
+}
+
 TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompress node's key") {
     const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
     TempDir dir;
@@ -143,7 +173,7 @@ TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompres
     CHECK(pointer_of("none") == "no error");
 }
 
-TEST_CASE("decompress gpus (host reference): gpu_member_bytes leaves chunks with longer members to the CPU") {
+TEST_CASE("decompress gpus (host reference): gpu_member_bytes leaves longer members to the CPU, the rest of their chunks to the GPU") {
     const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(53, 200, 2));
@@ -155,9 +185,21 @@ TEST_CASE("decompress gpus (host reference): gpu_member_bytes leaves chunks with
         CHECK(split.gpu_members == 0);
         CHECK(split.gpu_chunks_to_cpu > 0);
     }
-    // The default cap (4 MiB) takes them all.
-    for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, small_blocks(16, "65536")))
+    // 1,000 bytes: the requests and short pages on the GPU, the longer pages
+    // on the CPU, in the same chunks.
+    std::vector<std::string> some_long = small_blocks(16, "65536");
+    some_long.push_back("decompress.gpu_member_bytes=1000");
+    for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, some_long)) {
         CHECK(split.gpu_members > 0);
+        CHECK(split.gpu_member_holes > 0);
+        CHECK(split.cpu_member_holes == split.gpu_member_holes);
+        CHECK(split.gpu_chunks > 0);
+    }
+    // The default cap (256 KiB) takes them all.
+    for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, small_blocks(16, "65536"))) {
+        CHECK(split.gpu_members > 0);
+        CHECK(split.gpu_member_holes == 0);
+    }
     nlohmann::json bad = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
     for (auto& node : bad["nodes"])
         if (node["kind"] == "decompress") node["gpu_member_bytes"] = 0;

@@ -220,3 +220,28 @@ TEST_CASE("split_gzip: a gzip file decoded in chunks on several workers gives th
         }
     }
 }
+
+TEST_CASE("split_gzip: a file of one gzip stream streams through one worker, a file of members is split") {
+    TempDir dir;
+    std::string records;
+    std::string members;
+    for (int d = 0; d < 300; ++d) {
+        const std::string text = "page " + std::to_string(d) + " of the crawl, words " + std::to_string(d * 7) +
+                                 " and " + std::to_string(d * 13) + " for the index";
+        records += warc_response("stream-" + std::to_string(d), text);
+        members += gzip(warc_response("member-" + std::to_string(d), text));
+    }
+    dir.write("in/a-one-stream.warc.gz", gzip(records));
+    dir.write("in/b-per-record.warc.gz", members);
+    dir.write("in/c-one-stream.warc.gz", gzip(records + records));
+    const std::vector<std::string> small = {"memory.read_block_bytes=2048", "memory.tokens=16", "decompress.count=2"};
+    std::vector<std::string> unsplit = small;
+    unsplit.push_back("decompress.split_gzip=false");
+    build_index(standard_pipeline({(dir / "in").string()}, dir / "unsplit", 2, 1), unsplit);
+    const BuildReport split = build_index(standard_pipeline({(dir / "in").string()}, dir / "split", 2, 1), small);
+    CHECK(ciff_bytes(dir / "split") == ciff_bytes(dir / "unsplit"));
+    const nlohmann::json& section = split.json.at("split_gzip");
+    CHECK(section.at("files_split").get<uint64_t>() == 1);  // the per-record file only
+    CHECK(section.at("chunks").get<uint64_t>() > 1);
+    CHECK(section.at("files_decoded_in_order_from_a_chunk").get<uint64_t>() == 0);
+}

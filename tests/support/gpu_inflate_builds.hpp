@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,14 @@ struct InflateSplit {
     uint64_t cpu_chunks = 0;
     uint64_t cpu_members = 0;
     uint64_t gpu_workers = 0;
+    std::set<std::string> gpu_devices;  // of the workers ("gpu:0", ...)
     uint64_t gpu_chunks = 0;
     uint64_t gpu_members = 0;
     uint64_t gpu_text_bytes = 0;
     uint64_t gpu_batches = 0;
     uint64_t gpu_chunks_to_cpu = 0;
+    uint64_t gpu_member_holes = 0;  // long members the GPUs left to the CPU decoders
+    uint64_t cpu_member_holes = 0;  // those the CPU decoders inflated
     std::string gpus;  // the "gpus" setting
 };
 
@@ -51,15 +55,18 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
         if (decoder.at("kind") == "cpu") {
             split.cpu_chunks += decoder.at("chunks").get<uint64_t>();
             split.cpu_members += decoder.at("members").get<uint64_t>();
+            split.cpu_member_holes += decoder.at("member_holes").get<uint64_t>();
             continue;
         }
         CHECK(decoder.at("kind") == "gpu");
         ++split.gpu_workers;
+        split.gpu_devices.insert(decoder.at("device").get<std::string>());
         split.gpu_chunks += decoder.at("chunks").get<uint64_t>();
         split.gpu_members += decoder.at("members").get<uint64_t>();
         split.gpu_text_bytes += decoder.at("text_bytes").get<uint64_t>();
         split.gpu_batches += decoder.at("batches").get<uint64_t>();
         split.gpu_chunks_to_cpu += decoder.at("chunks_to_cpu").get<uint64_t>();
+        split.gpu_member_holes += decoder.at("member_holes").get<uint64_t>();
     }
     CHECK(split.cpu_chunks + split.gpu_chunks + split.chunks_not_decoded_alone == split.chunks);
     return split;
@@ -86,7 +93,8 @@ inline std::vector<InflateSplit> check_gpu_inflate_equals_cpu(const std::vector<
         const BuildReport report = build_index(with_inflate_gpus(standard_pipeline(inputs, output, 2, 2), gpus[g]), overrides);
         const InflateSplit split = inflate_split(report.json);
         CHECK(split.gpus == "list");
-        CHECK(split.gpu_workers == gpus[g].size());
+        CHECK(split.gpu_devices.size() == gpus[g].size());
+        CHECK(split.gpu_workers % gpus[g].size() == 0);  // as many batches in flight on each
         CHECK(report.json.at("documents") == cpu.json.at("documents"));
         // The same chunks, each decoded alone or not as on the CPU.
         CHECK(split.chunks == cpu_split.chunks);

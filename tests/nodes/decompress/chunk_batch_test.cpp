@@ -61,6 +61,8 @@ struct BatchSplit {
     size_t inflated = 0;      // chunks whose text came from the batch inflater
     size_t not_taken = 0;     // chunks the batch left to the CPU before inflating
     size_t not_clean = 0;     // chunks taken whose members did not all inflate
+    size_t holes = 0;         // long members the batch left to fill_member_holes
+    size_t holes_failed = 0;  // chunks whose holes did not inflate: decode_chunk's
     size_t batches = 0;
     uint64_t files_in_order = 0;
 };
@@ -85,6 +87,15 @@ BatchSplit batch_split_decode(const std::string& file, size_t block_bytes, size_
             CHECK(done.compressed_bytes > 0);
             if (done.inflated) {
                 ++out.inflated;
+                CHECK(done.holes == done.chunk->holes.size());
+                CHECK(done.chunk->decoded == done.chunk->holes.empty());
+                out.holes += done.holes;
+                if (!done.chunk->holes.empty() && !fill_member_holes(*done.chunk, text_block_bytes)) {
+                    ++out.holes_failed;
+                    done.chunk->text.clear();
+                    done.chunk->holes.clear();
+                    on_cpu.push_back(done.chunk);
+                }
             } else {
                 ++out.not_clean;
                 CHECK(done.chunk->text.empty());
@@ -262,7 +273,7 @@ TEST_CASE("chunk batch: one whole-file member inflates whole, or goes to the CPU
     const std::string single = member(words(random, 300000));
     for (const size_t block_bytes : {size_t{4096}, single.size()}) {
         CAPTURE(block_bytes);
-        const BatchSplit whole = batch_split_decode(single, block_bytes, 1000, 8192, kRoomy);
+        const BatchSplit whole = batch_split_decode(single, block_bytes, 1000, 8192, kRoomy, uint32_t{4} << 20);
         check_same_blocks(whole.text, reference(single, block_bytes, 1000, 8192));
         CHECK(whole.chunks == 1);
         CHECK(whole.inflated == 1);
@@ -272,7 +283,8 @@ TEST_CASE("chunk batch: one whole-file member inflates whole, or goes to the CPU
         CHECK(too_long.not_taken == 1);
     }
     // More text than a batch holds at all: the CPU's.
-    const BatchSplit too_much = batch_split_decode(single, 4096, 1000, 8192, {size_t{1} << 20, 200000, 100});
+    const BatchSplit too_much =
+        batch_split_decode(single, 4096, 1000, 8192, {size_t{1} << 20, 200000, 100}, uint32_t{4} << 20);
     check_same_blocks(too_much.text, reference(single, 4096, 1000, 8192));
     CHECK(too_much.not_taken == 1);
     // A member longer than a chunk may hold: the chunks go undecoded to the reassembler, untouched here.
@@ -281,6 +293,85 @@ TEST_CASE("chunk batch: one whole-file member inflates whole, or goes to the CPU
     check_same_blocks(undecoded.text, reference(long_member, 2048, 4, 8192));
     CHECK(undecoded.files_in_order == 1);
     CHECK(undecoded.not_taken > 0);
+}
+
+// Members of 400-1,000 bytes of text among members of 20,000-30,000: a cap
+// between the two leaves the long ones as holes in their chunks' text.
+std::string short_and_long_members(std::mt19937& random, size_t count) {
+    std::vector<size_t> sizes;
+    for (size_t i = 0; i < count; ++i) sizes.push_back(i % 5 == 2 ? 20000 + random() % 10000 : 400 + random() % 600);
+    return members(sizes, random);
+}
+
+TEST_CASE("chunk batch: members longer than the cap are left as holes, and filled they give decode_chunk's text") {
+    std::mt19937 random(31);
+    const std::string file = short_and_long_members(random, 60);
+    const uint32_t cap = 10000;  // bytes of text: the short members are under it, the long ones over
+    for (const size_t block_bytes : {size_t{3000}, size_t{20000}, size_t{90000}, file.size()}) {
+        for (const size_t text_block_bytes : {size_t{1000}, size_t{4096}, size_t{1} << 20}) {
+            for (const bool kernel_decoder : {false, true}) {
+                CAPTURE(block_bytes);
+                CAPTURE(text_block_bytes);
+                CAPTURE(kernel_decoder);
+                const BatchSplit split =
+                    batch_split_decode(file, block_bytes, 1000, text_block_bytes, kRoomy, cap, 5, kernel_decoder);
+                check_same_blocks(split.text, reference(file, block_bytes, 1000, text_block_bytes));
+                // Every long member once, where no chunk holds long members only.
+                if (block_bytes >= 20000) CHECK(split.holes == 12);
+                CHECK(split.holes > 0);
+                CHECK(split.holes_failed == 0);
+                CHECK(split.not_clean == 0);
+                CHECK(split.inflated > 0);
+                CHECK(split.files_in_order == 0);
+            }
+        }
+    }
+    // Every member over the cap: nothing for the batch, every chunk the CPU's.
+    const BatchSplit none = batch_split_decode(file, 20000, 1000, 4096, kRoomy, 100);
+    check_same_blocks(none.text, reference(file, 20000, 1000, 4096));
+    CHECK(none.inflated == 0);
+    CHECK(none.not_taken == none.chunks);
+}
+
+TEST_CASE("chunk batch: a damaged member left as a hole gives the CPU's error, word for word") {
+    std::mt19937 random(37);
+    const std::string file = short_and_long_members(random, 30);
+    // The third member is a long one: damage inside it, or its trailer.
+    size_t start = 0;
+    for (int m = 0; m < 2; ++m) start = *find_gzip_member_header(file.data(), file.size(), start + 1);
+    const size_t next = *find_gzip_member_header(file.data(), file.size(), start + 1);
+    REQUIRE(next - start > 2000);  // compressed
+    const auto flipped = [&](size_t at) {
+        std::string bad = file;
+        bad[at] = static_cast<char>(bad[at] ^ 0x55);
+        return bad;
+    };
+    const std::vector<std::pair<std::string, std::string>> damaged = {
+        {"deflate data", flipped(start + (next - start) / 2)},
+        {"CRC-32", flipped(next - 7)},
+        {"ISIZE", flipped(next - 4)},
+    };
+    for (const auto& [what, bad] : damaged) {
+        CAPTURE(what);
+        const std::string expected = error_of([&] { in_order(bad, 4096); });
+        CHECK(expected != "no error");
+        CHECK(error_of([&] { batch_split_decode(bad, 50000, 1000, 4096, kRoomy, 10000); }) == expected);
+    }
+    // The deflate data damaged, the ISIZE intact: the batch inflates the
+    // short members, and filling the hole fails (so decode_chunk decodes it).
+    const std::string bad = flipped(start + (next - start) / 2);
+    const std::vector<GzipChunkPtr> chunks = chunks_of(bad, bad.size(), 1000);
+    REQUIRE(chunks.size() == 1);
+    const auto inflater = make_host_member_inflater(kRoomy);
+    ChunkBatch batch(*inflater, 10000);
+    REQUIRE(batch.take(chunks[0], testing::input_file("x.warc.gz")) == ChunkBatch::Taken::yes);
+    const std::vector<ChunkBatch::Done> done = batch.run(4096, nullptr);
+    REQUIRE(done.size() == 1);
+    CHECK(done[0].inflated);
+    CHECK(done[0].holes == 6);
+    CHECK_FALSE(chunks[0]->decoded);
+    CHECK_FALSE(fill_member_holes(*chunks[0], 4096));
+    CHECK_FALSE(chunks[0]->decoded);
 }
 
 TEST_CASE("chunk batch: a false member header inside compressed data leaves its chunk to the CPU, same text") {

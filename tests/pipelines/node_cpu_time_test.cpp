@@ -1,0 +1,59 @@
+// report.json gives each node's CPU time inside its bodies
+// (busy_cpu_seconds) beside its wall time there (busy_seconds), and the
+// stages sum it per kind as they sum busy_seconds.
+#include <doctest/doctest.h>
+
+#include "support/collections.hpp"
+#include "support/generated_warc.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace invidx;
+using namespace invidx::testing;
+
+namespace {
+
+double cpu_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind) {
+    double total = 0;
+    for (const auto& node : nodes)
+        if (node.at("kind") == kind) total += node.at("busy_cpu_seconds").get<double>();
+    return total;
+}
+
+}  // namespace
+
+TEST_CASE("a build reports every node's busy CPU seconds next to its busy seconds") {
+    TempDir dir;
+    write_parts(dir, "in", generate_warc(5, 120, 3));  // gzip members: the decompress node inflates them
+    const auto output = dir / "index";
+    const BuildReport built = build_index(standard_pipeline({(dir / "in").string()}, output, 2, 1));
+
+    IndexReader index(output);
+    REQUIRE(index.report().has_value());
+    const nlohmann::json& report = *index.report();  // as written into report.json
+    REQUIRE(report.at("nodes").size() >= 8);
+    for (const auto& node : report.at("nodes")) {
+        CAPTURE(node.dump());
+        REQUIRE(node.contains("busy_cpu_seconds"));
+        const double cpu = node.at("busy_cpu_seconds").get<double>();
+        CHECK(cpu >= 0);
+        // Measured inside the same scopes as busy_seconds (the clocks may
+        // differ by a little).
+        CHECK(cpu <= node.at("busy_seconds").get<double>() + 0.01);
+    }
+    // The nodes that inflate and parse do use the CPU.
+    CHECK(cpu_seconds_of_kind(report.at("nodes"), "decompress") > 0);
+    CHECK(cpu_seconds_of_kind(report.at("nodes"), "parse") > 0);
+    CHECK(cpu_seconds_of_kind(report.at("nodes"), "index") > 0);
+
+    const nlohmann::json& stages = report.at("stages");
+    CHECK(stages.at("parse_busy_cpu").get<double>() == doctest::Approx(cpu_seconds_of_kind(report.at("nodes"), "parse")));
+    CHECK(stages.at("index_busy_cpu").get<double>() == doctest::Approx(cpu_seconds_of_kind(report.at("nodes"), "index")));
+    CHECK(stages.at("post_processing_busy_cpu").get<double>() ==
+          doctest::Approx(cpu_seconds_of_kind(report.at("nodes"), "compress") +
+                          cpu_seconds_of_kind(report.at("nodes"), "flush")));
+    CHECK(stages.contains("parse_busy"));  // the wall-time figures stay
+
+    // The summary invidx-run prints has the CPU seconds as a column.
+    const std::string summary = built.summary_table();
+    CHECK(summary.find("cpu s") != std::string::npos);
+}
