@@ -20,6 +20,8 @@
 #    variant whose other settings are rejected is skipped), REPEAT times in
 #    turn, and on the first run each index exported as CIFF (CIFF=0: never)
 #    and compared across the variants.
+# COLLECTIONS (default "per-record one-stream mixed") picks which of the
+# three collections are measured and built (both are written either way).
 # A table last: per collection and variant, the median MB/s of text, that
 # over each ceiling's median, the decompress node's busy core-seconds per
 # GB of text (wall time inside its bodies), its CPU seconds per GB (the CPU
@@ -95,7 +97,7 @@ inputs() {  # the directories of the collection named $1
     *) echo "$work/$1" ;;
   esac
 }
-collections="per-record one-stream mixed"
+collections=${COLLECTIONS:-"per-record one-stream mixed"}  # any of the three, e.g. COLLECTIONS=mixed
 results=$out/inflate-builds.tsv
 : > "$results"
 
