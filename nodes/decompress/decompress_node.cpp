@@ -105,27 +105,28 @@ uint64_t compressed_bytes_of(const GzipChunk& chunk) {
 // frames f and, f being next, passes its batches on, which releases the
 // tokens of f's text.
 //
-// With split_gzip, a plain gzip file of several blocks whose first block
-// holds a second member header is not given to one worker: the router cuts
-// it into chunks at member headers, any of `count` chunk decoders decodes
-// each, and a serial reassembler puts the file's text back in order
-// (split_gzip.hpp), so one large file is decoded on several cores. A file
-// of one gzip stream has nothing to cut at: it goes to a worker as above
-// (were it split, a stream longer than a chunk may hold would be decoded
-// in order on the reassembler's one thread, every such file after another). A chunk holds the tokens of its blocks; the router holds at most
-// a quarter of the tokens for the chunk it is gathering, so reading goes on.
+// With split_gzip, a plain gzip file of several blocks whose first block holds
+// a second member header is not given to one worker: the router cuts it into
+// chunks at member headers, any of `count` chunk decoders decodes each, and a
+// serial reassembler puts the file's text back in order (split_gzip.hpp), so
+// one large file is decoded on several cores. A file of one gzip stream has
+// nothing to cut at: it goes to a worker as above (were it split, a stream
+// longer than a chunk may hold would be decoded in order on the reassembler's
+// one thread, every such file after another). A chunk holds the tokens of its
+// blocks; the router holds at most a quarter of the tokens for the chunk it is
+// gathering, so reading goes on.
 //
 // With "gpus" (docs/PIPELINE.md, "GPU inflate"), the GPU workers come first:
-// the router sends a chunk that may hold members (no member longer than a
-// read block) to the GPUs' queue while the GPU workers hold less than a
-// batch each (and a quarter of the tokens), and to the chunk decoders'
-// queue otherwise, so the split between CPU and GPU follows their speeds. A limiter of 1 hands a free GPU worker
-// the next chunk, and its thread (an async_node's AsyncWorker, so no
-// flow-graph thread waits on the device) adds every chunk already waiting,
-// without waiting for more, to one batch of whole members for its
-// GpuInflater (chunk_batch.hpp). Members longer than the GPU's cap are left
-// as holes for the chunk decoders (fill_member_holes); a chunk the GPU cannot
-// take, or whose members do not all inflate cleanly, goes to the chunk
+// the router sends a chunk that may hold members (no member longer than a read
+// block) to the GPUs' queue while the GPU workers hold less than a batch each
+// (and a quarter of the tokens), and to the chunk decoders' queue otherwise,
+// so the split between CPU and GPU follows their speeds. A limiter of 1 hands
+// a free GPU worker the next chunk, and its thread (an async_node's
+// AsyncWorker, so no flow-graph thread waits on the device) adds every chunk
+// already waiting, without waiting for more, to one batch of whole members for
+// its GpuInflater (chunk_batch.hpp). Members longer than the GPU's cap are
+// left as holes for the chunk decoders (fill_member_holes); a chunk the GPU
+// cannot take, or whose members do not all inflate cleanly, goes to the chunk
 // decoders whole, whose decode_chunk gives the CPU's text or error. No
 // deadlock: a worker waits for nothing but its own device, every chunk still
 // holds its blocks' tokens, and every chunk reaches the reassembler from one
