@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "invidx/error.hpp"
+#include "tests/support/gzip_chunk_decoding.hpp"
 #include "tests/support/gzip_chunks.hpp"
 #include "tests/support/gzip_member.hpp"
 #include "tests/support/text_blocks.hpp"
@@ -19,6 +20,7 @@
 namespace invidx {
 namespace {
 
+using testing::in_order;
 using testing::kFakeHeader;
 using testing::member;
 using testing::MemberOptions;
@@ -63,20 +65,8 @@ Split split_decode(const std::string& file, size_t block_bytes, size_t max_block
         decode_chunk(*chunk, input, text_block_bytes, nullptr);
         if (!chunk->decoded) ++out.chunks_not_decoded;
     }
-    std::mt19937 random(seed);
-    std::shuffle(chunks.begin(), chunks.end(), random);
-    GzipReassembler reassembler(text_block_bytes, nullptr);
-    for (auto& chunk : chunks)
-        reassembler.push(chunk, input, [&](TextBlock&& text) { out.text.push_back(std::move(text)); });
-    out.files_in_order = reassembler.files_in_order();
+    out.text = testing::reassemble_shuffled(std::move(chunks), text_block_bytes, seed, out.files_in_order);
     return out;
-}
-
-std::vector<TextBlock> in_order(const std::string& file, size_t text_block_bytes) {
-    std::vector<TextBlock> blocks;
-    GzipStream stream(testing::input_file("x.warc.gz"), text_block_bytes);
-    stream.feed(file, true, [&](TextBlock&& text) { blocks.push_back(std::move(text)); });
-    return blocks;
 }
 
 std::string joined(const std::vector<TextBlock>& blocks) {
