@@ -104,8 +104,7 @@ SearchOptions options_for(Bm25Parameters parameters, QueryMode mode, size_t k, A
 TEST_CASE("every CPU algorithm returns the brute-force BM25 top k for any k1 and b, with and without a query layout") {
     TempDir dir;
     std::mt19937 random(31);
-    const auto words = random_words(random, 300);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 900, 3.0));
+    const auto [words, standard] = skewed_collection(dir, random, 300, 900, 3.0);
     const auto queries = test_queries(random, words);
     struct Case {
         QueryMode mode;
@@ -151,8 +150,7 @@ TEST_CASE("every CPU algorithm returns the brute-force BM25 top k for any k1 and
 TEST_CASE("absent k1 and b are the Searcher's own; given ones change the scores") {
     TempDir dir;
     std::mt19937 random(5);
-    const auto words = random_words(random, 100);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 300, 2.0));
+    const auto [words, standard] = skewed_collection(dir, random, 100, 300, 2.0);
     merge_runs(standard, {.query_codec = std::string("bp128")});
     const IndexReader index(standard);
     const Searcher searcher(index);
@@ -175,8 +173,7 @@ TEST_CASE("absent k1 and b are the Searcher's own; given ones change the scores"
 TEST_CASE("the bounds that replace block maxima of another k1 and b never fall below a block's true maximum") {
     TempDir dir;
     std::mt19937 random(8);
-    const auto words = random_words(random, 200);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 800, 3.0));
+    const auto [words, standard] = skewed_collection(dir, random, 200, 800, 3.0);
     merge_runs(standard, {.query_codec = std::string("bp128")});
     const IndexReader index(standard);
     const QueryPostings layout(index);
@@ -220,8 +217,7 @@ TEST_CASE("the bounds that replace block maxima of another k1 and b never fall b
 TEST_CASE("pruning with another k1 and b scores fewer documents than exhaustive evaluation, for the same top k") {
     TempDir dir;
     std::mt19937 random(12);
-    const auto words = random_words(random, 300);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 1500, 3.0));
+    const auto [words, standard] = skewed_collection(dir, random, 300, 1500, 3.0);
     merge_runs(standard, {.query_codec = std::string("bp128")});
     const IndexReader index(standard);
     const Searcher searcher(index);
@@ -242,8 +238,7 @@ TEST_CASE("pruning with another k1 and b scores fewer documents than exhaustive 
 TEST_CASE("k1 and b outside their ranges, or with impact scoring, are QueryErrors before any query runs") {
     TempDir dir;
     std::mt19937 random(3);
-    const auto words = random_words(random, 50);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 50, 2.0));
+    const auto [words, standard] = skewed_collection(dir, random, 50, 50, 2.0);
     const IndexReader index(standard);
     const Searcher searcher(index);
     const std::vector<std::string> queries = {words[0], words[1]};
@@ -272,8 +267,7 @@ TEST_CASE("k1 and b outside their ranges, or with impact scoring, are QueryError
 GPU_TEST_CASE("the GPU returns the CPU's top k for other k1 and b, one query at a time and in batches") {
     TempDir dir;
     std::mt19937 random(41);
-    const auto words = random_words(random, 300);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 1500, 3.0));
+    const auto [words, standard] = skewed_collection(dir, random, 300, 1500, 3.0);
     const auto queries = test_queries(random, words);
     for (const Index& index_case : indexes_of(dir, standard)) {
         CAPTURE(index_case.name);
@@ -307,8 +301,7 @@ GPU_TEST_CASE("the GPU returns the CPU's top k for other k1 and b, one query at 
 GPU_TEST_CASE("a GPU batch mixing plans of different k1 and b answers each with its own") {
     TempDir dir;
     std::mt19937 random(43);
-    const auto words = random_words(random, 200);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 800, 3.0));
+    const auto [words, standard] = skewed_collection(dir, random, 200, 800, 3.0);
     merge_runs(standard, {.query_codec = std::string("bp128")});
     const IndexReader index(standard);
     const Searcher cpu(index);

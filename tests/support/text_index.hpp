@@ -61,6 +61,21 @@ inline std::vector<std::string> skewed_documents(std::mt19937& random, const std
     return texts;
 }
 
+// `documents` skewed documents over `vocabulary` random words, indexed in
+// `dir`: the words and the index directory. `random` goes on from there
+// (to make queries).
+struct SkewedCollection {
+    std::vector<std::string> words;
+    std::filesystem::path index;
+};
+inline SkewedCollection skewed_collection(const TempDir& dir, std::mt19937& random, size_t vocabulary, size_t documents,
+                                          double skew) {
+    SkewedCollection collection;
+    collection.words = random_words(random, vocabulary);
+    collection.index = build_text_index(dir, skewed_documents(random, collection.words, documents, skew));
+    return collection;
+}
+
 inline std::string random_query(std::mt19937& random, const std::vector<std::string>& words) {
     const std::vector<std::string> stopwords = {"the", "and", "of", "A", "THE"};
     std::string query;
