@@ -60,6 +60,10 @@ struct ChunkDecoderCounts {
     // decoders; the CPU decoders: those they inflated.
     std::atomic<uint64_t> member_holes{0};
     std::atomic<uint64_t> member_hole_text_bytes{0};
+    // The CPU decoders: chunks whose holes did not inflate (a member header
+    // that was bytes inside compressed data, or damage), decoded again
+    // whole, so counted by a GPU worker and here.
+    std::atomic<uint64_t> chunks_decoded_again{0};
 
     void add(uint64_t chunk_members, uint64_t compressed, uint64_t text) {
         ++chunks;
@@ -74,6 +78,7 @@ struct ChunkDecoderCounts {
                 {"text_bytes", text_bytes.load()},
                 {"member_holes", member_holes.load()},
                 {"member_hole_text_bytes", member_hole_text_bytes.load()},
+                {"chunks_decoded_again", chunks_decoded_again.load()},
                 {"busy_seconds", static_cast<double>(busy_ns.load()) * 1e-9}};
     }
 };
@@ -340,6 +345,7 @@ private:
         for (TextBlock& text : chunk.text) text_buffers_->give_back(std::move(text.bytes));
         chunk.text.clear();
         chunk.holes.clear();
+        ++cpu_counts_.chunks_decoded_again;
         return false;
     }
 

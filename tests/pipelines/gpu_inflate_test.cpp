@@ -18,6 +18,7 @@
 #include "nodes/parse/gpu_parse_backend.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_inflate_builds.hpp"
+#include "support/gzip_member.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
@@ -147,6 +148,31 @@ TEST_CASE("decompress gpus (host reference): one to three batches in flight a GP
             pointer = error.json_pointer();
         }
         CHECK(pointer == "/nodes/1/gpu_batches_in_flight");
+    }
+}
+
+TEST_CASE("decompress gpus (host reference): a long member cut by a false header is decoded again whole, the CPU's CIFF") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    TempDir dir;
+    // Short records, and one long record stored (level 0) whose text holds
+    // a gzip header's bytes after 4 bytes that read as an ISIZE of 16,384:
+    // the scan takes both pieces of that member for members over the cap
+    // (holes), neither inflates, and the chunk is decoded again whole.
+    std::string file;
+    for (int d = 0; d < 60; ++d) file += gzip(warc_response("short-" + std::to_string(d), "<p>page " + std::to_string(d) + "</p>"));
+    const std::string fake_header("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+    const std::string long_html = "<p>" + std::string(1500, 'a') + std::string("\x00\x40\x00\x00", 4) + fake_header +
+                                  std::string(1500, 'b') + "</p>";
+    MemberOptions stored;
+    stored.level = 0;
+    file += member(warc_response("long", long_html), stored);  // inside the first read block
+    for (int d = 60; d < 600; ++d) file += gzip(warc_response("short-" + std::to_string(d), "<p>page " + std::to_string(d) + "</p>"));
+    const std::string path = dir.write("in/part.warc.gz", file).string();
+    const std::vector<std::string> settings = {"memory.tokens=16", "memory.read_block_bytes=65536",
+                                               "decompress.count=2", "decompress.gpu_member_bytes=1000"};
+    for (const InflateSplit& split : check_gpu_inflate_equals_cpu({path}, {nlohmann::json::parse("[0]")}, settings)) {
+        CHECK(split.cpu_chunks_decoded_again == 1);
+        CHECK(split.gpu_members > 0);
     }
 }
 
