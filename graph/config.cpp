@@ -197,6 +197,14 @@ void settle_pre_weighted(PipelineConfig& config, bool inputs_in_array) {
     make_pre_weighted(config.analysis);
 }
 
+// memory.text_block_bytes "auto" (the default): 4 MiB, or two batches where
+// that is more. The frame node copies the text of the batch it is filling
+// at each block's end (so that no batch in progress holds a token), so
+// blocks shorter than two batches copy most of the text (docs/PIPELINE.md).
+uint64_t auto_text_block_bytes(uint64_t batch_bytes) {
+    return std::max<uint64_t>(uint64_t{4} << 20, 2 * batch_bytes);
+}
+
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("tokens")) {
@@ -209,11 +217,16 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
         uint64_t maximum;
     };
     const Size sizes[] = {{"read_block_bytes", &memory.read_block_bytes, kMaxBlockBytes},
-                          {"text_block_bytes", &memory.text_block_bytes, kMaxBlockBytes},
                           {"batch_bytes", &memory.batch_bytes, kMaxBlockBytes},
                           {"run_bytes", &memory.run_bytes, kMaxRunBytes}};
     for (const auto& [name, field, maximum] : sizes)
         if (const json* v = reader.find(name)) *field = read_integer<uint64_t>(*v, reader.at(name), 1, maximum);
+    const json* text_block = reader.find("text_block_bytes");
+    if (text_block && !(text_block->is_string() && text_block->get<std::string>() == "auto")) {
+        memory.text_block_bytes = read_integer<uint64_t>(*text_block, reader.at("text_block_bytes"), 1, kMaxBlockBytes);
+    } else {
+        memory.text_block_bytes = auto_text_block_bytes(memory.batch_bytes);
+    }
     reader.reject_unknown();
 }
 

@@ -143,6 +143,20 @@ TEST_CASE("sampler.popular_token_fraction is \"auto\" unless a share is given") 
                          invidx::ConfigError);
 }
 
+TEST_CASE("memory.text_block_bytes \"auto\" is 4 MiB or two batches, whichever is more; a number is kept") {
+    const auto text_block = [](const std::vector<std::string>& overrides) {
+        return PipelineConfig::from_json(minimal(), overrides).memory.text_block_bytes;
+    };
+    constexpr uint64_t MiB = uint64_t{1} << 20;
+    CHECK(PipelineConfig::from_json(minimal()).memory.text_block_bytes == 4 * MiB);
+    CHECK(text_block({"memory.batch_bytes=1048576"}) == 4 * MiB);
+    CHECK(text_block({"memory.batch_bytes=8388608"}) == 16 * MiB);
+    CHECK(text_block({"memory.batch_bytes=8388608", "memory.text_block_bytes=auto"}) == 16 * MiB);
+    CHECK(text_block({"memory.batch_bytes=8388608", "memory.text_block_bytes=4194304"}) == 4 * MiB);
+    CHECK(text_block({"memory.text_block_bytes=65536"}) == 65536);
+    CHECK(error_of(minimal(), {"memory.text_block_bytes=big"}).find("/memory/text_block_bytes") != std::string::npos);
+}
+
 TEST_CASE("modes are parsed once into enums, and name themselves back") {
     json j = minimal();
     j["progress"] = "lines";
