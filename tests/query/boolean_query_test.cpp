@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <random>
@@ -340,6 +341,34 @@ std::vector<ScoredDocument> brute_force_tree(const IndexReader& index, const Tre
     return all;
 }
 
+// The collection at `standard` three ways: its run files only, a bp128 query
+// layout, and a vbyte layout with 8-bit impacts.
+std::array<std::filesystem::path, 3> three_layouts(const TempDir& dir, const std::filesystem::path& standard) {
+    const auto layout = with_query_layout(dir, standard, "bp128");
+    const auto weighted = with_query_layout(dir, standard, "vbyte");
+    merge_runs(weighted, {.query_codec = "vbyte", .impact_bits = 8});
+    return {standard, layout, weighted};
+}
+
+// Five documents with positions: docs 0-2 hold "red fox"; 1 also "dog"; 3
+// has red and fox apart; 4 has fox only. Returns the index directory.
+std::filesystem::path red_fox_index(const TempDir& dir) {
+    const std::vector<std::string> texts = {"the red fox runs", "red fox and dog", "a red fox, red fox", "fox red", "fox cat dog"};
+    std::string jsonl;
+    for (size_t i = 0; i < texts.size(); ++i) jsonl += nlohmann::json{{"id", "d" + std::to_string(i)}, {"contents", texts[i]}}.dump() + "\n";
+    const auto input = dir.write("in/docs.jsonl", jsonl);
+    build_index(standard_pipeline({input.string()}, dir / "idx", 2, 2), {"positions=true"});
+    return dir / "idx";
+}
+
+// The docids of the top 10 hits, in docid order.
+std::vector<uint32_t> sorted_docids(const Searcher& searcher, std::string_view query, QueryMode mode) {
+    std::vector<uint32_t> out;
+    for (const auto& hit : searcher.search(query, {.k = 10, .mode = mode}).hits) out.push_back(hit.docid);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("boolean plan: roles, summed boosts, contradictions, prohibited phrases, weighted vectors") {
@@ -416,14 +445,12 @@ TEST_CASE("boolean plan: roles, summed boosts, contradictions, prohibited phrase
 TEST_CASE("boolean queries equal brute force: run files, query layout and impacts, OR and AND, k 1, 10, 1000") {
     TempDir dir;
     std::mt19937 random(2031);
-    const auto words = random_words(random, 400);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 1500, 2.5));
-    const auto layout = with_query_layout(dir, standard, "bp128");
-    const auto weighted = with_query_layout(dir, standard, "vbyte");
-    merge_runs(weighted, {.query_codec = "vbyte", .impact_bits = 8});
+    const auto [words, standard] = skewed_collection(dir, random, 400, 1500, 2.5);
+    const auto paths = three_layouts(dir, standard);
+    const auto& weighted = paths[2];
 
     size_t nonempty = 0, boolean = 0, prohibited_cut = 0;
-    for (const auto& path : {standard, layout, weighted}) {
+    for (const auto& path : paths) {
         const IndexReader index(path);
         const Searcher searcher(index);
         Analyzer analyzer(index.analysis());
@@ -480,19 +507,10 @@ TEST_CASE("boolean queries equal brute force: run files, query layout and impact
 
 TEST_CASE("boolean queries with phrases equal brute force over the phrase's documents") {
     TempDir dir;
-    // Docs 0-2 hold "red fox"; 1 also "dog"; 3 has red and fox apart; 4 has fox only.
-    const std::vector<std::string> texts = {"the red fox runs", "red fox and dog", "a red fox, red fox", "fox red", "fox cat dog"};
-    std::string jsonl;
-    for (size_t i = 0; i < texts.size(); ++i) jsonl += nlohmann::json{{"id", "d" + std::to_string(i)}, {"contents", texts[i]}}.dump() + "\n";
-    const auto input = dir.write("in/docs.jsonl", jsonl);
-    build_index(standard_pipeline({input.string()}, dir / "idx", 2, 2), {"positions=true"});
-    const IndexReader index(dir / "idx");
+    const IndexReader index(red_fox_index(dir));
     const Searcher searcher(index);
     const auto docids = [&](std::string_view query, QueryMode mode = QueryMode::kOr) {
-        std::vector<uint32_t> out;
-        for (const auto& hit : searcher.search(query, {.k = 10, .mode = mode}).hits) out.push_back(hit.docid);
-        std::sort(out.begin(), out.end());
-        return out;
+        return sorted_docids(searcher, query, mode);
     };
     CHECK(docids("\"red fox\"") == std::vector<uint32_t>{0, 1, 2});
     CHECK(docids("\"red fox\" -dog") == std::vector<uint32_t>{0, 2});
@@ -581,14 +599,12 @@ TEST_CASE("grouped plans: flat when the roles say it all, a clause tree otherwis
 TEST_CASE("grouped queries equal brute force: run files, query layout and impacts, OR, AND and and-or, k 1, 10, 1000") {
     TempDir dir;
     std::mt19937 random(3131);
-    const auto words = random_words(random, 300);
-    const auto standard = build_text_index(dir, skewed_documents(random, words, 1200, 2.5));
-    const auto layout = with_query_layout(dir, standard, "bp128");
-    const auto weighted = with_query_layout(dir, standard, "vbyte");
-    merge_runs(weighted, {.query_codec = "vbyte", .impact_bits = 8});
+    const auto [words, standard] = skewed_collection(dir, random, 300, 1200, 2.5);
+    const auto paths = three_layouts(dir, standard);
+    const auto& weighted = paths[2];
 
     size_t nonempty = 0, trees = 0, flat = 0;
-    for (const auto& path : {standard, layout, weighted}) {
+    for (const auto& path : paths) {
         const IndexReader index(path);
         const Searcher searcher(index);
         Analyzer analyzer(index.analysis());
@@ -632,19 +648,10 @@ TEST_CASE("grouped queries equal brute force: run files, query layout and impact
 
 TEST_CASE("prohibited phrases and phrases in groups equal the documents written out") {
     TempDir dir;
-    // Docs 0-2 hold "red fox"; 1 also "dog"; 3 has red and fox apart; 4 has fox only.
-    const std::vector<std::string> texts = {"the red fox runs", "red fox and dog", "a red fox, red fox", "fox red", "fox cat dog"};
-    std::string jsonl;
-    for (size_t i = 0; i < texts.size(); ++i) jsonl += nlohmann::json{{"id", "d" + std::to_string(i)}, {"contents", texts[i]}}.dump() + "\n";
-    const auto input = dir.write("in/docs.jsonl", jsonl);
-    build_index(standard_pipeline({input.string()}, dir / "idx", 2, 2), {"positions=true"});
-    const IndexReader index(dir / "idx");
+    const IndexReader index(red_fox_index(dir));
     const Searcher searcher(index);
     const auto docids = [&](std::string_view query, QueryMode mode = QueryMode::kOr) {
-        std::vector<uint32_t> out;
-        for (const auto& hit : searcher.search(query, {.k = 10, .mode = mode}).hits) out.push_back(hit.docid);
-        std::sort(out.begin(), out.end());
-        return out;
+        return sorted_docids(searcher, query, mode);
     };
     using Docs = std::vector<uint32_t>;
     CHECK(docids("fox -\"red fox\"") == Docs{3, 4});

@@ -12,18 +12,13 @@
 #include "invidx/error.hpp"
 #include "tests/nodes/decompress/archive_writer.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_blocks.hpp"
 
 namespace invidx {
 namespace {
 
+using testing::input_file;
 using testing::TempDir;
-
-InputFile input_file(const std::filesystem::path& path) {
-    InputFile file;
-    file.path = path.string();
-    file.name = path.filename().string();
-    return file;
-}
 
 struct Entry {
     std::string name;

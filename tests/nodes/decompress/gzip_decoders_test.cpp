@@ -12,21 +12,14 @@
 #include "tests/nodes/decompress/archive_writer.hpp"
 #include "tests/support/gzip_member.hpp"
 #include "tests/support/text_blocks.hpp"
+#include "tests/support/gzip_decoder_mixes.hpp"
 
 namespace invidx {
 namespace {
 
+using testing::decoder_mixes;
 using testing::member;
 using testing::MemberOptions;
-
-std::vector<GzipDecoders> decoder_mixes() {
-    const GzipDecoders built = gzip_decoders_built();
-    std::vector<GzipDecoders> mixes = {GzipDecoders{}};
-    if (built.isal) mixes.push_back({.isal = true, .libdeflate = false});
-    if (built.libdeflate) mixes.push_back({.isal = false, .libdeflate = true});
-    if (built.isal && built.libdeflate) mixes.push_back({.isal = true, .libdeflate = true});
-    return mixes;
-}
 
 std::string mix_name(GzipDecoders mix) {
     return std::string(mix.isal ? "igzip" : "zlib") + (mix.libdeflate ? "+libdeflate" : "");

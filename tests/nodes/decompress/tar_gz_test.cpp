@@ -14,19 +14,16 @@
 #include "nodes/decompress/decompress_file.hpp"
 #include "nodes/decompress/inflating_source.hpp"
 #include "tests/nodes/decompress/archive_writer.hpp"
+#include "tests/support/gzip_decoder_mixes.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text_blocks.hpp"
 
 namespace invidx {
 namespace {
 
+using testing::decoder_mixes;
+using testing::input_file;
 using testing::TempDir;
-
-InputFile input_file(const std::filesystem::path& path) {
-    InputFile file;
-    file.path = path.string();
-    file.name = path.filename().string();
-    return file;
-}
 
 // Hands out `bytes` in reads of `step` bytes, as a file or a channel would.
 class StringSource final : public ByteSource {
@@ -84,15 +81,6 @@ std::vector<testing::Member> documents() {
     for (int i = 0; i < 6; ++i)
         members.push_back({"doc" + std::to_string(i) + ".txt", testing::sample_text(3000 + 20000 * i, 40 + i)});
     return members;
-}
-
-std::vector<GzipDecoders> decoder_mixes() {
-    const GzipDecoders built = gzip_decoders_built();
-    std::vector<GzipDecoders> mixes = {GzipDecoders{}};
-    if (built.isal) mixes.push_back({.isal = true, .libdeflate = false});
-    if (built.libdeflate) mixes.push_back({.isal = false, .libdeflate = true});
-    if (built.isal && built.libdeflate) mixes.push_back({.isal = true, .libdeflate = true});
-    return mixes;
 }
 
 TEST_CASE("a .tar.gz gives the entries of its tar, read in pieces of any size") {
