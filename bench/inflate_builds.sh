@@ -22,14 +22,18 @@
 #    and compared across the variants.
 # COLLECTIONS (default "per-record one-stream mixed") picks which of the
 # three collections are measured and built (both are written either way).
-# A table last: per collection and variant, the median MB/s of text, that
-# over each ceiling's median, the decompress node's busy core-seconds per
+# A table last: per collection and variant, the median MB/s of text
+# (report.json's total_seconds, as in docs/PERFORMANCE.md), that over each
+# ceiling's median, MB/s over the invidx-run process's wall time (CUDA's
+# start, publishing the index and exiting included, as the ceilings'
+# processes are timed), the decompress node's busy core-seconds per
 # GB of text (wall time inside its bodies), its CPU seconds per GB (the CPU
 # time its threads used there: no waiting for a core or a GPU; "-" for a
 # report without busy_cpu_seconds) and the whole process's CPU core-seconds
 # per GB (report.json), and whether the CIFF is byte-identical to the first
 # variant's. TSV rows (OUT/inflate-builds.tsv): build, collection, variant,
-# run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu s/GB.
+# run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu s/GB,
+# wall MB/s.
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -169,8 +173,11 @@ for collection in $collections; do
       set_args=()
       for pair in ${settings_of[$label]}; do set_args+=(--set "$pair"); done
       rm -rf "$idx"
+      wall_start=$(date +%s.%N)
       "$bindir/invidx-run" "$config" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
         { echo "build $collection $label failed:"; cat "$work/build.log"; exit 1; }
+      wall_end=$(date +%s.%N)
+      wall_mbps=$(python3 -c "print('%.1f' % ($(text_mb "$collection") / ($wall_end - $wall_start)))")
       mkdir -p "$out/reports"
       cp "$idx/report.json" "$out/reports/$collection-$label-$r.json"
       ciff=-
@@ -192,9 +199,9 @@ print("%.1f %.3f %.3f %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.g
 PY
 )"
       # The decompress CPU figure last, so that rows written before it still parse.
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
-        "$decompress_cpu" >> "$results"
-      echo "build $collection $label run $r: $mbps MB/s, decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" "$wall_mbps" >> "$results"
+      echo "build $collection $label run $r: $mbps MB/s ($wall_mbps over the process's wall time), decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
 done
@@ -220,7 +227,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
-       " | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | CIFF same |"
+       " | wall MB/s | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -239,8 +246,10 @@ for c in collections:
                             for d in decoders)
         # Rows from before the field, or from reports without it, have none.
         decompress_cpu = [float(r[4]) for r in runs if len(r) > 4 and r[4] != "-"]
-        print("| %s | %s | %.0f | %s | %s | %.3f | %s | %.2f | %s |" % (
+        wall = [float(r[5]) for r in runs if len(r) > 5]
+        print("| %s | %s | %.0f | %s | %s | %s | %.3f | %s | %.2f | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
+            "%.0f" % statistics.median(wall) if wall else "-",
             statistics.median(float(r[1]) for r in runs),
             "%.3f" % statistics.median(decompress_cpu) if decompress_cpu else "-",
             statistics.median(float(r[2]) for r in runs), same))

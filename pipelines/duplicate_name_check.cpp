@@ -10,7 +10,11 @@ namespace invidx {
 nlohmann::json check_duplicate_names(IndexWriter& writer, const std::vector<InputFile>& files,
                                      DuplicateIdPolicy policy, const std::function<void(const std::string&)>& notice) {
     const auto path = writer.complete_documents();
-    const DuplicateNames duplicates = find_duplicate_names(path, path.string(), files);
+    return report_duplicate_names(find_duplicate_names(path, path.string(), files), policy, notice);
+}
+
+nlohmann::json report_duplicate_names(const DuplicateNames& duplicates, DuplicateIdPolicy policy,
+                                      const std::function<void(const std::string&)>& notice) {
     if (duplicates.empty()) return duplicates.to_json();
     if (policy == DuplicateIdPolicy::error) {
         const DuplicateName& first = duplicates.examples.front();

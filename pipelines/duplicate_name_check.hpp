@@ -12,6 +12,7 @@
 
 #include "invidx/config.hpp"
 #include "invidx/messages.hpp"
+#include "store/duplicate_names.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -23,5 +24,11 @@ namespace invidx {
 // writer's input list, by ordinal.
 nlohmann::json check_duplicate_names(IndexWriter& writer, const std::vector<InputFile>& files,
                                      DuplicateIdPolicy policy, const std::function<void(const std::string&)>& notice);
+
+// The same in two steps, so that the names can be read on another thread
+// while the build writes its dictionary: find_duplicate_names on the path
+// IndexWriter::complete_documents() returns, then this.
+nlohmann::json report_duplicate_names(const DuplicateNames& duplicates, DuplicateIdPolicy policy,
+                                      const std::function<void(const std::string&)>& notice);
 
 }  // namespace invidx

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <future>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -85,6 +88,7 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     const PipelineConfig& config = resolved.config;
     const BuildPlan& plan = resolved.plan;
     const double plan_seconds = seconds_since(plan_start);
+    const auto setup_start = std::chrono::steady_clock::now();
 
     oneapi::tbb::flow::graph flow_graph;
     TokenPool tokens(plan.tokens);
@@ -114,6 +118,8 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     IndexStage* const index = index_stages.empty() ? nullptr : index_stages.front();
     FlushStage* const flush = flush_stages.empty() ? nullptr : flush_stages.front();
 
+    // Setting up: the output, every node made (GPU buffers allocated).
+    const double setup_seconds = seconds_since(setup_start);
     GraphRunResult result;
     stop_if_requested();
     // Until the index is published: 100% once the graph has drained, then
@@ -133,8 +139,12 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
             if (hooks.assignment) {
                 state.assignment = hooks.assignment;
             } else {
-                GpuWarmUp warm_up(index->indexer_devices());
+                std::optional<GpuWarmUp> warm_up(std::in_place, index->indexer_devices());
                 state.assignment = sample_and_assign(state);
+                // What the GPUs' contexts took longer than the sample.
+                const auto wait_start = std::chrono::steady_clock::now();
+                warm_up.reset();
+                state.add_stage_seconds("gpu_warm_up_wait", seconds_since(wait_start));
             }
             index->take_assignment(*state.assignment);
         }
@@ -144,16 +154,25 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
         result = graph.run();
     }
     stop_if_requested();
+    const auto ending_start = std::chrono::steady_clock::now();
     progress.enter_phase(ProgressReporter::kWriting);
-    // 4: the dictionary, from the index node to the flush node, written
-    // once, after the last run.
-    if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
-    // 5: names that several documents have: reported, or (on_duplicate_id
+    // 4 and 5 at once. 5: names that several documents have, read from the
+    // completed documents.bin on a thread of their own; 4 meanwhile: the
+    // dictionary, from the index node to the flush node, written once,
+    // after the last run. Then the names are reported, or (on_duplicate_id
     // "error") the build fails here, before anything is published.
-    const nlohmann::json duplicate_names =
-        hooks.check_duplicate_names
-            ? check_duplicate_names(writer, state.files, config.on_duplicate_id, options.notice)
-            : nlohmann::json();
+    std::future<DuplicateNames> names_found;
+    if (hooks.check_duplicate_names) {
+        const std::filesystem::path documents = writer.complete_documents();
+        names_found = std::async(std::launch::async, [documents, &state] {
+            return find_duplicate_names(documents, documents.string(), state.files);
+        });
+    }
+    if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
+    const nlohmann::json duplicate_names = names_found.valid()
+                                               ? report_duplicate_names(names_found.get(), config.on_duplicate_id,
+                                                                        options.notice)
+                                               : nlohmann::json();
 
     // 6: pre-weighted documents: the query layout with the tfs (the weights)
     // as impacts, what `invidx weight IDX --impacts tf` writes, so `search
@@ -204,6 +223,12 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
 
     nlohmann::json stages = state.stage_seconds();
     stages["plan"] = plan_seconds;
+    stages["setup"] = setup_seconds;
+    // The nodes' finish() after the graph drained (the dictionary combined,
+    // GPU buffers let go), then what comes before report.json: the
+    // dictionary written, duplicate names, impacts.
+    stages["finish"] = result.finish_seconds;
+    stages["ending"] = seconds_since(ending_start);
     if (writes_tf_impacts) stages["tf_impacts"] = tf_impacts_seconds;
     stages["pipeline"] = result.graph_seconds;
     stages["parse_busy"] = busy_seconds_of_kind(result.nodes, "parse");

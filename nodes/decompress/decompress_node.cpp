@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -64,6 +65,18 @@ struct ChunkDecoderCounts {
     // that was bytes inside compressed data, or damage), decoded again
     // whole, so counted by a GPU worker and here.
     std::atomic<uint64_t> chunks_decoded_again{0};
+    // A GPU worker's time by step, summed over its batches: filling a batch
+    // (host), the device's copy in, kernel and copy out (CUDA events), and
+    // the whole run() (the device steps, then the text copied out).
+    std::atomic<uint64_t> take_ns{0}, run_ns{0}, copy_in_ns{0}, kernel_ns{0}, copy_out_ns{0};
+    nlohmann::json gpu_seconds() const {
+        const auto s = [](const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
+        return {{"fill_batch", s(take_ns)},
+                {"run", s(run_ns)},
+                {"device_copy_in", s(copy_in_ns)},
+                {"device_kernel", s(kernel_ns)},
+                {"device_copy_out", s(copy_out_ns)}};
+    }
 
     void add(uint64_t chunk_members, uint64_t compressed, uint64_t text) {
         ++chunks;
@@ -235,6 +248,7 @@ public:
             gpu["batch_input_bytes"] = limits.input_bytes;
             gpu["batch_output_bytes"] = limits.output_bytes;
             gpu["batch_members"] = limits.members;
+            gpu["seconds"] = worker->counts.gpu_seconds();
             decoders.push_back(std::move(gpu));
         }
         nlohmann::json section = {{"files_split", files_split_},
@@ -501,6 +515,11 @@ private:
     GzipChunkPtr inflate_batch(GpuWorker& worker, GzipChunkPtr first, GpuInflateBody::gateway_type& gateway) {
         GzipChunkPtr left_over;
         GzipChunkPtr chunk = std::move(first);
+        const auto nanoseconds_since = [](std::chrono::steady_clock::time_point from) {
+            return static_cast<uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - from).count());
+        };
+        const auto fill_start = std::chrono::steady_clock::now();
         while (chunk) {
             const ChunkBatch::Taken taken = worker.batch->take(chunk, state_.files.at(chunk->file_ordinal));
             if (taken == ChunkBatch::Taken::full) {
@@ -514,9 +533,17 @@ private:
             chunk.reset();
             if (!gpu_chunks_->try_get(chunk)) break;  // none waiting: inflate what there is
         }
+        worker.counts.take_ns += nanoseconds_since(fill_start);
         if (worker.batch->empty()) return left_over;
         ++worker.counts.batches;
-        for (ChunkBatch::Done& done : worker.batch->run(text_block_bytes_, text_buffers_)) {
+        const auto run_start = std::chrono::steady_clock::now();
+        std::vector<ChunkBatch::Done> batch_done = worker.batch->run(text_block_bytes_, text_buffers_);
+        worker.counts.run_ns += nanoseconds_since(run_start);
+        const GpuInflater::Timings device = worker.inflater->last_device_seconds();
+        worker.counts.copy_in_ns += static_cast<uint64_t>(device.copy_in * 1e9);
+        worker.counts.kernel_ns += static_cast<uint64_t>(device.kernel * 1e9);
+        worker.counts.copy_out_ns += static_cast<uint64_t>(device.copy_out * 1e9);
+        for (ChunkBatch::Done& done : batch_done) {
             if (!done.inflated) {
                 ++worker.counts.chunks_to_cpu;
                 hand_on(done.chunk, chunk_queue_);

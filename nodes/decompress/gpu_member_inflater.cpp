@@ -16,6 +16,7 @@ public:
     std::vector<InflateOutcome> inflate(size_t input_size, const std::vector<InflateMember>& members) override {
         return gpu_.inflate(input_size, members);
     }
+    GpuInflater::Timings last_device_seconds() const override { return gpu_.last_timings(); }
 
 private:
     MemberBatchLimits limits_;

@@ -45,6 +45,8 @@ public:
     // member, ok only where the member decodes to exactly out_size bytes
     // whose CRC-32 and length match its trailer, ending at its last byte.
     virtual std::vector<InflateOutcome> inflate(size_t input_size, const std::vector<InflateMember>& members) = 0;
+    // The last inflate()'s device time by step (CUDA events); zeros on the host.
+    virtual GpuInflater::Timings last_device_seconds() const { return {}; }
 };
 
 // On the host, member by member: libdeflate where the build has it, else

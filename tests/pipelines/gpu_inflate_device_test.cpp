@@ -45,6 +45,8 @@ GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gp
                 CHECK(split.gpu_members > 0);
                 CHECK(split.gpu_batches > 0);
                 CHECK(split.gpu_chunks_to_cpu == 0);
+                CHECK(split.gpu_device_seconds > 0);  // the kernel and copies, timed by CUDA events
+                CHECK(split.gpu_device_seconds <= split.gpu_run_seconds + 0.01);
             }
         }
     }

@@ -52,6 +52,20 @@ TEST_CASE("a build reports every node's busy CPU seconds next to its busy second
           doctest::Approx(cpu_seconds_of_kind(report.at("nodes"), "compress") +
                           cpu_seconds_of_kind(report.at("nodes"), "flush")));
     CHECK(stages.contains("parse_busy"));  // the wall-time figures stay
+    // The build's steps one after another, each timed once: together no
+    // longer than the whole.
+    double steps = 0;
+    for (const char* step : {"plan", "setup", "sampling", "gpu_warm_up_wait", "pipeline", "finish", "ending"}) {
+        CAPTURE(step);
+        REQUIRE(stages.contains(step));
+        CHECK(stages.at(step).get<double>() >= 0);
+        steps += stages.at(step).get<double>();
+    }
+    CHECK(steps <= report.at("total_seconds").get<double>());
+    CHECK(stages.at("pipeline").get<double>() > 0);
+    // The index node's finish() combines the dictionary; the ending writes it.
+    CHECK(stages.at("dictionary_combine").get<double>() <= stages.at("finish").get<double>());
+    CHECK(stages.at("dictionary_write").get<double>() <= stages.at("ending").get<double>());
 
     // The summary invidx-run prints has the CPU seconds as a column.
     const std::string summary = built.summary_table();

@@ -40,6 +40,8 @@ struct InflateSplit {
     uint64_t gpu_member_holes = 0;  // long members the GPUs left to the CPU decoders
     uint64_t cpu_member_holes = 0;  // those the CPU decoders inflated
     uint64_t cpu_chunks_decoded_again = 0;  // whose holes did not inflate: counted by a GPU worker too
+    double gpu_run_seconds = 0;     // the GPU workers' batches, start to text out
+    double gpu_device_seconds = 0;  // of which on the device (CUDA events; none on a pretend GPU)
     std::string gpus;  // the "gpus" setting
 };
 
@@ -69,6 +71,15 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
         split.gpu_batches += decoder.at("batches").get<uint64_t>();
         split.gpu_chunks_to_cpu += decoder.at("chunks_to_cpu").get<uint64_t>();
         split.gpu_member_holes += decoder.at("member_holes").get<uint64_t>();
+        const nlohmann::json& seconds = decoder.at("seconds");
+        const double device = seconds.at("device_copy_in").get<double>() + seconds.at("device_kernel").get<double>() +
+                              seconds.at("device_copy_out").get<double>();
+        CHECK(seconds.at("fill_batch").get<double>() >= 0);
+        CHECK(device >= 0);
+        // The device's steps lie inside the batches' runs (the clocks differ by a little).
+        CHECK(device <= seconds.at("run").get<double>() + 0.01);
+        split.gpu_run_seconds += seconds.at("run").get<double>();
+        split.gpu_device_seconds += device;
     }
     CHECK(split.cpu_chunks + split.gpu_chunks + split.chunks_not_decoded_alone ==
           split.chunks + split.cpu_chunks_decoded_again);
