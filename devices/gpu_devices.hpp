@@ -32,4 +32,9 @@ GpuInventory list_gpus();
 // thread while the sampler reads. Errors are left to that later user.
 void warm_up_gpu(int ordinal);
 
+// CPU time the calling thread has spent so far polling for its GPUs' work
+// to finish (cuda::wait_yielding), in nanoseconds; 0 without CUDA. Read
+// before and after a job: how much of a GPU slot's host CPU is waiting.
+uint64_t gpu_wait_cpu_ns();
+
 }  // namespace invidx

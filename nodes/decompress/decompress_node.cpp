@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "devices/gpu_devices.hpp"
 #include "graph/async_worker.hpp"
 #include "graph/buffer_pool.hpp"
 #include "graph/guard.hpp"
@@ -69,13 +70,15 @@ struct ChunkDecoderCounts {
     // (host), the device's copy in, kernel and copy out (CUDA events), and
     // the whole run() (the device steps, then the text copied out).
     std::atomic<uint64_t> take_ns{0}, run_ns{0}, copy_in_ns{0}, kernel_ns{0}, copy_out_ns{0};
+    std::atomic<uint64_t> wait_cpu_ns{0};  // of run: the CPU time its thread spent polling for the GPU
     nlohmann::json gpu_seconds() const {
         const auto s = [](const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; };
         return {{"fill_batch", s(take_ns)},
                 {"run", s(run_ns)},
                 {"device_copy_in", s(copy_in_ns)},
                 {"device_kernel", s(kernel_ns)},
-                {"device_copy_out", s(copy_out_ns)}};
+                {"device_copy_out", s(copy_out_ns)},
+                {"wait_cpu", s(wait_cpu_ns)}};
     }
 
     void add(uint64_t chunk_members, uint64_t compressed, uint64_t text) {
@@ -537,8 +540,10 @@ private:
         if (worker.batch->empty()) return left_over;
         ++worker.counts.batches;
         const auto run_start = std::chrono::steady_clock::now();
+        const uint64_t wait_cpu_at_start = gpu_wait_cpu_ns();
         std::vector<ChunkBatch::Done> batch_done = worker.batch->run(text_block_bytes_, text_buffers_);
         worker.counts.run_ns += nanoseconds_since(run_start);
+        worker.counts.wait_cpu_ns += gpu_wait_cpu_ns() - wait_cpu_at_start;
         const GpuInflater::Timings device = worker.inflater->last_device_seconds();
         worker.counts.copy_in_ns += static_cast<uint64_t>(device.copy_in * 1e9);
         worker.counts.kernel_ns += static_cast<uint64_t>(device.kernel * 1e9);

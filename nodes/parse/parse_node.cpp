@@ -8,6 +8,7 @@
 #include <oneapi/tbb/flow_graph.h>
 
 #include "analysis/analyzer.hpp"
+#include "devices/gpu_devices.hpp"
 #include "graph/async_worker.hpp"
 #include "graph/build_state.hpp"
 #include "graph/guard.hpp"
@@ -80,6 +81,7 @@ struct ParserCounters {
     std::atomic<uint64_t> text_bytes{0};
     std::atomic<uint64_t> busy_ns{0};
     std::atomic<uint64_t> host_cpu_ns{0};  // a GPU's slot threads: their CPU time (busy_ns includes waiting)
+    std::atomic<uint64_t> host_wait_cpu_ns{0};  // of host_cpu_ns, polling for the GPU's work to end
 };
 
 double seconds(const std::atomic<uint64_t>& ns) { return static_cast<double>(ns.load()) * 1e-9; }
@@ -193,6 +195,7 @@ public:
                                {"text_bytes", counters.text_bytes.load()},
                                {"busy_seconds", seconds(counters.busy_ns)},
                                {"host_cpu_seconds", seconds(counters.host_cpu_ns)},
+                               {"host_wait_cpu_seconds", seconds(counters.host_wait_cpu_ns)},
                                {"device_bytes", device_bytes},
                                {"peak_device_bytes", peak_device_bytes},
                                {"pinned_host_bytes", pinned_host_bytes},
@@ -279,6 +282,7 @@ private:
     // nothing of the run may be released on this thread after that.
     void parse_on_gpu(GpuSlot& slot, In batch, GpuBody::gateway_type& gateway) {
         const uint64_t cpu_at_start = thread_cpu_ns();
+        const uint64_t wait_cpu_at_start = gpu_wait_cpu_ns();
         try {
             if (!state_.graph.is_cancelled()) {
                 Out out = run_guarded(metrics_, [&] {
@@ -306,6 +310,7 @@ private:
         }
         batch.reset();
         gpu_counters_[slot.gpu]->host_cpu_ns += thread_cpu_ns() - cpu_at_start;
+        gpu_counters_[slot.gpu]->host_wait_cpu_ns += gpu_wait_cpu_ns() - wait_cpu_at_start;
         slot.limiter->decrementer().try_put(flow::continue_msg());
         gateway.release_wait();
     }

@@ -47,6 +47,7 @@ GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gp
                 CHECK(split.gpu_chunks_to_cpu == 0);
                 CHECK(split.gpu_device_seconds > 0);  // the kernel and copies, timed by CUDA events
                 CHECK(split.gpu_device_seconds <= split.gpu_run_seconds + 0.01);
+                CHECK(split.gpu_wait_cpu_seconds > 0);  // the workers polled for their batches
             }
         }
     }

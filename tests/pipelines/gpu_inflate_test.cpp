@@ -61,6 +61,7 @@ TEST_CASE("decompress gpus (host reference): per-record WARC.gz files give the C
                 CHECK(split.gpu_chunks_to_cpu == 0);  // clean files: every chunk the GPUs take inflates
                 CHECK(split.gpu_run_seconds > 0);
                 CHECK(split.gpu_device_seconds == 0);  // inflated on the host: no device steps timed
+                CHECK(split.gpu_wait_cpu_seconds == 0);  // nor waited for
             }
         }
     }

@@ -104,6 +104,9 @@ GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone,
           doctest::Approx(cpu_indexers / (cpu_indexers + 32 * gpu_indexers)));
     for (const auto& parser : parse.at("parsers")) {
         if (parser.at("kind") != "gpu" || parser.at("batches") == 0) continue;
+        // The slots' threads poll for their GPU: part of their CPU time, never more.
+        CHECK(parser.at("host_wait_cpu_seconds").get<double>() > 0);
+        CHECK(parser.at("host_wait_cpu_seconds").get<double>() <= parser.at("host_cpu_seconds").get<double>());
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);
         CHECK(parser.at("pinned_host_bytes").get<uint64_t>() > 0);
         // Bounded by the largest batch: at most about 70 bytes per text byte per slot, twice that

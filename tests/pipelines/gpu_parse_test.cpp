@@ -119,6 +119,7 @@ TEST_CASE("gpu parse (host reference): the report gives each parser kind's batch
     // The host reference analyzes on the slots' threads: CPU time they took.
     CHECK(parsers[1].at("host_cpu_seconds").get<double>() > 0);
     CHECK(report.json.at("cpu_seconds").get<double>() >= parsers[1].at("host_cpu_seconds").get<double>());
+    CHECK(parsers[1].at("host_wait_cpu_seconds").get<double>() == 0);  // no device to wait for
     CHECK(parsers[1].contains("peak_device_bytes"));  // 0 on the host
     CHECK(parsers[1].contains("pinned_host_bytes"));
     // The parse node runs 1 CPU parser and 2 slots at once.

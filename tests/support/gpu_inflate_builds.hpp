@@ -42,6 +42,7 @@ struct InflateSplit {
     uint64_t cpu_chunks_decoded_again = 0;  // whose holes did not inflate: counted by a GPU worker too
     double gpu_run_seconds = 0;     // the GPU workers' batches, start to text out
     double gpu_device_seconds = 0;  // of which on the device (CUDA events; none on a pretend GPU)
+    double gpu_wait_cpu_seconds = 0;  // the workers' threads polling for the device
     std::string gpus;  // the "gpus" setting
 };
 
@@ -78,6 +79,10 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
         CHECK(device >= 0);
         // The device's steps lie inside the batches' runs (the clocks differ by a little).
         CHECK(device <= seconds.at("run").get<double>() + 0.01);
+        // Its thread's CPU time polling for the device, inside its runs.
+        CHECK(seconds.at("wait_cpu").get<double>() >= 0);
+        CHECK(seconds.at("wait_cpu").get<double>() <= seconds.at("run").get<double>() + 0.01);
+        split.gpu_wait_cpu_seconds += seconds.at("wait_cpu").get<double>();
         split.gpu_run_seconds += seconds.at("run").get<double>();
         split.gpu_device_seconds += device;
     }

@@ -5,6 +5,9 @@
 
 #include <cuda_runtime.h>
 
+#include <time.h>
+
+#include <cstdint>
 #include <thread>
 
 #include "devices/cuda/common/cuda_check.hpp"
@@ -43,13 +46,30 @@ private:
 // in flight (memory.tokens) slows by that latency (docs/PERFORMANCE.md,
 // "GPU parsers"). A yielding poll returns as soon as the work is
 // done and lets any runnable thread have the core meanwhile.
+// The CPU time each thread has spent polling here (devices/gpu_devices.hpp,
+// gpu_wait_cpu_ns): counted only where the first poll found work left.
+extern thread_local uint64_t this_thread_wait_cpu_ns;
+
+inline uint64_t thread_cpu_time_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
 inline void wait_yielding(cudaEvent_t recorded, const char* what) {
+    cudaError_t state = cudaEventQuery(recorded);
+    if (state == cudaSuccess) return;
+    const uint64_t cpu_at_start = thread_cpu_time_ns();
     for (;;) {
-        const cudaError_t state = cudaEventQuery(recorded);
-        if (state == cudaSuccess) return;
-        if (state != cudaErrorNotReady) check(state, what);
+        if (state != cudaErrorNotReady) {
+            this_thread_wait_cpu_ns += thread_cpu_time_ns() - cpu_at_start;
+            check(state, what);
+        }
         std::this_thread::yield();
+        state = cudaEventQuery(recorded);
+        if (state == cudaSuccess) break;
     }
+    this_thread_wait_cpu_ns += thread_cpu_time_ns() - cpu_at_start;
 }
 
 inline void wait_yielding(cudaStream_t stream, ScopedEvent& event, const char* what) {

@@ -1,10 +1,15 @@
 // The GPUs CUDA sees (devices/gpu_devices.hpp).
 #include <cuda_runtime.h>
 
+#include "devices/cuda/common/cuda_event.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_unusable.hpp"
 
 namespace invidx {
+
+namespace cuda {
+thread_local uint64_t this_thread_wait_cpu_ns = 0;
+}  // namespace cuda
 
 GpuInventory list_gpus() {
     GpuInventory inventory;
@@ -30,6 +35,8 @@ GpuInventory list_gpus() {
     if (inventory.devices.empty()) inventory.note = kNoCudaDeviceNote;
     return inventory;
 }
+
+uint64_t gpu_wait_cpu_ns() { return cuda::this_thread_wait_cpu_ns; }
 
 void warm_up_gpu(int ordinal) {
     if (cudaSetDevice(ordinal) == cudaSuccess) cudaFree(nullptr);  // forces the context into being
