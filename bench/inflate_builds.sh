@@ -17,7 +17,8 @@
 # 3. Builds: invidx-run CONFIG on each collection under each of VARIANTS
 #    (LABEL=K=V,K=V,...; a setting written ?K=V is dropped where this
 #    invidx-run rejects its key, e.g. a node key that does not exist yet; a
-#    variant whose other settings are rejected is skipped), REPEAT times in
+#    variant whose other settings are rejected is skipped; env:NAME=VALUE
+#    sets an environment variable for the variant's builds), REPEAT times in
 #    turn, and on the first run each index exported as CIFF (CIFF=0: never)
 #    and compared across the variants.
 # COLLECTIONS (default "per-record one-stream mixed") picks which of the
@@ -142,15 +143,17 @@ accepted() {  # whether invidx-run takes the settings given as arguments (exit 2
   return 0
 }
 labels=()
-declare -A settings_of
+declare -A settings_of env_of
 for variant in $variants; do
   label=${variant%%=*} spec=${variant#*=}
-  required=() optional=()
+  required=() optional=() envs=()
   IFS=, read -r -a pairs <<< "$spec"
   for pair in "${pairs[@]}"; do
     [ -z "$pair" ] && continue
-    if [ "${pair:0:1}" = "?" ]; then optional+=("${pair:1}"); else required+=("$pair"); fi
+    if [ "${pair:0:4}" = "env:" ]; then envs+=("${pair:4}")
+    elif [ "${pair:0:1}" = "?" ]; then optional+=("${pair:1}"); else required+=("$pair"); fi
   done
+  env_of[$label]="${envs[*]}"
   if ! accepted "${required[@]}"; then
     echo "variant $label skipped: $(cat "$probe_dir/why")"
     continue
@@ -161,7 +164,7 @@ for variant in $variants; do
   done
   labels+=("$label")
   settings_of[$label]="${kept[*]}"
-  echo "variant $label: ${kept[*]:-(the config as it is)}"
+  echo "variant $label: ${kept[*]:-(the config as it is)}${envs[*]:+, environment ${envs[*]}}"
 done
 [ ${#labels[@]} -gt 0 ] || { echo "inflate_builds: no variant runs"; exit 1; }
 idx=$work/idx
@@ -174,7 +177,8 @@ for collection in $collections; do
       for pair in ${settings_of[$label]}; do set_args+=(--set "$pair"); done
       rm -rf "$idx"
       wall_start=$(date +%s.%N)
-      "$bindir/invidx-run" "$config" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
+      # shellcheck disable=SC2086
+      env ${env_of[$label]} "$bindir/invidx-run" "$config" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
         { echo "build $collection $label failed:"; cat "$work/build.log"; exit 1; }
       wall_end=$(date +%s.%N)
       wall_mbps=$(python3 -c "print('%.1f' % ($(text_mb "$collection") / ($wall_end - $wall_start)))")
