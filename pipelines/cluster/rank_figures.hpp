@@ -14,8 +14,9 @@
 
 namespace invidx {
 
-// The busy seconds of the nodes of `kind` in a report's "nodes" array.
-double busy_of_kind(const nlohmann::json& nodes, const std::string& kind);
+// The busy seconds (or another of their figures, e.g. busy_cpu_seconds) of
+// the nodes of `kind` in a report's "nodes" array.
+double busy_of_kind(const nlohmann::json& nodes, const std::string& kind, const char* figure = "busy_seconds");
 
 // A share's figures that every mode reports: the rank, its files (`range`
 // of `files`) and their bytes, and from `report` (the rank's own pipeline

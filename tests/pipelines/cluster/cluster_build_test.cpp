@@ -202,6 +202,12 @@ TEST_CASE("a partition cluster build on 1, 2, 3 and 4 ranks exports the single m
             for (const auto& figures : per_rank) {
                 CHECK(figures.at("exchange_credits") == 4);
                 CHECK(figures.at("peak_exchange_credits_in_use").get<uint64_t>() <= 4);
+                // Each rank inflates and parses its files: CPU time, within the rank's.
+                const double parse_cpu = figures.at("parse_busy_cpu_seconds").get<double>();
+                const double decompress_cpu = figures.at("decompress_busy_cpu_seconds").get<double>();
+                CHECK(parse_cpu > 0);
+                CHECK(decompress_cpu >= 0);
+                CHECK(parse_cpu + decompress_cpu <= figures.at("cpu_seconds").get<double>());
             }
             // Ownership over every rank's 2 indexers, each collection once.
             const nlohmann::json& indexers = report.at("cluster").at("ownership").at("indexers");
