@@ -14,8 +14,11 @@
 # CIFF is checked against the single build's on the first run of each
 # config (CIFF_EVERY_RUN=1: on every run; CIFF=0: never, for timings of
 # builds checked before). EXTRA: arguments for every build ("--set K=V").
-# COPIES=N: the generated collection N times over.
+# COPIES=N: the generated collection N times over. SHAPES=mixed: instead of
+# it, WARC.gz crawls of both shapes (SIZE_MB of text per shape, FILES files
+# each, level 6: bench/inflate_builds.sh's per-record and one-stream).
 #   BIN=.carry/mpi OUT=/tmp/out SIZE_MB=4000 RANKS="1 2" bash bench/cluster_slices_carried.sh
+#   BIN=.carry/mpi OUT=/tmp/out SHAPES=mixed SIZE_MB=12000 FILES=96 CONFIGS=cluster-slice-gpu-parse-4 bash bench/cluster_slices_carried.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
 bin=${BIN:-.carry/mpi}
@@ -55,10 +58,32 @@ print("fsync of 1 MiB just written on /tmp: median %.1f ms, max %.1f ms; of its 
       % (statistics.median(waits), max(waits), dir_ms))
 PY
 # A second call in the same session reuses the collection.
-if [ ! -f "/tmp/coll.done-${SIZE_MB:-4000}" ]; then
+stamp="/tmp/coll.done-${SIZE_MB:-4000}-${SHAPES:-realistic}"
+if [ ! -f "$stamp" ] && [ "${SHAPES:-}" = mixed ]; then
+  # Crawls of both WARC.gz shapes, as bench/inflate_builds.sh writes them:
+  # SIZE_MB of text per shape in FILES files each, level 6, one gzip member
+  # a record (Common Crawl-style) and one gzip stream a file (ClueWeb-style),
+  # from the documentation pages of .deps/doc-debs where carried (else the
+  # sample), different copies of the pages; /tmp/coll links to all of them.
+  rm -rf /tmp/coll /tmp/coll-shapes /tmp/coll.done-*
+  pages=sample/debian-docs.warc.gz
+  if ls .deps/doc-debs/*.deb > /dev/null 2>&1; then
+    mkdir -p /tmp/coll-pages && for deb in .deps/doc-debs/*.deb; do dpkg -x "$deb" /tmp/coll-pages; done
+    pages=/tmp/coll-pages
+  fi
+  mkdir -p /tmp/coll
+  for shape in per-record whole; do
+    seed=1; [ "$shape" = whole ] && seed=2
+    python3 bench/gen_collection.py --kind realistic --source "$pages" --size-mb "${SIZE_MB:-4000}" --files "${FILES:-96}" \
+      --gzip "$shape" --level 6 --seed "$seed" --jobs "$(nproc)" --out "/tmp/coll-shapes/$shape" > "/tmp/gen-$shape.log" 2>&1 ||
+      { tail "/tmp/gen-$shape.log"; exit 1; }
+    for f in /tmp/coll-shapes/"$shape"/*.gz; do ln -s "$f" "/tmp/coll/$shape-$(basename "$f")"; done
+  done
+  touch "$stamp"
+elif [ ! -f "$stamp" ]; then
   rm -rf /tmp/coll /tmp/coll.done-*
   python3 bench/gen_collection.py --kind realistic --size-mb "${SIZE_MB:-4000}" --files 32 --jobs 32 --out /tmp/coll > /tmp/gen.log 2>&1 \
-    && touch "/tmp/coll.done-${SIZE_MB:-4000}" || tail /tmp/gen.log
+    && touch "$stamp" || tail /tmp/gen.log
 fi
 # COPIES=N: the collection N times over (copies of the generated files under
 # other names): a large input without generating it all.
@@ -67,7 +92,7 @@ for copy in $(seq 2 "${COPIES:-1}"); do
     [ -f "${f%.warc.gz}-copy$copy.warc.gz" ] || cp "$f" "${f%.warc.gz}-copy$copy.warc.gz"
   done
 done
-du -sh /tmp/coll
+du -shL /tmp/coll
 for repeat in $(seq "${REPEATS:-1}"); do
   for label in "${labels[@]}"; do
     for config in ${CONFIGS:-cluster-slice-12-4 cluster-slice-gpu-parse-4}; do
