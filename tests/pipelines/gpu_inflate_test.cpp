@@ -31,6 +31,19 @@ std::vector<std::string> small_blocks(unsigned tokens, const std::string& gpu_ba
             "memory.batch_bytes=8000", "decompress.count=2", "decompress.gpu_batch_bytes=" + gpu_batch_bytes};
 }
 
+// The JSON pointer of the ConfigError that `pipeline`, with the decompress
+// node's `key` set to `value`, fails with ("no error" when it builds).
+std::string config_error_pointer(nlohmann::json pipeline, const std::string& key, const nlohmann::json& value) {
+    for (auto& node : pipeline["nodes"])
+        if (node["kind"] == "decompress") node[key] = value;
+    try {
+        build_index(pipeline);
+    } catch (const ConfigError& error) {
+        return error.json_pointer();
+    }
+    return "no error";
+}
+
 std::string error_of(const nlohmann::json& pipeline) {
     try {
         build_index(pipeline, small_blocks(16, "65536"));
@@ -141,16 +154,8 @@ TEST_CASE("decompress gpus (host reference): one to three batches in flight a GP
         }
     }
     for (const int bad : {0, 9}) {
-        nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
-        for (auto& node : pipeline["nodes"])
-            if (node["kind"] == "decompress") node["gpu_batches_in_flight"] = bad;
-        std::string pointer = "no error";
-        try {
-            build_index(pipeline);
-        } catch (const ConfigError& error) {
-            pointer = error.json_pointer();
-        }
-        CHECK(pointer == "/nodes/1/gpu_batches_in_flight");
+        const nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
+        CHECK(config_error_pointer(pipeline, "gpu_batches_in_flight", bad) == "/nodes/1/gpu_batches_in_flight");
     }
 }
 
@@ -183,16 +188,9 @@ TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompres
     const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(5, 10, 1));
-    const auto pointer_of = [&](const nlohmann::json& gpus, bool split_gzip = true) -> std::string {
-        nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "out", 1, 1), gpus);
-        for (auto& node : pipeline["nodes"])
-            if (node["kind"] == "decompress") node["split_gzip"] = split_gzip;
-        try {
-            build_index(pipeline);
-        } catch (const ConfigError& error) {
-            return error.json_pointer();
-        }
-        return "no error";
+    const auto pointer_of = [&](const nlohmann::json& gpus, bool split_gzip = true) {
+        return config_error_pointer(with_inflate_gpus(standard_pipeline(inputs, dir / "out", 1, 1), gpus), "split_gzip",
+                                    split_gzip);
     };
     CHECK(pointer_of("all") == "/nodes/1/gpus");
     CHECK(pointer_of(nlohmann::json::parse("[3]")) == "/nodes/1/gpus/0");
@@ -229,14 +227,6 @@ TEST_CASE("decompress gpus (host reference): gpu_member_bytes leaves longer memb
         CHECK(split.gpu_members > 0);
         CHECK(split.gpu_member_holes == 0);
     }
-    nlohmann::json bad = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
-    for (auto& node : bad["nodes"])
-        if (node["kind"] == "decompress") node["gpu_member_bytes"] = 0;
-    std::string pointer = "no error";
-    try {
-        build_index(bad);
-    } catch (const ConfigError& error) {
-        pointer = error.json_pointer();
-    }
-    CHECK(pointer == "/nodes/1/gpu_member_bytes");
+    const nlohmann::json bad = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
+    CHECK(config_error_pointer(bad, "gpu_member_bytes", 0) == "/nodes/1/gpu_member_bytes");
 }
