@@ -442,6 +442,84 @@ INVIDX_HOST_DEVICE inline InflateStatus read_dynamic_tables(BitReader& r, Decode
     return InflateStatus::ok;
 }
 
+// ---------------------------------------------------------------- blocks and symbols
+// What both decoders read (inflate_gzip_member here, decode_until_job in
+// warp_jobs.hpp), with the same checks in the same order. A literal is
+// written by each decoder itself: that path is the hot one, kept free of a
+// status to return.
+
+// A block's header: BFINAL, BTYPE, and a stored block's LEN (checked against
+// NLEN, the input left and the text's room: `produced` of `out_size` bytes
+// made) or a Huffman block's tables. ok, or why not.
+struct BlockHeader {
+    bool final_block;
+    bool stored;
+    uint32_t stored_length;  // a stored block's LEN; its bytes start at r.pos
+};
+
+INVIDX_HOST_DEVICE inline InflateStatus read_block_header(BitReader& r, const unsigned char* in, uint32_t produced,
+                                                          uint32_t out_size, DecoderTables& t, BlockHeader& block) {
+    if (!r.refill()) return InflateStatus::truncated;
+    block.final_block = r.take(1) != 0;
+    const uint32_t type = r.take(2);
+    block.stored = type == 0;
+    if (type == 0) {  // stored: LEN, NLEN = ~LEN, LEN bytes
+        r.align_to_byte();
+        if (r.pos + 4 > r.end) return InflateStatus::truncated;
+        const uint32_t length = uint32_t{in[r.pos]} | uint32_t{in[r.pos + 1]} << 8;
+        const uint32_t check = uint32_t{in[r.pos + 2]} | uint32_t{in[r.pos + 3]} << 8;
+        if ((length ^ check) != 0xFFFF) return InflateStatus::bad_deflate;
+        r.pos += 4;
+        if (length > r.end - r.pos) return InflateStatus::truncated;
+        if (length > out_size - produced) return InflateStatus::output_overflow;
+        block.stored_length = length;
+        return InflateStatus::ok;
+    }
+    if (type == 1) {
+        if (!t.fixed_built) build_fixed_tables(t);
+        return InflateStatus::ok;
+    }
+    if (type == 2) return read_dynamic_tables(r, t);
+    return InflateStatus::bad_deflate;  // BTYPE 11
+}
+
+// A Huffman block's next literal/length code: its table entry (kind,
+// value), the code's bits dropped. The caller has refilled the reader.
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE uint32_t read_litlen_entry(BitReader& r, const DecoderTables& t) {
+    uint32_t e = t.litlen[r.peek(kLitLenPrimaryBits)];
+    if (entry_kind(e) == kLink) {
+        r.drop(kLitLenPrimaryBits);
+        e = t.litlen[entry_value(e) + r.peek(entry_extra(e))];
+    }
+    r.drop(entry_bits(e));
+    return e;
+}
+
+// The match whose length code `entry` is (neither a literal nor the
+// block's end): its length and distance, the distance inside the text made
+// so far (`produced` bytes) and the length within the room left. ok, or why not.
+struct BlockMatch {
+    uint32_t length;
+    uint32_t distance;
+};
+
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus read_match(BitReader& r, const DecoderTables& t, uint32_t entry,
+                                                                  uint32_t produced, uint32_t out_size, BlockMatch& match) {
+    if (entry_kind(entry) != kLength) return InflateStatus::bad_deflate;
+    match.length = entry_value(entry) + r.take(entry_extra(entry));
+    uint32_t d = t.dist[r.peek(kDistPrimaryBits)];
+    if (entry_kind(d) == kLink) {
+        r.drop(kDistPrimaryBits);
+        d = t.dist[entry_value(d) + r.peek(entry_extra(d))];
+    }
+    r.drop(entry_bits(d));
+    if (entry_kind(d) != kLength) return InflateStatus::bad_deflate;
+    match.distance = entry_value(d) + r.take(entry_extra(d));
+    if (match.distance > produced) return InflateStatus::bad_deflate;  // before the start of the text
+    if (match.length > out_size - produced) return InflateStatus::output_overflow;
+    return InflateStatus::ok;
+}
+
 // Where the member's deflate data starts (its header's length), or 0 with
 // *status when the header is not a gzip member's.
 INVIDX_HOST_DEVICE inline uint32_t parse_member_header(const unsigned char* in, uint32_t size, const uint32_t (*crc)[256],
@@ -508,47 +586,16 @@ INVIDX_HOST_DEVICE inline InflateOutcome inflate_gzip_member(const unsigned char
     t.fixed_built = false;
 
     bool final_block = false;
-    while (!final_block) {
-        if (!r.refill()) {
-            status = InflateStatus::truncated;
-            break;
-        }
-        final_block = r.take(1) != 0;
-        const uint32_t type = r.take(2);
-        if (type == 0) {  // stored: LEN, NLEN = ~LEN, LEN bytes
-            r.align_to_byte();
-            if (r.pos + 4 > r.end) {
-                status = InflateStatus::truncated;
-                break;
-            }
-            const uint32_t length = uint32_t{in[r.pos]} | uint32_t{in[r.pos + 1]} << 8;
-            const uint32_t check = uint32_t{in[r.pos + 2]} | uint32_t{in[r.pos + 3]} << 8;
-            if ((length ^ check) != 0xFFFF) {
-                status = InflateStatus::bad_deflate;
-                break;
-            }
-            r.pos += 4;
-            if (length > r.end - r.pos) {
-                status = InflateStatus::truncated;
-                break;
-            }
-            if (length > out_size - produced) {
-                status = InflateStatus::output_overflow;
-                break;
-            }
-            for (uint32_t i = 0; i < length; ++i) out[produced + i] = in[r.pos + i];
-            produced += length;
-            r.pos += length;
+    while (!final_block && status == InflateStatus::ok) {
+        BlockHeader block{};
+        status = read_block_header(r, in, produced, out_size, t, block);
+        if (status != InflateStatus::ok) break;
+        final_block = block.final_block;
+        if (block.stored) {
+            for (uint32_t i = 0; i < block.stored_length; ++i) out[produced + i] = in[r.pos + i];
+            produced += block.stored_length;
+            r.pos += block.stored_length;
             continue;
-        }
-        if (type == 1) {
-            if (!t.fixed_built) build_fixed_tables(t);
-        } else if (type == 2) {
-            status = read_dynamic_tables(r, t);
-            if (status != InflateStatus::ok) break;
-        } else {
-            status = InflateStatus::bad_deflate;  // BTYPE 11
-            break;
         }
         // The block's symbols, up to its end-of-block code.
         for (;;) {
@@ -556,12 +603,7 @@ INVIDX_HOST_DEVICE inline InflateOutcome inflate_gzip_member(const unsigned char
                 status = InflateStatus::truncated;
                 break;
             }
-            uint32_t e = t.litlen[r.peek(kLitLenPrimaryBits)];
-            if (entry_kind(e) == kLink) {
-                r.drop(kLitLenPrimaryBits);
-                e = t.litlen[entry_value(e) + r.peek(entry_extra(e))];
-            }
-            r.drop(entry_bits(e));
+            const uint32_t e = read_litlen_entry(r, t);
             const uint32_t kind = entry_kind(e);
             if (kind == kLiteral) {
                 if (produced >= out_size) {
@@ -572,34 +614,12 @@ INVIDX_HOST_DEVICE inline InflateOutcome inflate_gzip_member(const unsigned char
                 continue;
             }
             if (kind == kEnd) break;
-            if (kind != kLength) {
-                status = InflateStatus::bad_deflate;
-                break;
-            }
-            const uint32_t length = entry_value(e) + r.take(entry_extra(e));
-            uint32_t d = t.dist[r.peek(kDistPrimaryBits)];
-            if (entry_kind(d) == kLink) {
-                r.drop(kDistPrimaryBits);
-                d = t.dist[entry_value(d) + r.peek(entry_extra(d))];
-            }
-            r.drop(entry_bits(d));
-            if (entry_kind(d) != kLength) {
-                status = InflateStatus::bad_deflate;
-                break;
-            }
-            const uint32_t distance = entry_value(d) + r.take(entry_extra(d));
-            if (distance > produced) {
-                status = InflateStatus::bad_deflate;  // before the start of the text
-                break;
-            }
-            if (length > out_size - produced) {
-                status = InflateStatus::output_overflow;
-                break;
-            }
-            copy_match(out + produced, distance, length, out_size - produced);
-            produced += length;
+            BlockMatch match;
+            status = read_match(r, t, e, produced, out_size, match);
+            if (status != InflateStatus::ok) break;
+            copy_match(out + produced, match.distance, match.length, out_size - produced);
+            produced += match.length;
         }
-        if (status != InflateStatus::ok) break;
     }
 
     // Bits made up past the deflate data's end explain any failure.

@@ -77,47 +77,16 @@ INVIDX_HOST_DEVICE inline WarpJob decode_until_job(LaneDecoder& d, const unsigne
     for (;;) {
         if (!d.in_block) {
             if (d.final_block) return done;
-            if (!r.refill()) {
-                d.status = InflateStatus::truncated;
-                return done;
-            }
-            d.final_block = r.take(1) != 0;
-            const uint32_t type = r.take(2);
-            if (type == 0) {  // stored: LEN, NLEN = ~LEN, LEN bytes
-                r.align_to_byte();
-                if (r.pos + 4 > r.end) {
-                    d.status = InflateStatus::truncated;
-                    return done;
-                }
-                const uint32_t length = uint32_t{in[r.pos]} | uint32_t{in[r.pos + 1]} << 8;
-                const uint32_t check = uint32_t{in[r.pos + 2]} | uint32_t{in[r.pos + 3]} << 8;
-                if ((length ^ check) != 0xFFFF) {
-                    d.status = InflateStatus::bad_deflate;
-                    return done;
-                }
-                r.pos += 4;
-                if (length > r.end - r.pos) {
-                    d.status = InflateStatus::truncated;
-                    return done;
-                }
-                if (length > out_size - d.produced) {
-                    d.status = InflateStatus::output_overflow;
-                    return done;
-                }
-                const WarpJob job{kJobStored, d.produced, r.pos, length};
-                d.produced += length;
-                r.pos += length;
-                if (length > 0) return job;
+            BlockHeader block{};
+            d.status = read_block_header(r, in, d.produced, out_size, t, block);
+            if (d.status != InflateStatus::ok) return done;
+            d.final_block = block.final_block;
+            if (block.stored) {
+                const WarpJob job{kJobStored, d.produced, r.pos, block.stored_length};
+                d.produced += block.stored_length;
+                r.pos += block.stored_length;
+                if (block.stored_length > 0) return job;
                 continue;
-            }
-            if (type == 1) {
-                if (!t.fixed_built) build_fixed_tables(t);
-            } else if (type == 2) {
-                d.status = read_dynamic_tables(r, t);
-                if (d.status != InflateStatus::ok) return done;
-            } else {
-                d.status = InflateStatus::bad_deflate;  // BTYPE 11
-                return done;
             }
             d.in_block = true;
         }
@@ -127,12 +96,7 @@ INVIDX_HOST_DEVICE inline WarpJob decode_until_job(LaneDecoder& d, const unsigne
                 d.status = InflateStatus::truncated;
                 return done;
             }
-            uint32_t e = t.litlen[r.peek(kLitLenPrimaryBits)];
-            if (entry_kind(e) == kLink) {
-                r.drop(kLitLenPrimaryBits);
-                e = t.litlen[entry_value(e) + r.peek(entry_extra(e))];
-            }
-            r.drop(entry_bits(e));
+            const uint32_t e = read_litlen_entry(r, t);
             const uint32_t kind = entry_kind(e);
             if (kind == kLiteral) {
                 if (d.produced >= out_size) {
@@ -146,41 +110,20 @@ INVIDX_HOST_DEVICE inline WarpJob decode_until_job(LaneDecoder& d, const unsigne
                 d.in_block = false;
                 break;
             }
-            if (kind != kLength) {
-                d.status = InflateStatus::bad_deflate;
-                return done;
-            }
-            const uint32_t length = entry_value(e) + r.take(entry_extra(e));
-            uint32_t dist = t.dist[r.peek(kDistPrimaryBits)];
-            if (entry_kind(dist) == kLink) {
-                r.drop(kDistPrimaryBits);
-                dist = t.dist[entry_value(dist) + r.peek(entry_extra(dist))];
-            }
-            r.drop(entry_bits(dist));
-            if (entry_kind(dist) != kLength) {
-                d.status = InflateStatus::bad_deflate;
-                return done;
-            }
-            const uint32_t distance = entry_value(dist) + r.take(entry_extra(dist));
-            if (distance > d.produced) {
-                d.status = InflateStatus::bad_deflate;  // before the start of the text
-                return done;
-            }
-            if (length > out_size - d.produced) {
-                d.status = InflateStatus::output_overflow;
-                return done;
-            }
-            if (length >= kWarpMatchMin) {
-                const WarpJob job{kJobMatch, d.produced, distance, length};
-                d.produced += length;
+            BlockMatch match;
+            d.status = read_match(r, t, e, d.produced, out_size, match);
+            if (d.status != InflateStatus::ok) return done;
+            if (match.length >= kWarpMatchMin) {
+                const WarpJob job{kJobMatch, d.produced, match.distance, match.length};
+                d.produced += match.length;
                 return job;
             }
-            if (distance < 8) {
-                copy_short_match(out + d.produced, distance, length);
+            if (match.distance < 8) {
+                copy_short_match(out + d.produced, match.distance, match.length);
             } else {
-                copy_match(out + d.produced, distance, length, out_size - d.produced);
+                copy_match(out + d.produced, match.distance, match.length, out_size - d.produced);
             }
-            d.produced += length;
+            d.produced += match.length;
         }
     }
 }
