@@ -14,11 +14,18 @@
 #include <thread>
 #include <utility>
 
+#include "graph/thread_names.hpp"
+
 namespace invidx {
 
 class AsyncWorker {
 public:
-    AsyncWorker() : thread_([this] { loop(); }) {}
+    // `name`: the thread's (at most 15 bytes kept; graph/thread_names.hpp).
+    explicit AsyncWorker(const char* name)
+        : thread_([this, name] {
+              name_this_thread(name);
+              loop();
+          }) {}
     AsyncWorker(const AsyncWorker&) = delete;
     AsyncWorker& operator=(const AsyncWorker&) = delete;
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
 #include "graph/seconds_since.hpp"
+#include "graph/thread_names.hpp"
 #include "graph/token_pool.hpp"
 #include "nodes/flush/flush_node.hpp"
 #include "nodes/index/index_node.hpp"
@@ -43,6 +45,23 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
     return total;
 }
 
+// Whether the pipeline has an "index" node, the one that needs the sample.
+bool has_index_node(const PipelineConfig& config) {
+    return std::any_of(config.nodes.begin(), config.nodes.end(),
+                       [](const NodeSpec& spec) { return spec.kind == "index"; });
+}
+
+// The GPUs the plan's indexers and parsers use, each once.
+std::vector<Device> gpus_of_plan(const BuildPlan& plan) {
+    std::vector<Device> gpus;
+    if (plan.indexing)
+        for (const Device& device : plan.indexing->devices())
+            if (device.is_gpu()) gpus.push_back(device);
+    if (plan.parsing)
+        for (const int ordinal : plan.parsing->gpu_ordinals()) gpus.push_back(Device::gpu(ordinal));
+    return gpus;
+}
+
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
@@ -64,6 +83,10 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     const auto start = std::chrono::steady_clock::now();
     const double sync_wait_at_start = sync_wait_seconds();
     const double cpu_at_start = process_cpu_seconds();
+    // Every thread's CPU by name at the end (the report's
+    // cpu_seconds_by_thread): the flow graph's workers named as they come.
+    const TbbWorkerNames tbb_worker_names;
+    const std::map<pid_t, ThreadCpu> threads_at_start = thread_cpu_by_id();
     const auto stop_if_requested = [&] {
         if (options.stop.stop_requested()) throw Interrupted();
     };
@@ -78,16 +101,31 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
 #endif
     }
     // 0: every "auto" settled once, for this machine, before any node is
-    // made (on a GPU machine this is where the CUDA runtime starts): "auto"
-    // inputs whose first JSONL file starts with a term vector make the build
-    // pre-weighted (docs/PIPELINE.md), and its plan is made for that
-    // (resolve_build, as `invidx-run --plan` shows it).
+    // made (on a GPU machine this is where the CUDA runtime starts, 0.1-0.2
+    // s): "auto" inputs whose first JSONL file starts with a term vector
+    // make the build pre-weighted (docs/PIPELINE.md), and its plan is made
+    // for that (resolve_build, as `invidx-run --plan` shows it). The sample
+    // (step 2) needs only the files and the configuration, so it is taken on
+    // a thread of its own meanwhile, off the build's critical path.
     const auto plan_start = std::chrono::steady_clock::now();
     std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(given);
-    const ResolvedBuild resolved = resolve_build(given, files, !hooks.files, registry, this_machine());
+    const PipelineConfig detected = configuration_to_run(given, files, !hooks.files);
+    std::future<TimedSample> early_sample;
+    if (!hooks.assignment && has_index_node(detected)) {
+        early_sample = std::async(std::launch::async, [files, &detected] {
+            name_this_thread("invidx-sample");
+            return take_sample(files, detected);
+        });
+    }
+    const ResolvedBuild resolved{.config = detected,
+                                 .plan = resolve_build_plan(detected, registry, this_machine())};
     const PipelineConfig& config = resolved.config;
     const BuildPlan& plan = resolved.plan;
     const double plan_seconds = seconds_since(plan_start);
+    // The GPUs' contexts are made on threads of their own while the output
+    // and the graph are set up and the graph starts reading and inflating;
+    // their nodes' first CUDA calls wait for them if they come first.
+    std::optional<GpuWarmUp> warm_up(std::in_place, gpus_of_plan(plan));
     const auto setup_start = std::chrono::steady_clock::now();
 
     oneapi::tbb::flow::graph flow_graph;
@@ -134,17 +172,17 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
         });
         stop_if_requested();
         // 2: sampling binds each trie collection to one indexer for the
-        // whole build; the GPUs' contexts are made meanwhile.
+        // whole build. The sample's errors come here, after every
+        // configuration error.
         if (index) {
             if (hooks.assignment) {
                 state.assignment = hooks.assignment;
-            } else {
-                std::optional<GpuWarmUp> warm_up(std::in_place, index->indexer_devices());
-                state.assignment = sample_and_assign(state);
-                // What the GPUs' contexts took longer than the sample.
+            } else if (early_sample.valid()) {
                 const auto wait_start = std::chrono::steady_clock::now();
-                warm_up.reset();
-                state.add_stage_seconds("gpu_warm_up_wait", seconds_since(wait_start));
+                const TimedSample taken = early_sample.get();
+                state.assignment = assign_from_sample(state, taken, seconds_since(wait_start));
+            } else {
+                state.assignment = sample_and_assign(state);
             }
             index->take_assignment(*state.assignment);
         }
@@ -153,6 +191,10 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
         // its indexers' dictionaries).
         result = graph.run();
     }
+    // Long since done: the threads joined.
+    const auto warm_up_wait_start = std::chrono::steady_clock::now();
+    warm_up.reset();
+    state.add_stage_seconds("gpu_warm_up_wait", seconds_since(warm_up_wait_start));
     stop_if_requested();
     const auto ending_start = std::chrono::steady_clock::now();
     progress.enter_phase(ProgressReporter::kWriting);
@@ -248,6 +290,20 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     // Every thread's CPU time (user + system) during the build: unlike the
     // nodes' busy seconds it leaves out waiting and counts spinning.
     report["cpu_seconds"] = process_cpu_seconds() - cpu_at_start;
+    // The same CPU time by thread name (graph/thread_names.hpp): invidx-tbb
+    // (the flow graph's workers: node bodies and what lies between them),
+    // invidx-gpuparse, invidx-gpuindex, invidx-inflate (threads that wait on
+    // a GPU), the driver's own threads, the main thread under the process's
+    // name; "ended" is what threads gone before now used (the sample's, the
+    // GPU contexts', those of archives).
+    nlohmann::json by_thread = nlohmann::json::object();
+    double named_seconds = 0;
+    for (const auto& [name, seconds] : thread_cpu_seconds_since(threads_at_start)) {
+        by_thread[name] = seconds;
+        named_seconds += seconds;
+    }
+    by_thread["ended"] = std::max(0.0, report["cpu_seconds"].get<double>() - named_seconds);
+    report["cpu_seconds_by_thread"] = by_thread;
     // Waiting for the disk (fsync) until now, summed over threads; the
     // publish after report.json syncs the rest of the index at once. In a
     // cluster rank running several pipelines, the rank's whole wait.

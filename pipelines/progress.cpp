@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "graph/seconds_since.hpp"
+#include "graph/thread_names.hpp"
 
 namespace invidx {
 namespace {
@@ -140,6 +141,7 @@ void ProgressReporter::report(bool notify, bool print) {
 }
 
 void ProgressReporter::loop() {
+    name_this_thread("invidx-progress");
     using namespace std::chrono;
     const milliseconds print_period = bar_ ? milliseconds(250) : milliseconds(5000);
     const milliseconds tick = !enabled_ ? notify_interval_ : notify_ ? std::min(print_period, notify_interval_) : print_period;

@@ -83,9 +83,14 @@ BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& r
     return plan;
 }
 
+PipelineConfig configuration_to_run(const PipelineConfig& config, const std::vector<InputFile>& files,
+                                    bool detect_vectors) {
+    return detect_vectors ? with_detected_vectors(config, files) : config;
+}
+
 ResolvedBuild resolve_build(const PipelineConfig& config, const std::vector<InputFile>& files, bool detect_vectors,
                             const NodeRegistry& registry, const MachineResources& machine) {
-    ResolvedBuild resolved{.config = detect_vectors ? with_detected_vectors(config, files) : config, .plan = {}};
+    ResolvedBuild resolved{.config = configuration_to_run(config, files, detect_vectors), .plan = {}};
     resolved.plan = resolve_build_plan(resolved.config, registry, machine);
     return resolved;
 }

@@ -36,6 +36,10 @@ struct ResolvedBuild {
 // `detect_vectors` false: the caller chose the files and the configuration
 // says all), then resolve_build_plan of that configuration (pre-weighted
 // documents take CPU parsers, for one). Throws what those two throw.
+// The first half of resolve_build: the configuration the build runs with.
+PipelineConfig configuration_to_run(const PipelineConfig& config, const std::vector<InputFile>& files,
+                                    bool detect_vectors);
+
 ResolvedBuild resolve_build(const PipelineConfig& config, const std::vector<InputFile>& files, bool detect_vectors,
                             const NodeRegistry& registry, const MachineResources& machine);
 

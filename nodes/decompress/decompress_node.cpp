@@ -454,7 +454,7 @@ private:
     void add_gpu_worker(int ordinal) {
         auto worker = std::make_unique<GpuWorker>();
         worker->ordinal = ordinal;
-        worker->thread = std::make_unique<AsyncWorker>();
+        worker->thread = std::make_unique<AsyncWorker>("invidx-inflate");
         worker->limiter = std::make_unique<flow::limiter_node<GzipChunkPtr>>(state_.graph, 1);
         GpuWorker* const w = worker.get();
         worker->node = std::make_unique<GpuInflateBody>(

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "graph/thread_names.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/archive_stream.hpp"
 
@@ -98,7 +99,10 @@ void StreamingDecompressor::start(const InputFile& file) {
     active_ = true;
     active_ordinal_ = file.ordinal;
     ignored_ordinal_.reset();
-    decoder_ = std::thread(&StreamingDecompressor::decode, this, file);
+    decoder_ = std::thread([this, file] {
+        name_this_thread("invidx-archive");
+        decode(file);
+    });
 }
 
 void StreamingDecompressor::drain(std::unique_lock<std::mutex>& lock, const Lease& lease, const Emit& emit) {

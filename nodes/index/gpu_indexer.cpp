@@ -60,7 +60,12 @@ GpuIndexer::GpuIndexer(uint32_t indexer_id, std::vector<bool> owned, bool positi
     options.owned = owned_;
     options.positional = positional_;
     device_ordinal_ = options.device;
-    device_ = on_device([&] { return create_gpu_term_indexer(options); });
+    options_ = std::move(options);
+}
+
+GpuTermIndexer& GpuIndexer::device() const {
+    if (!device_) device_ = on_device([&] { return create_gpu_term_indexer(options_); });
+    return *device_;
 }
 
 // Bulk copies only: the batch's term arena, then the owned slices'
@@ -98,7 +103,7 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
     }
     if (owned_occurrences > 0) {
         GpuStaging& staging =
-            on_device([&]() -> GpuStaging& { return device_->staging(owned_occurrences, batch.terms.size()); });
+            on_device([&]() -> GpuStaging& { return device().staging(owned_occurrences, batch.terms.size()); });
         GpuStagedBatch& staged = staging.batches[staging.batch_count++];
         staged.sequence = batch.sequence;
         staged.first_docid = batch.first_docid;
@@ -128,7 +133,7 @@ void GpuIndexer::index(const RegroupedBatch& batch) {
         // here are not lent to the next batches: give them back soon.
         if (staging.occurrence_count * 2 >= staging.occurrence_capacity ||
             staging.resident.size() >= kResidentPartsPerChunk) {
-            on_device([&] { device_->submit(); });
+            on_device([&] { device().submit(); });
         }
     }
     stage_seconds_ += seconds_since(start);
@@ -140,9 +145,9 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
                std::to_string(last_run_) + "; runs must increase",
            index_context());
     const auto close_start = std::chrono::steady_clock::now();
-    const GpuRunPostings sorted = on_device([&] { return device_->close_run(); });
+    const GpuRunPostings sorted = on_device([&] { return device().close_run(); });
     close_run_seconds_ += seconds_since(close_start);
-    terms_.resize(on_device([&] { return device_->terms(); }));
+    terms_.resize(on_device([&] { return device().terms(); }));
 
     RunPostings out;
     out.run = run;
@@ -245,7 +250,7 @@ RunPostings GpuIndexer::end_run(uint32_t run, uint32_t indexer_count, bool end_o
 }
 
 std::vector<DictionaryTerm> GpuIndexer::export_terms() const {
-    const GpuExportedTerms keys = on_device([&] { return device_->export_terms(); });
+    const GpuExportedTerms keys = on_device([&] { return device().export_terms(); });
     ensure(keys.key_offsets.size() == terms_.size(),
            "the device holds " + std::to_string(keys.key_offsets.size()) + " terms, the host " +
                std::to_string(terms_.size()),
@@ -264,9 +269,9 @@ std::vector<DictionaryTerm> GpuIndexer::export_terms() const {
 
 GpuIndexer::Stats GpuIndexer::stats() const {
     Stats out = stats_;
-    const GpuTermIndexerStats device = device_->stats();
-    out.terms = device.terms;
-    out.characters = device.key_bytes;
+    const GpuTermIndexerStats on_gpu = device().stats();
+    out.terms = on_gpu.terms;
+    out.characters = on_gpu.key_bytes;
     return out;
 }
 
@@ -276,19 +281,19 @@ size_t GpuIndexer::memory_bytes() const {
 }
 
 nlohmann::json GpuIndexer::extra_stats() const {
-    const GpuTermIndexerStats device = device_->stats();
-    return {{"gpu", device.device_name},
+    const GpuTermIndexerStats on_gpu = device().stats();
+    return {{"gpu", on_gpu.device_name},
             {"gpu_algorithm", algorithm_},
-            {"device_bytes", device.device_bytes},
-            {"peak_device_bytes", device.peak_device_bytes},
-            {"pinned_host_bytes", device.pinned_host_bytes},
-            {"device_busy_seconds", device.device_busy_seconds},
+            {"device_bytes", on_gpu.device_bytes},
+            {"peak_device_bytes", on_gpu.peak_device_bytes},
+            {"pinned_host_bytes", on_gpu.pinned_host_bytes},
+            {"device_busy_seconds", on_gpu.device_busy_seconds},
             // Where the indexer's own thread spends its time (host side).
             {"host_stage_seconds", stage_seconds_},
-            {"host_wait_seconds", device.host_wait_seconds},
+            {"host_wait_seconds", on_gpu.host_wait_seconds},
             {"host_close_run_seconds", close_run_seconds_},
             {"host_lists_seconds", lists_seconds_},
-            {"chunks", device.chunks},
+            {"chunks", on_gpu.chunks},
             // Batches whose terms a GPU parser left on this device for it.
             {"resident_batches", resident_batches_},
             {"resident_occurrences", resident_occurrences_}};

@@ -218,7 +218,7 @@ private:
     // the work on the indexer's own thread, which reports back through the
     // gateway (reserve_wait keeps the graph waiting until it has).
     void add_offloaded_indexer(size_t i) {
-        workers_[i] = std::make_unique<AsyncWorker>();
+        workers_[i] = std::make_unique<AsyncWorker>("invidx-gpuindex");
         auto body = std::make_unique<OffloadedBody>(
             state_.graph, flow::serial, [this, i](const Work& work, OffloadedBody::gateway_type& gateway) {
                 run_guarded(metrics_, [&] {

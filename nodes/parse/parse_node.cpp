@@ -241,7 +241,7 @@ private:
     void add_gpu_slot(size_t g) {
         auto slot = std::make_unique<GpuSlot>();
         slot->gpu = g;
-        slot->worker = std::make_unique<AsyncWorker>();
+        slot->worker = std::make_unique<AsyncWorker>("invidx-gpuparse");
         slot->limiter = std::make_unique<flow::limiter_node<In>>(state_.graph, 1);
         GpuSlot* const s = slot.get();
         slot->node = std::make_unique<GpuBody>(state_.graph, flow::unlimited,

@@ -7,6 +7,7 @@
 #include "devices/gpu_devices.hpp"
 #include "graph/build_plan.hpp"
 #include "graph/seconds_since.hpp"
+#include "graph/thread_names.hpp"
 #include "invidx/error.hpp"
 #include "nodes/sample/assignment.hpp"
 #include "nodes/sample/sampler.hpp"
@@ -41,31 +42,38 @@ double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::ve
     return cpus / (cpus + gpu_capacity);
 }
 
-CollectionAssignment sample_and_assign(RunState& state) {
+TimedSample take_sample(const std::vector<InputFile>& files, const PipelineConfig& config) {
     const auto start = std::chrono::steady_clock::now();
-    const SamplerConfig& config = state.config.sampler;
-    const BuildPlan& plan = state.plan;
-    ensure(plan.indexing.has_value(), "sampling needs the plan's indexers");
-    CollectionSample sample;
-    if (config.enabled) {
+    TimedSample taken;
+    if (config.sampler.enabled) {
         try {
-            sample = sample_collections(state.files, config, state.config.analysis);
+            taken.sample = sample_collections(files, config.sampler, config.analysis);
         } catch (const Error& error) {
             throw error.with_defaults(ErrorContext{.node = "sampler", .file = {}, .record = {}, .byte_offset = {}});
         }
     } else {
-        sample.tokens.assign(kCollections, 0);
+        taken.sample.tokens.assign(kCollections, 0);
     }
+    taken.seconds = seconds_since(start);
+    return taken;
+}
+
+CollectionAssignment assign_from_sample(RunState& state, const TimedSample& taken, double waited_seconds) {
+    const SamplerConfig& config = state.config.sampler;
+    const BuildPlan& plan = state.plan;
+    ensure(plan.indexing.has_value(), "sampling needs the plan's indexers");
+    const CollectionSample& sample = taken.sample;
     std::vector<bool> on_gpu;
     for (const auto& device : plan.indexing->devices()) on_gpu.push_back(device.is_gpu());
     CollectionAssignment assignment =
         assign_collections(sample.tokens, on_gpu, plan.popular_token_fraction, config.max_popular);
     const auto popular = static_cast<uint64_t>(std::count(assignment.popular.begin(), assignment.popular.end(), true));
-    state.add_stage_seconds("sampling", seconds_since(start));
+    state.add_stage_seconds("sampling", waited_seconds);
     state.add_report_section("sampler", {{"enabled", config.enabled},
                                          {"files", sample.files},
                                          {"bytes", sample.bytes},
                                          {"documents", sample.documents},
+                                         {"seconds", taken.seconds},
                                          {"popular_collections", popular},
                                          {"popular_token_fraction", plan.popular_token_fraction},
                                          {"popular_token_fraction_auto", plan.popular_token_fraction_auto},
@@ -76,11 +84,19 @@ CollectionAssignment sample_and_assign(RunState& state) {
     return assignment;
 }
 
+CollectionAssignment sample_and_assign(RunState& state) {
+    const TimedSample taken = take_sample(state.files, state.config);
+    return assign_from_sample(state, taken, taken.seconds);
+}
+
 GpuWarmUp::GpuWarmUp(const std::vector<Device>& devices) {
     std::set<int> ordinals;
     for (const auto& device : devices)
         if (device.is_gpu()) ordinals.insert(device.ordinal);
-    for (const int ordinal : ordinals) threads_.emplace_back([ordinal] { warm_up_gpu(ordinal); });
+    for (const int ordinal : ordinals) threads_.emplace_back([ordinal] {
+        name_this_thread("invidx-warmup");
+        warm_up_gpu(ordinal);
+    });
 }
 GpuWarmUp::~GpuWarmUp() {
     for (auto& thread : threads_) thread.join();

@@ -12,13 +12,29 @@
 #include "invidx/collection_assignment.hpp"
 #include "invidx/device.hpp"
 #include "invidx/run_state.hpp"
+#include "nodes/sample/sampler.hpp"
 
 namespace invidx {
 
-// For the plan's indexers, with its popular fraction. Uses state.files and
-// state.config's sampler and analysis settings; adds the "sampler" report
-// section and the "sampling" stage time to `state`. With the sampler
-// disabled, every collection counts 0 tokens (the c mod n rule).
+// The sample of `files` by `config`'s sampler and analysis settings, and
+// how long it took. Free of any build state, so that a build can take it
+// on a thread of its own while it resolves its plan (pipelines/pipeline.cpp).
+// With the sampler disabled, every collection counts 0 tokens (the c mod n
+// rule). Errors name the sampler node.
+struct TimedSample {
+    CollectionSample sample;
+    double seconds = 0;
+};
+TimedSample take_sample(const std::vector<InputFile>& files, const PipelineConfig& config);
+
+// The plan's indexers bound to collections by `taken`, with the plan's
+// popular fraction; adds the "sampler" report section (with the sample's
+// own `seconds`) and `waited_seconds`, what the build waited for the sample,
+// as the "sampling" stage.
+CollectionAssignment assign_from_sample(RunState& state, const TimedSample& taken, double waited_seconds);
+
+// Both, one after the other, on this thread: the sample of state.files by
+// state.config, then the assignment (the whole sampling time is waited).
 CollectionAssignment sample_and_assign(RunState& state);
 
 // The share of sampled tokens the popular collections cover when
@@ -29,9 +45,10 @@ CollectionAssignment sample_and_assign(RunState& state);
 // many entries as on_gpu or none) counts kGpuIndexerFedOnDeviceWeight.
 double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {});
 
-// GPU contexts take a while to create: this creates those of the GPUs in
-// `devices` on threads of their own, so that it overlaps the sampling, and
-// joins them when destroyed. Errors are left to the indexers.
+// GPU contexts take a while to create (0.05-0.2 s): this creates those of
+// the GPUs in `devices` on threads of their own, so that it overlaps what
+// comes before their first use, and joins them when destroyed. Errors are
+// left to the nodes that use the GPUs.
 class GpuWarmUp {
 public:
     explicit GpuWarmUp(const std::vector<Device>& devices);

@@ -36,7 +36,7 @@ TEST_CASE("a queue shared by rejecting parsers and limiter-gated async slots han
     std::vector<std::unique_ptr<flow::limiter_node<Item>>> limiters;
     std::vector<std::unique_ptr<Async>> slots;
     for (int s = 0; s < kSlots; ++s) {
-        workers.push_back(std::make_unique<invidx::AsyncWorker>());
+        workers.push_back(std::make_unique<invidx::AsyncWorker>("test-worker"));
         limiters.push_back(std::make_unique<flow::limiter_node<Item>>(graph, 1));
         invidx::AsyncWorker* const worker = workers.back().get();
         flow::limiter_node<Item>* const limiter = limiters.back().get();

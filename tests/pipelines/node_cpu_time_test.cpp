@@ -3,6 +3,8 @@
 // stages sum it per kind as they sum busy_seconds.
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/temp_dir.hpp"
@@ -66,6 +68,21 @@ TEST_CASE("a build reports every node's busy CPU seconds next to its busy second
     // The index node's finish() combines the dictionary; the ending writes it.
     CHECK(stages.at("dictionary_combine").get<double>() <= stages.at("finish").get<double>());
     CHECK(stages.at("dictionary_write").get<double>() <= stages.at("ending").get<double>());
+
+    // The build's CPU time by thread name: the threads' growth during the
+    // build only (this test process has used far more CPU before it), the
+    // flow graph's workers among them.
+    const nlohmann::json& by_thread = report.at("cpu_seconds_by_thread");
+    REQUIRE(by_thread.contains("ended"));
+    double named = 0;
+    for (const auto& [name, seconds] : by_thread.items()) {
+        CAPTURE(name);
+        CHECK(seconds.get<double>() >= 0);
+        if (name != "ended") named += seconds.get<double>();
+    }
+    // Clock ticks of 10 ms a thread.
+    CHECK(named <= report.at("cpu_seconds").get<double>() + 0.01 * static_cast<double>(by_thread.size()));
+    if (std::thread::hardware_concurrency() >= 2) CHECK(by_thread.contains("invidx-tbb"));
 
     // The summary invidx-run prints has the CPU seconds as a column.
     const std::string summary = built.summary_table();

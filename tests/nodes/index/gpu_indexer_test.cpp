@@ -185,13 +185,15 @@ GPU_TEST_CASE("gpu indexer: bad input is an error, not a crash") {
     }
 }
 
-TEST_CASE("gpu indexer: a device that does not exist is a clear error") {
+TEST_CASE("gpu indexer: a device that does not exist is a clear error, at its first use") {
     GpuTermIndexerOptions options;
     options.device = 99;
+    // Made without touching the device: the build's start does not wait for
+    // a GPU's context; the indexer's first call makes it, or fails.
+    GpuIndexer indexer(0, std::vector<bool>(kCollections, true), false, options);
     if (have_gpu()) {
-        CHECK_THROWS_WITH_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options),
-                             doctest::Contains("gpu:99: no such GPU"), Error);
+        CHECK_THROWS_WITH_AS(indexer.stats(), doctest::Contains("gpu:99: no such GPU"), Error);
     } else {  // built without CUDA, or no device: said so
-        CHECK_THROWS_AS(GpuIndexer(0, std::vector<bool>(kCollections, true), false, options), Error);
+        CHECK_THROWS_AS(indexer.stats(), Error);
     }
 }
