@@ -16,6 +16,7 @@
 #include "graph/token_pool.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/chunk_batch.hpp"
+#include "nodes/decompress/chunk_latency.hpp"
 #include "nodes/decompress/gpu_inflate_backend.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/inflate_gpus.hpp"
@@ -198,6 +199,8 @@ public:
                             [this](const GzipChunkPtr& chunk, ReassemblerBody::output_ports_type& ports) {
                                 run_guarded(metrics_, [&] {
                                     auto busy = metrics_.busy_scope();
+                                    (chunk->via_gpu ? gpu_latency_ : cpu_latency_)
+                                        .add(chunk->routed_at, std::chrono::steady_clock::now());
                                     reassembler_.push(chunk, state_.files.at(chunk->file_ordinal),
                                                       [&](TextBlock&& text) {
                                                           metrics_.bytes_out += text.bytes.size();
@@ -260,7 +263,8 @@ public:
                                   {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()},
                                   {"gpus", gpus_.setting},
                                   {"gpus_reason", gpus_.reason},
-                                  {"decoders", std::move(decoders)}};
+                                  {"decoders", std::move(decoders)},
+                                  {"chunk_seconds", {{"cpu", cpu_latency_.to_json()}, {"gpu", gpu_latency_.to_json()}}}};
         if (!gpu_workers_.empty()) section["gpu_backend"] = backend_->name;
         state.add_report_section("split_gzip", std::move(section));
         // The graph is done with the GPUs: their page-locked buffers and
@@ -333,6 +337,7 @@ private:
     // more than two blocks holds a member longer than a block, which no GPU
     // batch takes.
     void send_chunk(GzipChunkPtr chunk) {
+        chunk->routed_at = std::chrono::steady_clock::now();
         if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2) {
             const uint64_t bytes = compressed_bytes_of(*chunk);
             if (gpu_held_bytes_.load() < gpu_held_limit_) {
@@ -554,6 +559,7 @@ private:
                 hand_on(done.chunk, chunk_queue_);
                 continue;
             }
+            done.chunk->via_gpu = true;
             worker.counts.add(done.members - done.holes, done.compressed_bytes, done.text_bytes - done.hole_text_bytes);
             worker.counts.member_holes += done.holes;
             worker.counts.member_hole_text_bytes += done.hole_text_bytes;
@@ -598,6 +604,8 @@ private:
     ChunkDecoderCounts cpu_counts_;
     std::vector<std::unique_ptr<GpuWorker>> gpu_workers_;
     GzipReassembler reassembler_;         // reassembler_node_'s thread
+    ChunkLatency cpu_latency_;            // likewise: chunks the GPUs did not inflate
+    ChunkLatency gpu_latency_;            // likewise: chunks a GPU batch inflated
     uint64_t files_split_ = 0;            // router's thread
     std::atomic<uint64_t> chunks_{0};
     std::atomic<uint64_t> chunks_left_in_order_{0};  // undecoded, or not decoded alone

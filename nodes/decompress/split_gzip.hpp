@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -63,6 +64,10 @@ struct GzipChunk {
     // holds the whole chunk's blocks but these members' bytes are not
     // filled yet (fill_member_holes, chunk_batch.hpp), and decoded is false.
     std::vector<ChunkMemberHole> holes;
+    // For the report (decompress_node.cpp, chunk_latency.hpp): when the
+    // router sent it, and whether a GPU batch inflated it.
+    std::chrono::steady_clock::time_point routed_at{};
+    bool via_gpu = false;
 };
 using GzipChunkPtr = std::shared_ptr<GzipChunk>;
 

@@ -88,6 +88,20 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
     }
     CHECK(split.cpu_chunks + split.gpu_chunks + split.chunks_not_decoded_alone ==
           split.chunks + split.cpu_chunks_decoded_again);
+    // Every chunk reached the reassembler once, timed from the router by
+    // its path: a GPU batch inflated it (its long members filled by a CPU
+    // decoder after) or not.
+    const nlohmann::json& latency = section.at("chunk_seconds");
+    const uint64_t gpu_path = latency.at("gpu").at("chunks").get<uint64_t>();
+    CHECK(latency.at("cpu").at("chunks").get<uint64_t>() + gpu_path == split.chunks);
+    if (split.cpu_chunks_decoded_again == 0) CHECK(gpu_path == split.gpu_chunks);
+    for (const char* path : {"cpu", "gpu"}) {
+        CAPTURE(path);
+        const nlohmann::json& timed = latency.at(path);
+        CHECK(timed.at("mean").get<double>() >= 0);
+        CHECK(timed.at("mean").get<double>() <= timed.at("max").get<double>());
+        if (timed.at("chunks").get<uint64_t>() > 0) CHECK(timed.at("max").get<double>() > 0);
+    }
     return split;
 }
 
