@@ -45,12 +45,6 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
     return total;
 }
 
-// Whether the pipeline has an "index" node, the one that needs the sample.
-bool has_index_node(const PipelineConfig& config) {
-    return std::any_of(config.nodes.begin(), config.nodes.end(),
-                       [](const NodeSpec& spec) { return spec.kind == "index"; });
-}
-
 // The GPUs the plan's indexers and parsers use, each once.
 std::vector<Device> gpus_of_plan(const BuildPlan& plan) {
     std::vector<Device> gpus;
@@ -106,13 +100,15 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     // make the build pre-weighted (docs/PIPELINE.md), and its plan is made
     // for that (resolve_build, as `invidx-run --plan` shows it). The sample
     // (step 2) needs only the files and the configuration, so it is taken on
-    // a thread of its own meanwhile, off the build's critical path.
+    // a thread of its own meanwhile, off the build's critical path, unless
+    // the caller binds the collections itself; the plan settles whether it
+    // is used.
     const auto plan_start = std::chrono::steady_clock::now();
     std::vector<InputFile> files = hooks.files ? *hooks.files : expand_pipeline_inputs(given);
     const PipelineConfig detected = configuration_to_run(given, files, !hooks.files);
-    std::future<TimedSample> early_sample;
-    if (!hooks.assignment && has_index_node(detected)) {
-        early_sample = std::async(std::launch::async, [files, &detected] {
+    std::future<TimedSample> sample;
+    if (!hooks.assignment) {
+        sample = std::async(std::launch::async, [files, &detected] {
             name_this_thread("invidx-sample");
             return take_sample(files, detected);
         });
@@ -121,6 +117,9 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
                                  .plan = resolve_build_plan(detected, registry, this_machine())};
     const PipelineConfig& config = resolved.config;
     const BuildPlan& plan = resolved.plan;
+    // A plan without indexers binds no collections: the sample is let finish
+    // (its errors dropped) before the graph would run beside it.
+    if (!plan.indexing) sample = {};
     const double plan_seconds = seconds_since(plan_start);
     // The GPUs' contexts are made on threads of their own while the output
     // and the graph are set up and the graph starts reading and inflating;
@@ -153,6 +152,11 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     const std::vector<FlushStage*> flush_stages = graph.nodes_of_type<FlushStage>();
     if (index_stages.size() > 1 || flush_stages.size() > 1)
         throw ConfigError("/nodes", "a pipeline has at most one \"index\" node and one \"flush\" node");
+    // The index is written through the flush node (its runs, documents and
+    // dictionary): a graph that ends elsewhere could run but never publish.
+    if (flush_stages.empty())
+        throw ConfigError("/nodes", "a pipeline writes its index through a \"flush\" node and this one has none: "
+                                    "end it with \"index\", \"compress\" and \"flush\" (configs/default.json)");
     IndexStage* const index = index_stages.empty() ? nullptr : index_stages.front();
     FlushStage* const flush = flush_stages.empty() ? nullptr : flush_stages.front();
 
@@ -177,12 +181,11 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
         if (index) {
             if (hooks.assignment) {
                 state.assignment = hooks.assignment;
-            } else if (early_sample.valid()) {
-                const auto wait_start = std::chrono::steady_clock::now();
-                const TimedSample taken = early_sample.get();
-                state.assignment = assign_from_sample(state, taken, seconds_since(wait_start));
             } else {
-                state.assignment = sample_and_assign(state);
+                ensure(sample.valid(), "an index node without the plan's indexers (its kind has no resolver)");
+                const auto wait_start = std::chrono::steady_clock::now();
+                const TimedSample taken = sample.get();
+                state.assignment = assign_from_sample(state, taken, seconds_since(wait_start));
             }
             index->take_assignment(*state.assignment);
         }

@@ -84,11 +84,6 @@ CollectionAssignment assign_from_sample(RunState& state, const TimedSample& take
     return assignment;
 }
 
-CollectionAssignment sample_and_assign(RunState& state) {
-    const TimedSample taken = take_sample(state.files, state.config);
-    return assign_from_sample(state, taken, taken.seconds);
-}
-
 GpuWarmUp::GpuWarmUp(const std::vector<Device>& devices) {
     std::set<int> ordinals;
     for (const auto& device : devices)

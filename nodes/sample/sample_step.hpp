@@ -1,8 +1,9 @@
 // Sampling, the step of a build before its graph runs (Wei & JaJa §III.E):
 // the start of evenly spaced input files is parsed and its tokens counted per
 // trie collection, and each collection is bound to one indexer for the whole
-// build, the popular ones to the CPU indexers. The pipeline calls it between
-// making the graph (every configuration error first) and running it.
+// build, the popular ones to the CPU indexers. The pipeline takes the sample
+// while it resolves its plan, and binds the collections once the graph is
+// made (every configuration error first), before it runs.
 #pragma once
 
 #include <string>
@@ -32,10 +33,6 @@ TimedSample take_sample(const std::vector<InputFile>& files, const PipelineConfi
 // own `seconds`) and `waited_seconds`, what the build waited for the sample,
 // as the "sampling" stage.
 CollectionAssignment assign_from_sample(RunState& state, const TimedSample& taken, double waited_seconds);
-
-// Both, one after the other, on this thread: the sample of state.files by
-// state.config, then the assignment (the whole sampling time is waited).
-CollectionAssignment sample_and_assign(RunState& state);
 
 // The share of sampled tokens the popular collections cover when
 // sampler.popular_token_fraction is "auto": the CPU indexers' share of the

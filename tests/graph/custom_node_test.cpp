@@ -30,10 +30,29 @@ private:
     flow::function_node<Message, Message> node_;
 };
 
+// Counts documents and ends the graph there: a pipeline of its own sink,
+// with no index node.
+class CountingSink final : public SinkStage<ParsedBatch> {
+public:
+    using Message = std::shared_ptr<const ParsedBatch>;
+    CountingSink(flow::graph& graph, std::atomic<uint64_t>& documents)
+        : node_(graph, flow::unlimited, [&documents](const Message& batch) {
+              documents += batch->docs.size();
+              return flow::continue_msg();
+          }) {}
+    flow::receiver<Message>& input_port() override { return node_; }
+
+private:
+    flow::function_node<Message, flow::continue_msg> node_;
+};
+
 void add_counter_and_standard_kinds(NodeRegistry& registry, std::atomic<uint64_t>& documents) {
     for (const auto& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory, kind.resolve);
     registry.add("count_documents", "test", [&documents](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
         return std::make_unique<CountingNode>(state.graph, documents);
+    });
+    registry.add("count_documents_sink", "test", [&documents](NodeOptions&, RunState& state) -> std::unique_ptr<Node> {
+        return std::make_unique<CountingSink>(state.graph, documents);
     });
 }
 
@@ -65,6 +84,29 @@ TEST_CASE("a custom node kind runs inside the graph and the index is unchanged")
         }
         CHECK_FALSE(std::filesystem::exists(dir / "bad"));
     }
+}
+
+TEST_CASE("a pipeline ending in its own sink, with no flush node, is a ConfigError before any work") {
+    TempDir dir;
+    dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
+                               warc_response("c", "three"));
+    std::atomic<uint64_t> documents{0};
+    NodeRegistry registry;
+    add_counter_and_standard_kinds(registry, documents);
+    auto description = standard_pipeline({(dir / "in").string()}, dir / "out", 2, 1);
+    // read, decompress, frame, parse, then the sink in place of the rest:
+    // the graph fits together, but nothing would write the index.
+    description["nodes"].erase(description["nodes"].begin() + 4, description["nodes"].end());
+    description["nodes"].push_back(nlohmann::json::object({{"kind", "count_documents_sink"}}));
+    try {
+        Pipeline(PipelineConfig::from_json(description)).run(registry);
+        FAIL("expected a ConfigError");
+    } catch (const ConfigError& error) {
+        CHECK(error.json_pointer() == "/nodes");
+        CHECK(std::string(error.what()).find("\"flush\" node") != std::string::npos);
+    }
+    CHECK(documents == 0);
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
 }
 
 TEST_CASE("a second registration of a kind is an error") {
