@@ -1,6 +1,7 @@
 #include "graph/build_plan.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "invidx/error.hpp"
 
@@ -17,6 +18,16 @@ std::vector<Device> IndexPlan::devices() const {
     std::vector<Device> out;
     for (const auto& indexer : indexers) out.push_back(indexer.device);
     return out;
+}
+
+std::vector<int> BuildPlan::gpu_ordinals() const {
+    std::set<int> ordinals;
+    if (parsing)
+        for (const int ordinal : parsing->gpu_ordinals()) ordinals.insert(ordinal);
+    if (indexing)
+        for (const Device& device : indexing->devices())
+            if (device.is_gpu()) ordinals.insert(device.ordinal);
+    return {ordinals.begin(), ordinals.end()};
 }
 
 unsigned settle_count(NodeOptions& options, BuildPlan& plan, unsigned automatic, unsigned absent,

@@ -110,6 +110,8 @@ struct BuildPlan {
     // builder does not take them for unknown keys.
     std::map<std::string, std::set<std::string>> keys_read;
 
+    // The GPUs the plan's parsers and indexers use, each once, in order.
+    std::vector<int> gpu_ordinals() const;
     // What report.json prints as "plan".
     nlohmann::json to_json() const;
     // The count settle_count recorded for this node.

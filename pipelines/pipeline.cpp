@@ -45,17 +45,6 @@ double busy_seconds_of_kind(const nlohmann::json& nodes, const std::string& kind
     return total;
 }
 
-// The GPUs the plan's indexers and parsers use, each once.
-std::vector<Device> gpus_of_plan(const BuildPlan& plan) {
-    std::vector<Device> gpus;
-    if (plan.indexing)
-        for (const Device& device : plan.indexing->devices())
-            if (device.is_gpu()) gpus.push_back(device);
-    if (plan.parsing)
-        for (const int ordinal : plan.parsing->gpu_ordinals()) gpus.push_back(Device::gpu(ordinal));
-    return gpus;
-}
-
 }  // namespace
 
 Pipeline::Pipeline(PipelineConfig config) : config_(std::move(config)) {}
@@ -124,7 +113,7 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     // The GPUs' contexts are made on threads of their own while the output
     // and the graph are set up and the graph starts reading and inflating;
     // their nodes' first CUDA calls wait for them if they come first.
-    std::optional<GpuWarmUp> warm_up(std::in_place, gpus_of_plan(plan));
+    std::optional<GpuWarmUp> warm_up(std::in_place, plan.gpu_ordinals());
     const auto setup_start = std::chrono::steady_clock::now();
 
     oneapi::tbb::flow::graph flow_graph;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
 #include "devices/gpu_devices.hpp"
 #include "graph/build_plan.hpp"
@@ -84,14 +83,13 @@ CollectionAssignment assign_from_sample(RunState& state, const TimedSample& take
     return assignment;
 }
 
-GpuWarmUp::GpuWarmUp(const std::vector<Device>& devices) {
-    std::set<int> ordinals;
-    for (const auto& device : devices)
-        if (device.is_gpu()) ordinals.insert(device.ordinal);
-    for (const int ordinal : ordinals) threads_.emplace_back([ordinal] {
-        name_this_thread("invidx-warmup");
-        warm_up_gpu(ordinal);
-    });
+GpuWarmUp::GpuWarmUp(const std::vector<int>& ordinals) {
+    for (const int ordinal : ordinals) {
+        threads_.emplace_back([ordinal] {
+            name_this_thread("invidx-warmup");
+            warm_up_gpu(ordinal);
+        });
+    }
 }
 GpuWarmUp::~GpuWarmUp() {
     for (auto& thread : threads_) thread.join();

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "invidx/collection_assignment.hpp"
-#include "invidx/device.hpp"
 #include "invidx/run_state.hpp"
 #include "nodes/sample/sampler.hpp"
 
@@ -43,12 +42,12 @@ CollectionAssignment assign_from_sample(RunState& state, const TimedSample& take
 double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {});
 
 // GPU contexts take a while to create (0.05-0.2 s): this creates those of
-// the GPUs in `devices` on threads of their own, so that it overlaps what
+// the GPUs `ordinals` on threads of their own, so that it overlaps what
 // comes before their first use, and joins them when destroyed. Errors are
 // left to the nodes that use the GPUs.
 class GpuWarmUp {
 public:
-    explicit GpuWarmUp(const std::vector<Device>& devices);
+    explicit GpuWarmUp(const std::vector<int>& ordinals);
     ~GpuWarmUp();
     GpuWarmUp(const GpuWarmUp&) = delete;
     GpuWarmUp& operator=(const GpuWarmUp&) = delete;

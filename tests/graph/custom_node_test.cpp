@@ -56,57 +56,62 @@ void add_counter_and_standard_kinds(NodeRegistry& registry, std::atomic<uint64_t
     });
 }
 
+// Three documents in in/a.warc, and a registry of the standard kinds with
+// the counting ones.
+struct ThreeDocuments {
+    TempDir dir;
+    std::atomic<uint64_t> documents{0};
+    NodeRegistry registry;
+    ThreeDocuments() {
+        dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
+                                   warc_response("c", "three"));
+        add_counter_and_standard_kinds(registry, documents);
+    }
+    nlohmann::json pipeline(const std::string& output) {
+        return standard_pipeline({(dir / "in").string()}, dir / output, 2, 1);
+    }
+    // The ConfigError `description` fails with: "pointer: message".
+    std::string config_error(const nlohmann::json& description) {
+        try {
+            Pipeline(PipelineConfig::from_json(description)).run(registry);
+        } catch (const ConfigError& error) {
+            return error.json_pointer() + ": " + error.what();
+        }
+        return "no error";
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a custom node kind runs inside the graph and the index is unchanged") {
-    TempDir dir;
-    dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
-                               warc_response("c", "three"));
-    std::atomic<uint64_t> documents{0};
-    NodeRegistry registry;
-    add_counter_and_standard_kinds(registry, documents);
-
-    auto description = standard_pipeline({(dir / "in").string()}, dir / "with", 2, 1);
+    ThreeDocuments collection;
+    auto description = collection.pipeline("with");
     description["nodes"].insert(description["nodes"].begin() + 4, nlohmann::json::object({{"kind", "count_documents"}}));
-    Pipeline(PipelineConfig::from_json(description)).run(registry);
-    CHECK(documents == 3);
-    build_index(standard_pipeline({(dir / "in").string()}, dir / "without", 2, 1));
-    CHECK(ciff_bytes(dir / "with") == ciff_bytes(dir / "without"));
+    Pipeline(PipelineConfig::from_json(description)).run(collection.registry);
+    CHECK(collection.documents == 3);
+    build_index(collection.pipeline("without"));
+    CHECK(ciff_bytes(collection.dir / "with") == ciff_bytes(collection.dir / "without"));
 
     SUBCASE("in the wrong place its types do not fit, and the error says so") {
-        auto misplaced = standard_pipeline({(dir / "in").string()}, dir / "bad", 2, 1);
+        auto misplaced = collection.pipeline("bad");
         misplaced["nodes"].insert(misplaced["nodes"].begin() + 1, nlohmann::json::object({{"kind", "count_documents"}}));
-        try {
-            Pipeline(PipelineConfig::from_json(misplaced)).run(registry);
-            FAIL("expected a ConfigError");
-        } catch (const ConfigError& error) {
-            CHECK(std::string(error.what()).find("takes ParsedBatch") != std::string::npos);
-        }
-        CHECK_FALSE(std::filesystem::exists(dir / "bad"));
+        CHECK(collection.config_error(misplaced).find("takes ParsedBatch") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(collection.dir / "bad"));
     }
 }
 
 TEST_CASE("a pipeline ending in its own sink, with no flush node, is a ConfigError before any work") {
-    TempDir dir;
-    dir.write("in/a.warc", warc_response("a", "one two three") + warc_response("b", "two three") +
-                               warc_response("c", "three"));
-    std::atomic<uint64_t> documents{0};
-    NodeRegistry registry;
-    add_counter_and_standard_kinds(registry, documents);
-    auto description = standard_pipeline({(dir / "in").string()}, dir / "out", 2, 1);
+    ThreeDocuments collection;
+    auto description = collection.pipeline("out");
     // read, decompress, frame, parse, then the sink in place of the rest:
     // the graph fits together, but nothing would write the index.
     description["nodes"].erase(description["nodes"].begin() + 4, description["nodes"].end());
     description["nodes"].push_back(nlohmann::json::object({{"kind", "count_documents_sink"}}));
-    try {
-        Pipeline(PipelineConfig::from_json(description)).run(registry);
-        FAIL("expected a ConfigError");
-    } catch (const ConfigError& error) {
-        CHECK(error.json_pointer() == "/nodes");
-        CHECK(std::string(error.what()).find("\"flush\" node") != std::string::npos);
-    }
-    CHECK(documents == 0);
-    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+    const std::string error = collection.config_error(description);
+    CHECK(error.rfind("/nodes: ", 0) == 0);
+    CHECK(error.find("\"flush\" node") != std::string::npos);
+    CHECK(collection.documents == 0);
+    CHECK_FALSE(std::filesystem::exists(collection.dir / "out"));
 }
 
 TEST_CASE("a second registration of a kind is an error") {

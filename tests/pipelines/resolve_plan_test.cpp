@@ -47,6 +47,7 @@ TEST_CASE("plan: default.json on 16 cores without GPUs") {
     REQUIRE(plan.parsing);
     CHECK(plan.parsing->cpu_parsers == 12);
     CHECK(plan.parsing->gpus.empty());
+    CHECK(plan.gpu_ordinals().empty());  // no GPU context to make
     CHECK(plan.tokens == 48);
     CHECK(count_at(plan, "/nodes/1") == 8);   // decompress: one per two cores
     CHECK(count_at(plan, "/nodes/2") == 4);   // frame: one per four
@@ -82,6 +83,8 @@ TEST_CASE("plan: default.json on 16 cores and two GPUs parses on the GPUs, a gpu
     CHECK(indexers[9].placed_automatically);
     CHECK_FALSE(indexers[0].placed_automatically);
     CHECK(plan.device_terms_indexer == std::map<int, uint32_t>{{0, 8}, {1, 9}});
+    // The GPUs whose contexts the build makes first: each once, parsers' and indexers' alike.
+    CHECK(plan.gpu_ordinals() == std::vector<int>{0, 1});
     CHECK(plan.fed_on_device == std::vector<bool>{false, false, false, false, false, false, false, false, true, true});
     // 8 CPU indexers against two GPU indexers fed on their devices, 32 each.
     CHECK(plan.popular_token_fraction == doctest::Approx(8.0 / (8 + 64)));
