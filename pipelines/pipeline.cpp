@@ -147,7 +147,7 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
         throw ConfigError("/nodes", "a pipeline writes its index through a \"flush\" node and this one has none: "
                                     "end it with \"index\", \"compress\" and \"flush\" (configs/default.json)");
     IndexStage* const index = index_stages.empty() ? nullptr : index_stages.front();
-    FlushStage* const flush = flush_stages.empty() ? nullptr : flush_stages.front();
+    FlushStage* const flush = flush_stages.front();
 
     // Setting up: the output, every node made (GPU buffers allocated).
     const double setup_seconds = seconds_since(setup_start);
@@ -202,7 +202,7 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
             return find_duplicate_names(documents, documents.string(), state.files);
         });
     }
-    if (flush) flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
+    flush->write_dictionary(index ? index->take_dictionary() : std::vector<DictionaryTerm>{});
     const nlohmann::json duplicate_names = names_found.valid()
                                                ? report_duplicate_names(names_found.get(), config.on_duplicate_id,
                                                                         options.notice)
