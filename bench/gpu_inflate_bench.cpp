@@ -32,12 +32,15 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "devices/gpu_inflate.hpp"
+#include "devices/inflate/crc32_combine.hpp"
+#include "devices/inflate/warp_jobs.hpp"
 #include "invidx/error.hpp"
 #include "tools/common/flags.hpp"
 
@@ -153,7 +156,7 @@ Batch file_batch(const std::string& path) {
         do {
             z.next_out = reinterpret_cast<Bytef*>(sink.data());
             z.avail_out = static_cast<uInt>(sink.size());
-            status = inflate(&z, Z_NO_FLUSH);
+            status = ::inflate(&z, Z_NO_FLUSH);
         } while (status == Z_OK);
         const size_t used = z.total_in;
         inflateEnd(&z);
@@ -162,6 +165,62 @@ Batch file_batch(const std::string& path) {
         at += used;
     }
     return batch;
+}
+
+// What lane 0 of the warp kernel decodes in one member, by kind: a batch
+// lasts at least as long as its longest member, so its symbols, against
+// the kernel's time, give one warp's time a symbol.
+struct SymbolCensus {
+    uint64_t literals = 0;
+    uint64_t short_matches = 0;  // copied by lane 0 (shorter than kWarpMatchMin)
+    uint64_t short_far = 0;      // of those, from more than 1 KiB back
+    uint64_t warp_matches = 0;   // handed to the warp as jobs
+    uint64_t stored_blocks = 0;
+    uint64_t symbols() const { return literals + short_matches + warp_matches; }
+};
+
+SymbolCensus census_of(const Batch& batch, size_t member) {
+    static constexpr invidx::inflate::Crc32Tables crc = invidx::inflate::make_crc32_tables();
+    const InflateMember& m = batch.members[member];
+    const auto* in = reinterpret_cast<const unsigned char*>(batch.input.data()) + m.in_offset;
+    const auto tables = std::make_unique<invidx::inflate::DecoderTables>();
+    invidx::inflate::LaneDecoder d{};
+    InflateOutcome outcome;
+    SymbolCensus census;
+    ensure(invidx::inflate::start_member(in, m.in_size, crc.t, d, *tables, outcome), "census: not a gzip member");
+    invidx::inflate::BitReader& r = d.r;
+    uint32_t produced = 0;
+    for (bool final_block = false; !final_block;) {
+        invidx::inflate::BlockHeader block{};
+        ensure(invidx::inflate::read_block_header(r, in, produced, m.out_size, *tables, block) == InflateStatus::ok,
+               "census: a bad block header");
+        final_block = block.final_block;
+        if (block.stored) {
+            ++census.stored_blocks;
+            produced += block.stored_length;
+            r.pos += block.stored_length;
+            continue;
+        }
+        for (;;) {
+            ensure(r.refill(), "census: truncated");
+            const uint32_t e = invidx::inflate::read_litlen_entry(r, *tables);
+            if (invidx::inflate::entry_kind(e) == invidx::inflate::kLiteral) {
+                ++census.literals, ++produced;
+                continue;
+            }
+            if (invidx::inflate::entry_kind(e) == invidx::inflate::kEnd) break;
+            invidx::inflate::BlockMatch match{};
+            ensure(invidx::inflate::read_match(r, *tables, e, produced, m.out_size, match) == InflateStatus::ok, "census: a bad match");
+            if (match.length >= invidx::inflate::kWarpMatchMin) {
+                ++census.warp_matches;
+            } else {
+                ++census.short_matches;
+                census.short_far += match.distance > 1024;
+            }
+            produced += match.length;
+        }
+    }
+    return census;
 }
 
 // The reference text: libdeflate's (zlib's without it), member by member.
@@ -184,7 +243,7 @@ std::string reference_text(const Batch& batch) {
         z.avail_in = m.in_size;
         z.next_out = reinterpret_cast<Bytef*>(text.data() + m.out_offset);
         z.avail_out = m.out_size;
-        ensure(inflate(&z, Z_FINISH) == Z_STREAM_END, "zlib refuses a member");
+        ensure(::inflate(&z, Z_FINISH) == Z_STREAM_END, "zlib refuses a member");
         inflateEnd(&z);
     }
 #endif
@@ -272,6 +331,17 @@ int main(int argc, char** argv) {
         const std::string reference = reference_text(batch);
         std::printf("batch: %zu members, %.1f MB compressed, %.1f MB of text (%s)\n", batch.members.size(),
                     batch.input.size() / 1e6, batch.text_bytes / 1e6, file.empty() ? "generated" : file.c_str());
+        const size_t longest = static_cast<size_t>(
+            std::max_element(batch.members.begin(), batch.members.end(),
+                             [](const InflateMember& a, const InflateMember& b) { return a.out_size < b.out_size; }) -
+            batch.members.begin());
+        const SymbolCensus census = census_of(batch, longest);
+        std::printf("longest member: %u bytes of text, %llu symbols: %llu literals, %llu short matches lane 0 copies "
+                    "(%llu from more than 1 KiB back), %llu warp jobs, %llu stored blocks\n",
+                    batch.members[longest].out_size, static_cast<unsigned long long>(census.symbols()),
+                    static_cast<unsigned long long>(census.literals), static_cast<unsigned long long>(census.short_matches),
+                    static_cast<unsigned long long>(census.short_far), static_cast<unsigned long long>(census.warp_matches),
+                    static_cast<unsigned long long>(census.stored_blocks));
         std::vector<Row> rows;
 
         std::string gpu_failure;  // the host rows are still measured without a usable GPU
@@ -295,6 +365,8 @@ int main(int argc, char** argv) {
                 std::vector<double> resident;
                 for (unsigned r = 0; r < repeat; ++r) resident.push_back(inflater.time_resident_kernel());
                 const std::string name = k.name;
+                std::printf("gpu %s, resident: %.1f ns a symbol of the longest member (were the batch as long as it)\n",
+                            k.name, median(resident) * 1e9 / static_cast<double>(census.symbols()));
                 rows.push_back({"gpu " + name + ", resident", median(resident)});
                 rows.push_back({"gpu " + name + ", inflate()", whole});
                 rows.push_back({"  input to device", median(copy_in)});
