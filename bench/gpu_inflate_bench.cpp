@@ -167,16 +167,16 @@ Batch file_batch(const std::string& path) {
     return batch;
 }
 
-// What lane 0 of the warp kernel decodes in one member, by kind: a batch
-// lasts at least as long as its longest member, so its symbols, against
-// the kernel's time, give one warp's time a symbol.
+// What the warp kernel decodes in one member, by kind: a batch lasts at
+// least as long as its longest member, so its symbols, against the
+// kernel's time, give one warp's time a symbol.
 struct SymbolCensus {
     uint64_t literals = 0;
-    uint64_t short_matches = 0;  // copied by lane 0 (shorter than kWarpMatchMin)
-    uint64_t short_far = 0;      // of those, from more than 1 KiB back
-    uint64_t warp_matches = 0;   // handed to the warp as jobs
+    uint64_t short_matches = 0;  // at most 32 bytes: one load and one store a lane
+    uint64_t far_matches = 0;    // of those, from more than 1 KiB back
+    uint64_t long_matches = 0;   // more than 32 bytes: a copy of several steps
     uint64_t stored_blocks = 0;
-    uint64_t symbols() const { return literals + short_matches + warp_matches; }
+    uint64_t symbols() const { return literals + short_matches + long_matches; }
 };
 
 SymbolCensus census_of(const Batch& batch, size_t member) {
@@ -211,11 +211,11 @@ SymbolCensus census_of(const Batch& batch, size_t member) {
             if (invidx::inflate::entry_kind(e) == invidx::inflate::kEnd) break;
             invidx::inflate::BlockMatch match{};
             ensure(invidx::inflate::read_match(r, *tables, e, produced, m.out_size, match) == InflateStatus::ok, "census: a bad match");
-            if (match.length >= invidx::inflate::kWarpMatchMin) {
-                ++census.warp_matches;
+            if (match.length > 32) {
+                ++census.long_matches;
             } else {
                 ++census.short_matches;
-                census.short_far += match.distance > 1024;
+                census.far_matches += match.distance > 1024;
             }
             produced += match.length;
         }
@@ -336,11 +336,11 @@ int main(int argc, char** argv) {
                              [](const InflateMember& a, const InflateMember& b) { return a.out_size < b.out_size; }) -
             batch.members.begin());
         const SymbolCensus census = census_of(batch, longest);
-        std::printf("longest member: %u bytes of text, %llu symbols: %llu literals, %llu short matches lane 0 copies "
-                    "(%llu from more than 1 KiB back), %llu warp jobs, %llu stored blocks\n",
+        std::printf("longest member: %u bytes of text, %llu symbols: %llu literals, %llu matches of at most 32 bytes "
+                    "(%llu from more than 1 KiB back), %llu longer, %llu stored blocks\n",
                     batch.members[longest].out_size, static_cast<unsigned long long>(census.symbols()),
                     static_cast<unsigned long long>(census.literals), static_cast<unsigned long long>(census.short_matches),
-                    static_cast<unsigned long long>(census.short_far), static_cast<unsigned long long>(census.warp_matches),
+                    static_cast<unsigned long long>(census.far_matches), static_cast<unsigned long long>(census.long_matches),
                     static_cast<unsigned long long>(census.stored_blocks));
         std::vector<Row> rows;
 

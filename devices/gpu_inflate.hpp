@@ -73,10 +73,10 @@ public:
 
     int device_ordinal() const;
 
-    // Which kernel inflate() runs: a warp per member, lane 0 decoding while
-    // the warp copies long matches and stored blocks and takes the CRC-32
-    // (the default); or the first form, a thread per member, kept to compare
-    // the two (benchmarks, tests). Both give the same text and outcomes.
+    // Which kernel inflate() runs: a warp per member, every lane decoding in
+    // lockstep while the warp copies matches and stored blocks and takes the
+    // CRC-32 (the default); or the first form, a thread per member, kept to
+    // compare the two (benchmarks, tests). Both give the same text and outcomes.
     enum class Kernel { warp_per_member, thread_per_member };
     void use_kernel(Kernel kernel);
 

@@ -318,6 +318,34 @@ struct BitReader {
         }
         return pos <= end + 16;
     }
+    // At least 32 bits in the buffer (the lockstep decoder's refill,
+    // devices/inflate/lockstep_decoding.hpp): one aligned 32-bit word when
+    // count < 32 and the next 4 bytes are whole, else bytes one at a time
+    // (zeros past end, as refill supplies them) up to 4-byte alignment or a
+    // full buffer, so that the next refill is a word. The bits decoded are
+    // refill's; only how far ahead it loads differs. False as refill.
+    INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE bool refill32() {
+        if (count >= 32) return true;
+        const unsigned char* at = in + pos;
+        if (pos + 4 <= end && (reinterpret_cast<uintptr_t>(at) & 3) == 0) {
+            uint32_t word;
+#if defined(__CUDA_ARCH__)
+            word = *reinterpret_cast<const uint32_t*>(at);
+#else
+            std::memcpy(&word, at, 4);
+#endif
+            buffer |= uint64_t{word} << count;
+            pos += 4;
+            count += 32;
+            return true;
+        }
+        do {
+            if (pos < end) buffer |= uint64_t{in[pos]} << count;
+            ++pos;
+            count += 8;
+        } while (count <= 56 && (count < 32 || (reinterpret_cast<uintptr_t>(in + pos) & 3) != 0));
+        return pos <= end + 16;
+    }
     INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE uint32_t peek(uint32_t bits) const {
         return static_cast<uint32_t>(buffer & ((uint64_t{1} << bits) - 1));
     }
@@ -443,10 +471,11 @@ INVIDX_HOST_DEVICE inline InflateStatus read_dynamic_tables(BitReader& r, Decode
 }
 
 // ---------------------------------------------------------------- blocks and symbols
-// What both decoders read (inflate_gzip_member here, decode_until_job in
-// warp_jobs.hpp), with the same checks in the same order. A literal is
-// written by each decoder itself: that path is the hot one, kept free of a
-// status to return.
+// What both decoders read (inflate_gzip_member here, the warp's
+// decode_member_in_lockstep in lockstep_decoding.hpp, which reads a match's
+// distance after a second refill but checks it as read_match does), with
+// the same checks in the same order. A literal is written by each decoder
+// itself: that path is the hot one, kept free of a status to return.
 
 // A block's header: BFINAL, BTYPE, and a stored block's LEN (checked against
 // NLEN, the input left and the text's room: `produced` of `out_size` bytes

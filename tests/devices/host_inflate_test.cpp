@@ -14,6 +14,7 @@
 
 #include "devices/gpu_inflate.hpp"
 #include "devices/inflate/crc32_combine.hpp"
+#include "devices/inflate/lockstep_decoding.hpp"
 #include "devices/inflate/warp_jobs.hpp"
 #include "support/inflate_batches.hpp"
 
@@ -33,11 +34,39 @@ void check_all_ok(const InflateBatch& batch, const HostInflated& inflated) {
     }
 }
 
-// The warp kernel's steps (devices/inflate/warp_jobs.hpp) on the host: lane
-// 0's decoding up to each job, then the job's 32 lanes taken last to first
-// (any order must do: a lane never reads what another writes in one job),
-// and the CRC-32 from the 32 lanes' pieces.
-HostInflated inflate_by_warp_jobs(const InflateBatch& batch) {
+// The lanes of a warp in lockstep taken on the host, as the kernel's
+// WarpLanes takes them: every copy's 32 shares last to first (any order
+// must do: a lane never reads what another writes in one copy), a short
+// match's bytes read at once and stored at the next copy or the flush.
+struct HostLanes {
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    uint32_t pending_to = kNone, pending_length = 0;
+    unsigned char pending[32] = {};
+
+    void write_literal(unsigned char* at, unsigned char byte) const { *at = byte; }
+    void flush(unsigned char* out) {
+        for (uint32_t lane = 32; pending_to != kNone && lane-- > 0;) {
+            if (lane < pending_length) out[pending_to + lane] = pending[lane];
+        }
+        pending_to = kNone;
+    }
+    void copy(const inflate::WarpJob& job, const unsigned char* in, unsigned char* out) {
+        flush(out);
+        if (job.kind == inflate::kJobMatch && job.length <= 32) {
+            for (uint32_t lane = 32; lane-- > 0;) {
+                if (lane < job.length) pending[lane] = inflate::short_match_byte(out + job.to, job.source, job.length, lane);
+            }
+            pending_to = job.to;
+            pending_length = job.length;
+            return;
+        }
+        for (uint32_t lane = 32; lane-- > 0;) inflate::copy_job(job, in, out, lane);
+    }
+};
+
+// The warp kernel's steps on the host (devices/inflate/lockstep_decoding.hpp
+// with HostLanes), and the CRC-32 from the 32 lanes' pieces.
+HostInflated inflate_by_warp(const InflateBatch& batch) {
     static constexpr inflate::Crc32Tables crc = inflate::make_crc32_tables();
     static constexpr inflate::Crc32ShiftPowers powers = inflate::make_crc32_shift_powers();
     const auto tables = std::make_unique<inflate::DecoderTables>();
@@ -49,13 +78,10 @@ HostInflated inflate_by_warp_jobs(const InflateBatch& batch) {
         const auto* in = reinterpret_cast<const unsigned char*>(batch.input.data()) + m.in_offset;
         auto* text = reinterpret_cast<unsigned char*>(out.output.data()) + m.out_offset;
         inflate::LaneDecoder d{};
+        HostLanes lanes;
         InflateOutcome& outcome = out.outcomes[i];
         if (!inflate::start_member(in, m.in_size, crc.t, d, *tables, outcome)) continue;
-        for (;;) {
-            const inflate::WarpJob job = inflate::decode_until_job(d, in, text, m.out_size, *tables);
-            if (job.kind == inflate::kJobDone) break;
-            for (uint32_t lane = 32; lane-- > 0;) inflate::copy_job(job, in, text, lane);
-        }
+        inflate::decode_member_in_lockstep(d, in, text, m.out_size, *tables, lanes);
         if (!inflate::finish_member(d, in, m.in_size, m.out_size, outcome)) continue;
         uint32_t reg = 0;
         for (uint32_t lane = 0; lane < 32; ++lane) reg ^= inflate::crc32_of_piece(text, m.out_size, lane, crc.t, powers.powers);
@@ -65,25 +91,27 @@ HostInflated inflate_by_warp_jobs(const InflateBatch& batch) {
 }
 
 // The warp kernel's steps give the host decoder's outcomes, and its text where ok.
-void check_warp_jobs_match_host(const InflateBatch& batch) {
+void check_warp_steps_match_host(const InflateBatch& batch) {
     const HostInflated host = inflate_on_host(batch);
-    const HostInflated jobs = inflate_by_warp_jobs(batch);
+    const HostInflated warp = inflate_by_warp(batch);
     for (size_t i = 0; i < batch.members.size(); ++i) {
         INFO("member " << i);
-        CHECK(inflate_status_name(jobs.outcomes[i].status) == std::string(inflate_status_name(host.outcomes[i].status)));
-        CHECK(jobs.outcomes[i].offset == host.outcomes[i].offset);
-        if (host.outcomes[i].status == InflateStatus::ok) CHECK(text_of(batch, jobs.output.data(), i) == text_of(batch, host.output.data(), i));
+        CHECK(inflate_status_name(warp.outcomes[i].status) == std::string(inflate_status_name(host.outcomes[i].status)));
+        CHECK(warp.outcomes[i].offset == host.outcomes[i].offset);
+        if (host.outcomes[i].status == InflateStatus::ok) {
+            CHECK(text_of(batch, warp.output.data(), i) == text_of(batch, host.output.data(), i));
+        }
     }
 }
 
 }  // namespace
 
-TEST_CASE("inflate by warp jobs (the warp kernel's steps on the host): the host decoder's outcomes and text") {
-    check_warp_jobs_match_host(mixed_good_batch(7));
-    check_warp_jobs_match_host(random_batch(5, 2000, 3000));
-    check_warp_jobs_match_host(random_batch(11, 100, 70000));
-    check_warp_jobs_match_host(handmade_batch(23, 60));
-    check_warp_jobs_match_host(damaged_batch(3).batch);
+TEST_CASE("inflate by a warp in lockstep (the warp kernel's steps on the host): the host decoder's outcomes and text") {
+    check_warp_steps_match_host(mixed_good_batch(7));
+    check_warp_steps_match_host(random_batch(5, 2000, 3000));
+    check_warp_steps_match_host(random_batch(11, 100, 70000));
+    check_warp_steps_match_host(handmade_batch(23, 60));
+    check_warp_steps_match_host(damaged_batch(3).batch);
 }
 
 TEST_CASE("inflate_members_on_host: zlib levels 0 to 9, strategies, header fields, empty and 1-byte texts, libdeflate") {
@@ -123,6 +151,19 @@ TEST_CASE("inflate_members_on_host: hand-made blocks: overlapping matches of eve
         CHECK(zlib_accepts(std::string_view(batch.input).substr(batch.members[i].in_offset, batch.members[i].in_size)));
     }
     check_all_ok(batch, inflate_on_host(batch));
+}
+
+TEST_CASE("inflate_members_on_host and the warp's steps: matches of 48 bits (15-bit codes and every extra bit) wherever they start") {
+    std::mt19937 random(41);
+    InflateBatch batch;
+    for (int i = 0; i < 4; ++i) {
+        std::string text;
+        const std::string member = widest_matches_member(random, text);
+        CHECK(zlib_accepts(member));
+        batch.add(member, std::move(text), i);
+    }
+    check_all_ok(batch, inflate_on_host(batch));
+    check_warp_steps_match_host(batch);
 }
 
 TEST_CASE("crc32 combine: the registers of a text's pieces give the CRC-32 of the whole") {

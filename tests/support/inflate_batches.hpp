@@ -372,7 +372,84 @@ inline std::string handmade_member(std::mt19937& random, std::string& text) {
     return member_of_deflate(bits, text);
 }
 
-// `count` hand-made members, at uneven offsets.
+// The canonical codes (RFC 1951 3.2.2) of code lengths lengths[0, count).
+inline std::vector<uint32_t> canonical_codes(const uint8_t* lengths, uint32_t count) {
+    uint32_t per_length[16] = {}, next[16] = {};
+    for (uint32_t s = 0; s < count; ++s) ++per_length[lengths[s]];
+    per_length[0] = 0;
+    for (uint32_t bits = 1, code = 0; bits < 16; ++bits) next[bits] = code = (code + per_length[bits - 1]) << 1;
+    std::vector<uint32_t> codes(count, 0);
+    for (uint32_t s = 0; s < count; ++s) {
+        if (lengths[s] != 0) codes[s] = next[lengths[s]]++;
+    }
+    return codes;
+}
+
+// A member of one dynamic block whose matches take the most bits a symbol
+// can: a 15-bit length code (symbol 284) with its 5 extra bits, then a
+// 15-bit distance code (28 or 29) with its 13, 48 bits in all, among
+// literals of 1 to 15 bits: a decoder's bit buffer must hold a whole
+// match wherever it starts. `text` gets what it decodes to.
+inline std::string widest_matches_member(std::mt19937& random, std::string& text) {
+    // Literal/length lengths: 'a' 1 bit, 'b' 2, ... 'n' 14, 'o' and length
+    // symbol 284 15, end of block 14 ... a complete code needs the two
+    // 15-bit codes and the chain 1..14: 'a'..'m' take 1..13, 256 takes 14.
+    uint8_t lengths[285 + 30] = {};
+    for (uint32_t k = 0; k < 13; ++k) lengths['a' + k] = static_cast<uint8_t>(k + 1);
+    lengths[256] = 14;
+    lengths['o'] = 15;
+    lengths[284] = 15;
+    // Distance lengths: codes 0..13 take 1..14 bits, 28 and 29 15.
+    uint8_t* distance_lengths = lengths + 285;
+    for (uint32_t c = 0; c < 14; ++c) distance_lengths[c] = static_cast<uint8_t>(c + 1);
+    distance_lengths[28] = 15;
+    distance_lengths[29] = 15;
+    const std::vector<uint32_t> litlen = canonical_codes(lengths, 285);
+    const std::vector<uint32_t> distance = canonical_codes(distance_lengths, 30);
+
+    DeflateBits bits;
+    bits.put(1, 1);  // BFINAL
+    bits.put(2, 2);  // BTYPE 10
+    bits.put(285 - 257, 5);
+    bits.put(30 - 1, 5);
+    bits.put(19 - 4, 4);
+    // The code length code: lengths 0..15 each a 4-bit code (16..18 unused),
+    // its lengths sent in RFC 1951's order.
+    const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    for (uint8_t symbol : order) bits.put(symbol < 16 ? 4 : 0, 3);
+    for (uint8_t length : lengths) bits.put_code(length, 4);  // the code of length L is L: 16 codes of 4 bits
+
+    text.clear();
+    auto literal = [&](uint32_t symbol) {
+        bits.put_code(litlen[symbol], lengths[symbol]);
+        text += static_cast<char>(symbol);
+    };
+    // 16,385 literals first, so that every distance of codes 28 and 29 reaches text.
+    while (text.size() < 16385) literal('a' + __builtin_ctz(static_cast<uint32_t>(random()) | 0x1000u) % 13);
+    for (int i = 0; i < 400; ++i) {
+        const uint32_t r = random();
+        if (r % 3 == 0) {
+            literal(r % 7 == 0 ? 'o' : 'a' + (r >> 3) % 13);
+            continue;
+        }
+        const uint32_t length = 227 + (r >> 4) % 31;  // symbol 284: 227..257, 5 extra bits
+        const uint32_t code = (r >> 9) % 2 == 0 ? 28 : 29;
+        const uint32_t base = code == 28 ? 16385 : 24577;
+        const uint32_t far = std::min<uint32_t>(static_cast<uint32_t>(text.size()), base + 8191);
+        if (far < base) continue;
+        const uint32_t d = base + (r >> 10) % (far - base + 1);
+        bits.put_code(litlen[284], 15);
+        bits.put(length - 227, 5);
+        bits.put_code(distance[code], 15);
+        bits.put(d - base, 13);
+        for (uint32_t j = 0; j < length; ++j) text += text[text.size() - d];
+    }
+    bits.put_code(litlen[256], 14);
+    return member_of_deflate(bits, text);
+}
+
+// `count` hand-made members, then one of matches as wide as deflate allows,
+// at uneven offsets.
 inline InflateBatch handmade_batch(unsigned seed, size_t count) {
     std::mt19937 random(seed);
     InflateBatch batch;
@@ -381,6 +458,9 @@ inline InflateBatch handmade_batch(unsigned seed, size_t count) {
         const std::string member = handmade_member(random, text);
         batch.add(member, std::move(text), random() % 9);
     }
+    std::string text;
+    const std::string member = widest_matches_member(random, text);
+    batch.add(member, std::move(text), random() % 9);
     return batch;
 }
 

@@ -1,17 +1,17 @@
-// One gzip member decoded by one warp (the GPU inflate kernel's fast form;
-// gpu_inflate.cu). A deflate stream's symbols decode one after another,
-// each one's place known only once the one before it is decoded, so lane 0
-// decodes them, with the decoder the host runs as the reference
-// (devices/inflate/deflate_member_decoder.hpp: the same header parse, bit
-// reader, tables and checks, so every status and offset is the host's);
-// what does not depend on that chain goes to the whole warp:
-//   - a long match or a stored block: lane 0 hands it over as a job and the
-//     32 lanes copy it, a byte each per step;
+// One gzip member decoded by one warp in lockstep (the GPU inflate kernel's
+// default; gpu_inflate.cu). A deflate stream's symbols decode one after
+// another, each one's place known only once the one before it is decoded,
+// so every lane runs the same decoder on the same bits
+// (devices/inflate/lockstep_decoding.hpp, with the host decoder's header
+// parse, bit reader, tables and checks: every status and offset is the
+// host's): one address a load, broadcast to the warp, the same branches in
+// every lane. What does not depend on that chain is shared out:
+//   - lane 0 writes the literals; every match and stored block is copied
+//     by the 32 lanes at once, a byte each per step;
 //   - the CRC-32 of the text: each lane takes a 32nd of it, and the pieces'
 //     registers combine (devices/inflate/crc32_combine.hpp).
-// Lane 0's tables live in the warp's slice of shared memory, not in local
-// memory, and a batch of thousands of members is thousands of warps: enough
-// to hide the latency of each warp's chain of dependent lookups.
+// The tables live in the warp's shared memory, which every lane writes
+// alike when a block header is decoded.
 #pragma once
 
 #include <cstdint>
@@ -19,50 +19,64 @@
 #include "devices/gpu_inflate.hpp"
 #include "devices/inflate/crc32_combine.hpp"
 #include "devices/inflate/deflate_member_decoder.hpp"
+#include "devices/inflate/lockstep_decoding.hpp"
 #include "devices/inflate/warp_jobs.hpp"
 
 namespace invidx::inflate {
 
-// What the warp's shared memory holds for one member's decoding.
-struct WarpSlot {
-    WarpJob job;  // lane 0 writes it, the warp reads it after a __syncwarp
-    DecoderTables tables;  // lane 0's alone
+// The lanes of a warp decoding in lockstep (lockstep_decoding.hpp's
+// `Lanes`). A copy starts with a __syncwarp, so lane 0's literals and the
+// copies before are seen by every lane. A match of at most 32 bytes (most
+// of them) is one load a lane, and its store waits in a register until the
+// next copy or the end, so the load's latency overlaps the next symbols'
+// decoding instead of stalling the warp (ncu: a store waiting on its load
+// was 18% of the kernel's stall samples).
+struct WarpLanes {
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    uint32_t lane;
+    uint32_t pending_at = kNone;  // where this lane's byte of the last short match goes
+    unsigned char pending = 0;
+
+    __device__ __forceinline__ void write_literal(unsigned char* at, unsigned char byte) const {
+        if (lane == 0) *at = byte;
+    }
+    __device__ __forceinline__ void flush(unsigned char* out) {
+        if (pending_at != kNone) out[pending_at] = pending;
+        pending_at = kNone;
+    }
+    __device__ __forceinline__ void copy(const WarpJob& job, const unsigned char* in, unsigned char* out) {
+        flush(out);
+        __syncwarp();
+        if (job.kind == kJobMatch && job.length <= 32) {
+            if (lane < job.length) {
+                pending = short_match_byte(out + job.to, job.source, job.length, lane);
+                pending_at = job.to + lane;
+            }
+            return;
+        }
+        copy_job(job, in, out, lane);
+    }
 };
 
 // The member in[0, in_size) into out[0, out_size), by the whole warp (every
-// lane calls it with the same arguments); lane 0 returns the outcome that
-// inflate_gzip_member returns for it. `crc` a Crc32Tables' t and
-// `shift_powers` a Crc32ShiftPowers' powers, both in shared memory.
+// lane calls it with the same arguments); every lane returns the outcome
+// that inflate_gzip_member returns for it. `tables` in the warp's shared
+// memory; `crc` a Crc32Tables' t, `shift_powers` a Crc32ShiftPowers' powers.
 __device__ inline InflateOutcome inflate_gzip_member_by_warp(const unsigned char* in, uint32_t in_size, unsigned char* out,
-                                                             uint32_t out_size, WarpSlot& slot, const uint32_t (*crc)[256],
+                                                             uint32_t out_size, DecoderTables& tables, const uint32_t (*crc)[256],
                                                              const uint32_t* shift_powers) {
     constexpr unsigned kAll = 0xFFFFFFFFu;
-    const uint32_t lane = threadIdx.x & 31;
+    WarpLanes lanes{threadIdx.x & 31};
     InflateOutcome outcome;
     LaneDecoder d{};
-    int decoding = 0;
-    if (lane == 0) decoding = start_member(in, in_size, crc, d, slot.tables, outcome);
-    if (__shfl_sync(kAll, decoding, 0) == 0) return outcome;
-
-    for (;;) {
-        if (lane == 0) slot.job = decode_until_job(d, in, out, out_size, slot.tables);
-        __syncwarp();  // the job, and lane 0's text before it, seen by every lane
-        const WarpJob job = slot.job;
-        if (job.kind == kJobDone) break;
-        copy_job(job, in, out, lane);
-        __syncwarp();  // the job's bytes written before lane 0 reads them or writes the next job
-    }
-
-    int check_crc = 0;
-    if (lane == 0) check_crc = finish_member(d, in, in_size, out_size, outcome);
-    __syncwarp();  // every lane past reading the last job before the next member's is written
-    if (__shfl_sync(kAll, check_crc, 0) == 0) return outcome;
-
-    // All of out[0, out_size) is written, the loop's last __syncwarp ordering it.
-    uint32_t reg = crc32_of_piece(out, out_size, lane, crc, shift_powers);
+    if (!start_member(in, in_size, crc, d, tables, outcome)) return outcome;
+    decode_member_in_lockstep(d, in, out, out_size, tables, lanes);
+    __syncwarp();  // all of the text written before any lane reads it for the CRC-32
+    if (!finish_member(d, in, in_size, out_size, outcome)) return outcome;
+    uint32_t reg = crc32_of_piece(out, out_size, lanes.lane, crc, shift_powers);
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) reg ^= __shfl_xor_sync(kAll, reg, offset);
-    if (lane == 0) settle_crc(reg, in, in_size, outcome);
+    settle_crc(reg, in, in_size, outcome);
     return outcome;
 }
 
