@@ -39,6 +39,18 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus decode_symbols_in_lockste
             if (produced >= out_size) return InflateStatus::output_overflow;
             lanes.write_literal(out + produced, static_cast<unsigned char>(entry_value(e)));
             ++produced;
+            // A run of literals without a refill each: the next ones while
+            // their codes are in the primary table and within the bits held
+            // (their checks as the loop's; a refill only stops a member far
+            // past its end, which ends it as truncated either way).
+            for (;;) {
+                const uint32_t next = t.litlen[r.peek(kLitLenPrimaryBits)];
+                if (entry_kind(next) != kLiteral || entry_bits(next) > r.count) break;
+                r.drop(entry_bits(next));
+                if (produced >= out_size) return InflateStatus::output_overflow;
+                lanes.write_literal(out + produced, static_cast<unsigned char>(entry_value(next)));
+                ++produced;
+            }
             continue;
         }
         if (kind == kEnd) return InflateStatus::ok;
