@@ -532,10 +532,10 @@ struct BlockMatch {
     uint32_t distance;
 };
 
-INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus read_match(BitReader& r, const DecoderTables& t, uint32_t entry,
-                                                                  uint32_t produced, uint32_t out_size, BlockMatch& match) {
-    if (entry_kind(entry) != kLength) return InflateStatus::bad_deflate;
-    match.length = entry_value(entry) + r.take(entry_extra(entry));
+// Its distance code and extra bits, match.length read: the checks of the
+// whole match.
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus read_distance(BitReader& r, const DecoderTables& t, uint32_t produced,
+                                                                     uint32_t out_size, BlockMatch& match) {
     uint32_t d = t.dist[r.peek(kDistPrimaryBits)];
     if (entry_kind(d) == kLink) {
         r.drop(kDistPrimaryBits);
@@ -547,6 +547,13 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus read_match(BitReader& r, 
     if (match.distance > produced) return InflateStatus::bad_deflate;  // before the start of the text
     if (match.length > out_size - produced) return InflateStatus::output_overflow;
     return InflateStatus::ok;
+}
+
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus read_match(BitReader& r, const DecoderTables& t, uint32_t entry,
+                                                                  uint32_t produced, uint32_t out_size, BlockMatch& match) {
+    if (entry_kind(entry) != kLength) return InflateStatus::bad_deflate;
+    match.length = entry_value(entry) + r.take(entry_extra(entry));
+    return read_distance(r, t, produced, out_size, match);
 }
 
 // Where the member's deflate data starts (its header's length), or 0 with

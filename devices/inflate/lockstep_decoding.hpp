@@ -55,20 +55,13 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus decode_symbols_in_lockste
         }
         if (kind == kEnd) return InflateStatus::ok;
         if (kind != kLength) return InflateStatus::bad_deflate;
-        const uint32_t length = entry_value(e) + r.take(entry_extra(e));
+        BlockMatch match;
+        match.length = entry_value(e) + r.take(entry_extra(e));
         if (!r.refill32()) return InflateStatus::truncated;
-        uint32_t d = t.dist[r.peek(kDistPrimaryBits)];
-        if (entry_kind(d) == kLink) {
-            r.drop(kDistPrimaryBits);
-            d = t.dist[entry_value(d) + r.peek(entry_extra(d))];
-        }
-        r.drop(entry_bits(d));
-        if (entry_kind(d) != kLength) return InflateStatus::bad_deflate;
-        const uint32_t distance = entry_value(d) + r.take(entry_extra(d));
-        if (distance > produced) return InflateStatus::bad_deflate;  // before the start of the text
-        if (length > out_size - produced) return InflateStatus::output_overflow;
-        lanes.copy(WarpJob{kJobMatch, produced, distance, length}, r.in, out);
-        produced += length;
+        const InflateStatus status = read_distance(r, t, produced, out_size, match);
+        if (status != InflateStatus::ok) return status;
+        lanes.copy(WarpJob{kJobMatch, produced, match.distance, match.length}, r.in, out);
+        produced += match.length;
     }
 }
 

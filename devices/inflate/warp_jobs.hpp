@@ -44,6 +44,8 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE unsigned char short_match_byte(const un
 }
 
 // The warp's share of a job, this lane's bytes: j = lane, lane + 32, ...
+// (a match of at most 32 bytes is short_match_byte's, one byte a lane,
+// which the lanes take themselves to defer its store).
 // A match's byte j is the byte (j mod distance) of the `distance` bytes
 // before it (an overlapping match repeats them), all written before the
 // job: no lane waits on another's bytes.
@@ -61,10 +63,6 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE void copy_job(const WarpJob& job, const
     const unsigned char* from = to - distance;
     if (distance >= job.length) {
         for (uint32_t j = lane; j < job.length; j += 32) to[j] = from[j];
-        return;
-    }
-    if (job.length <= 32) {  // most matches: one step
-        if (lane < job.length) to[lane] = short_match_byte(to, distance, job.length, lane);
         return;
     }
     // (j + 32) mod distance from j mod distance: add 32 mod distance, less
