@@ -472,9 +472,9 @@ INVIDX_HOST_DEVICE inline InflateStatus read_dynamic_tables(BitReader& r, Decode
 
 // ---------------------------------------------------------------- blocks and symbols
 // What both decoders read (inflate_gzip_member here, the warp's
-// decode_member_in_lockstep in lockstep_decoding.hpp, which reads a match's
-// distance after a second refill but checks it as read_match does), with
-// the same checks in the same order. A literal is written by each decoder
+// decode_member_in_lockstep in lockstep_decoding.hpp, which refills between
+// a match's length and read_distance), with the same checks in the same
+// order. A literal is written by each decoder
 // itself: that path is the hot one, kept free of a status to return.
 
 // A block's header: BFINAL, BTYPE, and a stored block's LEN (checked against
