@@ -24,7 +24,8 @@
 #    turn, and on the first run each index exported as CIFF (CIFF=0: never)
 #    and compared across the variants.
 # COLLECTIONS (default "per-record one-stream mixed") picks which of the
-# three collections are measured and built (both are written either way).
+# three collections are measured and built (both are written either way);
+# DECODERS (default "igzip libdeflate zlib") which ceilings are measured.
 # A table last: per collection and variant, the median MB/s of text
 # (report.json's total_seconds, as in docs/PERFORMANCE.md), that over each
 # ceiling's median, MB/s over the invidx-run process's wall time (CUDA's
@@ -113,7 +114,7 @@ results=$out/inflate-builds.tsv
 # 2. Ceilings: one process per file, PROCS at once.
 for collection in $collections; do
   mb=$(text_mb "$collection")
-  for decoder in igzip libdeflate zlib; do
+  for decoder in ${DECODERS:-igzip libdeflate zlib}; do
     probe=$(ls "$work/per-record"/*.gz | head -1)
     if ! "$bindir/invidx_inflate_bench" --gunzip "$decoder" "$probe" 2> /dev/null; then
       echo "ceiling $decoder: not built, skipped"

@@ -46,7 +46,7 @@ using GpuInflateBody = flow::async_node<GzipChunkPtr, GzipChunkPtr>;
 struct GpuInflateSettings {
     size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
     uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
-    unsigned workers_per_gpu = 2;
+    unsigned workers_per_gpu = 1;
 };
 
 // What one kind of chunk decoder did, for the report: the CPU decoders
@@ -649,10 +649,12 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     if (gpu_member_bytes == 0 || gpu_member_bytes > (1ull << 30))
         throw ConfigError(options.pointer("gpu_member_bytes"), "must be between 1 and 2^30");
     gpu_settings.member_bytes = static_cast<uint32_t>(gpu_member_bytes);
-    // Two batches in flight a GPU (a worker each, with its own thread, stream
-    // and buffers): while one's text is copied out, the other's batch crosses
-    // PCIe and inflates.
-    const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", 2);
+    // One batch in flight a GPU by default (a worker, with its own thread,
+    // stream and buffers): the GPUs that inflate also parse, and the more of
+    // the text they inflate the longer their parse slots wait (two in flight
+    // built 3-10% slower than one on 16 cores + H200, docs/performance-log.md).
+    // More workers overlap one batch's copies with another's kernel.
+    const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", 1);
     if (in_flight == 0 || in_flight > 8)
         throw ConfigError(options.pointer("gpu_batches_in_flight"), "must be between 1 and 8");
     gpu_settings.workers_per_gpu = static_cast<unsigned>(in_flight);
