@@ -37,11 +37,12 @@
 # time its threads used there: no waiting for a core or a GPU; "-" for a
 # report without busy_cpu_seconds) and the whole process's CPU core-seconds
 # per GB (report.json), the share of the text the GPUs inflated
-# (decompress.gpus; split_gzip.decoders in report.json), and whether the
-# CIFF is byte-identical to the first variant's. TSV rows
-# (OUT/inflate-builds.tsv): build, collection, variant, run, MB/s,
-# decompress busy s/GB, cpu s/GB, CIFF, decompress cpu s/GB, wall MB/s,
-# pipeline s, wall s, GPU share.
+# (decompress.gpus; split_gzip.decoders in report.json), the CPU the GPU
+# parse slots' threads spent polling for their GPU work per GB
+# (host_wait_cpu_seconds), and whether the CIFF is byte-identical to the
+# first variant's. TSV rows (OUT/inflate-builds.tsv): build, collection,
+# variant, run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu
+# s/GB, wall MB/s, pipeline s, wall s, GPU share, slots' wait cpu s/GB.
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -200,7 +201,7 @@ for collection in $collections; do
         ciff=$(sha256sum < "$work/idx.ciff" | cut -c1-16)
         rm -f "$work/idx.ciff"
       fi
-      read -r mbps decompress cpu decompress_cpu pipeline gpu_share <<< "$(python3 - "$idx/report.json" <<'PY'
+      read -r mbps decompress cpu decompress_cpu pipeline gpu_share slot_wait <<< "$(python3 - "$idx/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 gb = r["input_bytes_uncompressed"] / 1e9
@@ -213,14 +214,17 @@ decompress_cpu = "%.3f" % (sum(n["busy_cpu_seconds"] for n in nodes) / gb) \
 gpu_decoders = [d for d in r.get("split_gzip", {}).get("decoders", []) if d.get("kind") == "gpu"]
 gpu_share = "%.3f" % (sum(d["text_bytes"] for d in gpu_decoders) / r["input_bytes_uncompressed"]) \
     if "split_gzip" in r and r["input_bytes_uncompressed"] else "-"
-print("%.1f %.3f %.3f %s %.3f %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu,
-                                     r["stages"]["pipeline"], gpu_share))
+# The CPU the GPU parse slots' threads spent polling for their GPU work, per GB ("-" without GPU parsers).
+gpu_parsers = [p for p in r.get("parse", {}).get("parsers", []) if "host_wait_cpu_seconds" in p]
+slot_wait = "%.3f" % (sum(p["host_wait_cpu_seconds"] for p in gpu_parsers) / gb) if gpu_parsers else "-"
+print("%.1f %.3f %.3f %s %.3f %s %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu,
+                                        r["stages"]["pipeline"], gpu_share, slot_wait))
 PY
 )"
       # The decompress CPU figure last, so that rows written before it still parse.
       wall_s=$(python3 -c "print('%.3f' % ($wall_end - $wall_start))")
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
-        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" >> "$results"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" >> "$results"
       echo "build $collection $label run $r: $mbps MB/s ($wall_mbps over the process's wall time), decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
@@ -247,7 +251,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
-       " | wall MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | CIFF same |"
+       " | wall MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -272,12 +276,15 @@ for c in collections:
         outside = [1 - float(r[6]) / float(r[7]) for r in runs if len(r) > 7]
         # The share of the text the GPUs inflated (decompress.gpus).
         gpu_share = [float(r[8]) for r in runs if len(r) > 8 and r[8] != "-"]
-        print("| %s | %s | %.0f | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s |" % (
+        # The GPU parse slots' polling CPU per GB (GPU parsers only).
+        slot_wait = [float(r[9]) for r in runs if len(r) > 9 and r[9] != "-"]
+        print("| %s | %s | %.0f | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
             "%.0f" % statistics.median(wall) if wall else "-",
             "%.0f%%" % (100 * statistics.median(outside)) if outside else "-",
             statistics.median(float(r[1]) for r in runs),
             "%.3f" % statistics.median(decompress_cpu) if decompress_cpu else "-",
             statistics.median(float(r[2]) for r in runs),
-            "%.0f%%" % (100 * statistics.median(gpu_share)) if gpu_share else "-", same))
+            "%.0f%%" % (100 * statistics.median(gpu_share)) if gpu_share else "-",
+            "%.3f" % statistics.median(slot_wait) if slot_wait else "-", same))
 PY
