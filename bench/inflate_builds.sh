@@ -221,7 +221,7 @@ print("%.1f %.3f %.3f %s %.3f %s %s" % (gb * 1e3 / r["total_seconds"], decompres
                                         r["stages"]["pipeline"], gpu_share, slot_wait))
 PY
 )"
-      # The decompress CPU figure last, so that rows written before it still parse.
+      # Fields added later go last, so that rows written before them still parse.
       wall_s=$(python3 -c "print('%.3f' % ($wall_end - $wall_start))")
       printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
         "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" >> "$results"

@@ -654,7 +654,7 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     // the text they inflate the longer their parse slots wait (two in flight
     // built 3-10% slower than one on 16 cores + H200, docs/performance-log.md).
     // More workers overlap one batch's copies with another's kernel.
-    const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", 1);
+    const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", gpu_settings.workers_per_gpu);
     if (in_flight == 0 || in_flight > 8)
         throw ConfigError(options.pointer("gpu_batches_in_flight"), "must be between 1 and 8");
     gpu_settings.workers_per_gpu = static_cast<unsigned>(in_flight);
