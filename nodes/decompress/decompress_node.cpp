@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "devices/gpu_devices.hpp"
@@ -97,6 +98,17 @@ struct ChunkDecoderCounts {
                 {"member_hole_text_bytes", member_hole_text_bytes.load()},
                 {"chunks_decoded_again", chunks_decoded_again.load()},
                 {"busy_seconds", static_cast<double>(busy_ns.load()) * 1e-9}};
+    }
+};
+
+// The chunk decoders take the chunk that comes first in the collection, not
+// the one queued first: a chunk back from a GPU batch (its long members left
+// as holes, or not inflated) is older than the chunks routed to the CPU while
+// it was away, and the frame node's docid step passes nothing of a later file
+// on until it is decoded (a priority_queue_node sends its greatest first).
+struct LaterInCollection {
+    bool operator()(const GzipChunkPtr& a, const GzipChunkPtr& b) const {
+        return std::pair{a->file_ordinal, a->index} > std::pair{b->file_ordinal, b->index};
     }
 };
 
@@ -596,7 +608,7 @@ private:
     const size_t gpu_batch_bytes_;
     const uint32_t gpu_member_bytes_;  // a chunk with a longer member goes to the CPU
     unsigned count_ = 1;                  // CPU chunk decoders
-    flow::queue_node<GzipChunkPtr> chunk_queue_;  // the chunk decoders'
+    flow::priority_queue_node<GzipChunkPtr, LaterInCollection> chunk_queue_;  // the chunk decoders', earliest first
     ChunkDecoderBody chunk_decoder_;
     std::unique_ptr<flow::queue_node<GzipChunkPtr>> gpu_chunks_;  // with GPU workers: theirs
     std::atomic<uint64_t> gpu_held_bytes_{0};  // compressed, in gpu_chunks_ or a GPU worker

@@ -8,6 +8,7 @@
 
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "graph/occupancy_gauge.hpp"
 #include "nodes/frame/docid_assigner.hpp"
 #include "nodes/frame/document_capture.hpp"
 #include "nodes/frame/file_framer.hpp"
@@ -51,9 +52,14 @@ public:
           docid_step_(state.graph, flow::serial,
                       [this](const FileBatch& in, DocidBody::output_ports_type& ports) {
                           run_guarded(metrics_, [&] {
+                              held_text_bytes_ += in.batch->text_bytes;
                               file_order_.push(in.position, in.batch, [&](const std::shared_ptr<DocBatch>& batch) {
+                                  held_text_bytes_ -= batch->text_bytes;
                                   number(batch, std::get<0>(ports));
                               });
+                              const auto now = OccupancyGauge::Clock::now();
+                              held_batches_.set(file_order_.held(), now);
+                              held_bytes_.set(held_text_bytes_, now);
                           });
                       }),
           assigner_(batch_bytes),
@@ -70,10 +76,22 @@ public:
     void finish(RunState& state) override {
         state.add_report_section("frame", {{"framers", workers_.size()},
                                            {"framing_busy_seconds", framing_busy_ns_.load() / 1e9},
-                                           {"docid_step_busy_seconds", docid_busy_ns_.load() / 1e9}});
+                                           {"docid_step_busy_seconds", docid_busy_ns_.load() / 1e9},
+                                           {"docid_step_held", held_report()}});
     }
 
 private:
+    // What the docid step held back waiting for an earlier batch of the
+    // collection (a later file's, framed before an earlier file's text came):
+    // held batches hold their tokens, so this is the text the collection's
+    // order keeps in flight.
+    nlohmann::json held_report() const {
+        return {{"peak_batches", held_batches_.peak()},
+                {"mean_batches", held_batches_.mean()},
+                {"peak_text_bytes", held_bytes_.peak()},
+                {"mean_text_bytes", held_bytes_.mean()}};
+    }
+
     // The files one worker frames, each with its blocks put back in order;
     // used on the worker's thread only.
     struct OpenFile {
@@ -152,6 +170,8 @@ private:
     RouterBody router_;
     std::vector<std::unique_ptr<Worker>> workers_;
     FileOrder<std::shared_ptr<DocBatch>> file_order_;  // used on the docid step's thread
+    uint64_t held_text_bytes_ = 0;                      // likewise: of the batches file_order_ holds
+    OccupancyGauge held_batches_, held_bytes_;          // likewise
     DocidBody docid_step_;
     DocidAssigner assigner_;
     DocumentStoreWriter* const document_store_;  // nullptr: off; used on the docid step's thread

@@ -199,6 +199,13 @@ TEST_CASE("any number of framers gives the same index, for every format, within 
                 CHECK(report.json["peak_tokens_in_flight"].get<uint32_t>() <= tokens);
                 CHECK(report.json["frame"]["framers"] == framers);
                 CHECK(report.json["documents"] == collection.reference.documents.size());
+                // What the docid step held back: never more than the text
+                // framed (a count that went below zero would wrap past it).
+                const auto& held = report.json["frame"]["docid_step_held"];
+                CHECK(held["peak_text_bytes"].get<uint64_t>() <= report.json["input_bytes_uncompressed"].get<uint64_t>());
+                CHECK(held["mean_text_bytes"].get<double>() >= 0.0);
+                CHECK(held["mean_text_bytes"].get<double>() <= held["peak_text_bytes"].get<double>());
+                CHECK(held["mean_batches"].get<double>() <= held["peak_batches"].get<double>());
                 const std::string ciff = ciff_bytes(output);
                 if (first_ciff.empty()) {
                     IndexReader index(output);
