@@ -76,6 +76,8 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
         const double device = seconds.at("device_copy_in").get<double>() + seconds.at("device_kernel").get<double>() +
                               seconds.at("device_copy_out").get<double>();
         CHECK(seconds.at("fill_batch").get<double>() >= 0);
+        // Its inflater was made, and timed, before its first batch.
+        CHECK(seconds.at("set_up").get<double>() > 0);
         CHECK(device >= 0);
         // The device's steps lie inside the batches' runs (the clocks differ by a little).
         CHECK(device <= seconds.at("run").get<double>() + 0.01);
