@@ -8,6 +8,7 @@
 // what bounds memory (a fixed number of blocks in flight, any input size).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -100,6 +101,9 @@ struct DocBatch {
     std::vector<std::string> entry_names;  // per distinct entry in this batch
     bool end_of_input = false;  // the last batch; may hold no docs
     Lease lease;
+    // For the report: when its framer let it go, and when the docid step
+    // numbered it (its wait for the collection's order, then for a parser).
+    std::chrono::steady_clock::time_point framed_at{}, numbered_at{};
 
     std::string_view text_of(const DocRecord& doc) const {
         const std::string& bytes = doc.source == kOwnText ? text : sources[doc.source]->bytes;

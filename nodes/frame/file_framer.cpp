@@ -1,6 +1,7 @@
 #include "nodes/frame/file_framer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 #include "invidx/entry_name.hpp"
@@ -82,6 +83,7 @@ void FileFramer::add(const FramedRecord& record, const std::shared_ptr<const Tex
 
 void FileFramer::emit_batch(bool file_end, const Lease& lease, const EmitFileBatch& emit) {
     batch_->lease = lease;
+    batch_->framed_at = std::chrono::steady_clock::now();
     emit(FileBatch{FilePosition{file_.ordinal, next_batch_++, file_end}, std::move(batch_)});
     batch_ = std::make_shared<DocBatch>();
 }

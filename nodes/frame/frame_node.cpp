@@ -8,6 +8,7 @@
 
 #include "graph/guard.hpp"
 #include "graph/in_order.hpp"
+#include "graph/latency_stat.hpp"
 #include "graph/occupancy_gauge.hpp"
 #include "nodes/frame/docid_assigner.hpp"
 #include "nodes/frame/document_capture.hpp"
@@ -52,13 +53,18 @@ public:
           docid_step_(state.graph, flow::serial,
                       [this](const FileBatch& in, DocidBody::output_ports_type& ports) {
                           run_guarded(metrics_, [&] {
+                              // The end-of-input marker waits for every file: not counted.
+                              const auto held_count = [](const DocBatch& b) { return b.end_of_input ? 0 : 1; };
                               held_text_bytes_ += in.batch->text_bytes;
+                              held_count_ += held_count(*in.batch);
                               file_order_.push(in.position, in.batch, [&](const std::shared_ptr<DocBatch>& batch) {
                                   held_text_bytes_ -= batch->text_bytes;
+                                  held_count_ -= held_count(*batch);
+                                  order_wait_.add(batch->framed_at, OccupancyGauge::Clock::now());
                                   number(batch, std::get<0>(ports));
                               });
                               const auto now = OccupancyGauge::Clock::now();
-                              held_batches_.set(file_order_.held(), now);
+                              held_batches_.set(held_count_, now);
                               held_bytes_.set(held_text_bytes_, now);
                           });
                       }),
@@ -77,7 +83,8 @@ public:
         state.add_report_section("frame", {{"framers", workers_.size()},
                                            {"framing_busy_seconds", framing_busy_ns_.load() / 1e9},
                                            {"docid_step_busy_seconds", docid_busy_ns_.load() / 1e9},
-                                           {"docid_step_held", held_report()}});
+                                           {"docid_step_held", held_report()},
+                                           {"batch_order_wait_seconds", order_wait_.to_json()}});
     }
 
 private:
@@ -153,6 +160,7 @@ private:
             state_.text_bytes += numbered->text_bytes;
             metrics_.bytes_out += numbered->text_bytes;
             ++metrics_.items_out;
+            numbered->numbered_at = std::chrono::steady_clock::now();
             capture_documents(document_store_, *numbered);
             out.try_put(std::move(numbered));
         };
@@ -171,7 +179,9 @@ private:
     std::vector<std::unique_ptr<Worker>> workers_;
     FileOrder<std::shared_ptr<DocBatch>> file_order_;  // used on the docid step's thread
     uint64_t held_text_bytes_ = 0;                      // likewise: of the batches file_order_ holds
+    uint64_t held_count_ = 0;                           // likewise: those batches, the end marker not counted
     OccupancyGauge held_batches_, held_bytes_;          // likewise
+    LatencyStat order_wait_;  // a framed batch's wait for its turn in the collection's order
     DocidBody docid_step_;
     DocidAssigner assigner_;
     DocumentStoreWriter* const document_store_;  // nullptr: off; used on the docid step's thread

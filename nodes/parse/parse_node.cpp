@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -12,6 +13,7 @@
 #include "graph/async_worker.hpp"
 #include "graph/build_state.hpp"
 #include "graph/guard.hpp"
+#include "graph/latency_stat.hpp"
 #include "graph/resource_usage.hpp"
 #include "nodes/parse/gpu_parse_batch.hpp"
 #include "nodes/parse/gpu_parsers.hpp"
@@ -223,7 +225,8 @@ public:
         nlohmann::json section = {{"gpus", choice_.gpus_setting},
                                   {"choice", choice_.gpus.empty() ? "cpu" : (cpu_parsers_ > 0 ? "cpu+gpu" : "gpu")},
                                   {"reason", choice_.gpus_reason},
-                                  {"parsers", std::move(parsers)}};
+                                  {"parsers", std::move(parsers)},
+                                  {"batch_wait_seconds", batch_wait_.to_json()}};
         if (!choice_.gpus.empty()) section["gpu_backend"] = backend_->name;
         state.add_report_section("parse", std::move(section));
     }
@@ -268,6 +271,7 @@ private:
             NodeMetrics::BusyScope busy_cpu(cpu_counters_.busy_ns);
             ++metrics_.items_in;
             metrics_.bytes_in += batch->text_bytes;
+            batch_wait_.add(batch->numbered_at, std::chrono::steady_clock::now());
             ParserState& local = parsers_state_.local();
             auto out = std::make_shared<ParsedBatch>(parse_batch(*batch, local.analyzer, local.terms, local.sizes));
             counted(*out, cpu_counters_);
@@ -291,6 +295,7 @@ private:
                     NodeMetrics::BusyScope busy_gpu(counters.busy_ns);
                     ++metrics_.items_in;
                     metrics_.bytes_in += batch->text_bytes;
+                    batch_wait_.add(batch->numbered_at, std::chrono::steady_clock::now());
                     std::shared_ptr<ParsedBatch> parsed;
                     if (batch->text_bytes <= choice_.gpus[slot.gpu].max_batch_bytes) {
                         parsed = std::make_shared<ParsedBatch>(
@@ -341,6 +346,7 @@ private:
     const std::shared_ptr<const GpuParseBackend> backend_;
     oneapi::tbb::enumerable_thread_specific<ParserState> parsers_state_;
     ParserCounters cpu_counters_;
+    LatencyStat batch_wait_;  // a numbered batch's wait for a parser or a GPU slot
     std::vector<std::unique_ptr<ParserCounters>> gpu_counters_;  // per GPU of choice_
     flow::receiver<In>* input_ = nullptr;
     flow::sender<Out>* output_ = nullptr;

@@ -206,6 +206,20 @@ TEST_CASE("any number of framers gives the same index, for every format, within 
                 CHECK(held["mean_text_bytes"].get<double>() >= 0.0);
                 CHECK(held["mean_text_bytes"].get<double>() <= held["peak_text_bytes"].get<double>());
                 CHECK(held["mean_batches"].get<double>() <= held["peak_batches"].get<double>());
+                // Every batch a parser took had waited from the docid step
+                // (the last one too); every framed batch waited for its
+                // turn there, and a numbered batch holds one or more of them.
+                uint64_t parsed = 0;
+                for (const auto& node : report.json["nodes"])
+                    if (node["kind"] == "parse") parsed = node["items_in"].get<uint64_t>();
+                const auto& parse_wait = report.json["parse"]["batch_wait_seconds"];
+                const auto& order_wait = report.json["frame"]["batch_order_wait_seconds"];
+                CHECK(parse_wait["count"].get<uint64_t>() == parsed);
+                CHECK(order_wait["count"].get<uint64_t>() + 1 >= parsed);
+                for (const auto* wait : {&parse_wait, &order_wait}) {
+                    CHECK((*wait)["mean"].get<double>() >= 0.0);
+                    CHECK((*wait)["mean"].get<double>() <= (*wait)["max"].get<double>());
+                }
                 const std::string ciff = ciff_bytes(output);
                 if (first_ciff.empty()) {
                     IndexReader index(output);
