@@ -5,33 +5,28 @@
 // chunks after it wait in the reassembler holding their tokens.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
+
+#include "graph/latency_stat.hpp"
 
 namespace invidx {
 
 class ChunkLatency {
 public:
     void add(std::chrono::steady_clock::time_point routed_at, std::chrono::steady_clock::time_point arrived) {
-        const double seconds = std::chrono::duration<double>(arrived - routed_at).count();
-        ++chunks_;
-        sum_seconds_ += seconds;
-        max_seconds_ = std::max(max_seconds_, seconds);
+        waits_.add(routed_at, arrived);
     }
-    uint64_t chunks() const { return chunks_; }
+    uint64_t chunks() const { return waits_.count(); }
+    // The report's own names: "chunks" where LatencyStat says "count".
     nlohmann::json to_json() const {
-        return {{"chunks", chunks_},
-                {"mean", chunks_ == 0 ? 0.0 : sum_seconds_ / static_cast<double>(chunks_)},
-                {"max", max_seconds_}};
+        return {{"chunks", waits_.count()}, {"mean", waits_.mean_seconds()}, {"max", waits_.max_seconds()}};
     }
 
 private:
-    uint64_t chunks_ = 0;
-    double sum_seconds_ = 0;
-    double max_seconds_ = 0;
+    LatencyStat waits_;
 };
 
 }  // namespace invidx

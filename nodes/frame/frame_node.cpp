@@ -55,15 +55,15 @@ public:
                           run_guarded(metrics_, [&] {
                               // The end-of-input marker waits for every file: not counted.
                               const auto held_count = [](const DocBatch& b) { return b.end_of_input ? 0 : 1; };
+                              const auto now = OccupancyGauge::Clock::now();
                               held_text_bytes_ += in.batch->text_bytes;
                               held_count_ += held_count(*in.batch);
                               file_order_.push(in.position, in.batch, [&](const std::shared_ptr<DocBatch>& batch) {
                                   held_text_bytes_ -= batch->text_bytes;
                                   held_count_ -= held_count(*batch);
-                                  order_wait_.add(batch->framed_at, OccupancyGauge::Clock::now());
+                                  order_wait_.add(batch->framed_at, now);
                                   number(batch, std::get<0>(ports));
                               });
-                              const auto now = OccupancyGauge::Clock::now();
                               held_batches_.set(held_count_, now);
                               held_bytes_.set(held_text_bytes_, now);
                           });

@@ -234,6 +234,27 @@ TEST_CASE("any number of framers gives the same index, for every format, within 
     }
 }
 
+TEST_CASE("a one-file collection framed in order holds nothing back at the docid step") {
+    using P = MixedCollection::Packing;
+    TempDir dir;
+    MixedCollection c(43);
+    c.warc(200, P::gzip);
+    write(dir, c.take());
+    for (const unsigned framers : {1u, 3u}) {
+        CAPTURE(framers);
+        const BuildReport report =
+            build_index(standard_pipeline({(dir / "in").string()}, dir / ("index-" + std::to_string(framers)), 2, 1),
+                        {"frame.count=" + std::to_string(framers), "memory.read_block_bytes=4096",
+                         "memory.batch_bytes=3000"});
+        // Each batch comes in the collection's order, so none waits for an
+        // earlier one: a batch the gauge forgot to let go would show here.
+        const auto& held = report.json["frame"]["docid_step_held"];
+        CHECK(held["peak_batches"] == 0);
+        CHECK(held["peak_text_bytes"] == 0);
+        CHECK(report.json["frame"]["batch_order_wait_seconds"]["count"].get<uint64_t>() > 10);
+    }
+}
+
 TEST_CASE("a file that fails to frame stops the build naming file, record and offset, and publishes nothing") {
     using P = MixedCollection::Packing;
     TempDir dir;
