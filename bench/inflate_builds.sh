@@ -18,7 +18,9 @@
 #    (LABEL=K=V,K=V,...; a setting written ?K=V is dropped where this
 #    invidx-run rejects its key, e.g. a node key that does not exist yet; a
 #    variant whose other settings are rejected is skipped; env:NAME=VALUE
-#    sets an environment variable for the variant's builds; bin:DIR runs
+#    sets an environment variable for the variant's builds; config:FILE
+#    builds it with FILE instead of CONFIG (for settings --set cannot write,
+#    such as a list of objects); bin:DIR runs
 #    DIR/invidx-run for it, so that two builds of the code compare run by
 #    run in one call), REPEAT times in
 #    turn, and on the first run each index exported as CIFF (CIFF=0: never)
@@ -143,7 +145,7 @@ accepted() {  # whether invidx-run takes the settings given as arguments (exit 2
   local args=()
   for pair in "$@"; do args+=(--set "$pair"); done
   rm -rf "$probe_dir/idx"
-  "$probe_bin/invidx-run" "$config" --input sample/debian-docs.warc.gz --output "$probe_dir/idx" --quiet --progress off \
+  "$probe_bin/invidx-run" "$probe_config" --input sample/debian-docs.warc.gz --output "$probe_dir/idx" --quiet --progress off \
     "${args[@]}" > /dev/null 2> "$probe_dir/log"
   local rc=$?
   [ $rc = 2 ] && { sed -n 1p "$probe_dir/log" | cut -c1-200 > "$probe_dir/why"; return 1; }
@@ -151,20 +153,23 @@ accepted() {  # whether invidx-run takes the settings given as arguments (exit 2
   return 0
 }
 labels=()
-declare -A settings_of env_of bin_of
+declare -A settings_of env_of bin_of config_of
 for variant in $variants; do
   label=${variant%%=*} spec=${variant#*=}
-  required=() optional=() envs=() probe_bin=$bindir
+  required=() optional=() envs=() probe_bin=$bindir probe_config=$config
   IFS=, read -r -a pairs <<< "$spec"
   for pair in "${pairs[@]}"; do
     [ -z "$pair" ] && continue
     if [ "${pair:0:4}" = "env:" ]; then envs+=("${pair:4}")
     elif [ "${pair:0:4}" = "bin:" ]; then probe_bin=${pair:4}
+    elif [ "${pair:0:7}" = "config:" ]; then probe_config=${pair:7}
     elif [ "${pair:0:1}" = "?" ]; then optional+=("${pair:1}"); else required+=("$pair"); fi
   done
   env_of[$label]="${envs[*]}"
   [ -x "$probe_bin/invidx-run" ] || { echo "variant $label: no $probe_bin/invidx-run"; exit 1; }
   bin_of[$label]=$probe_bin
+  [ -f "$probe_config" ] || { echo "variant $label: no config $probe_config"; exit 1; }
+  config_of[$label]=$probe_config
   if ! accepted "${required[@]}"; then
     echo "variant $label skipped: $(cat "$probe_dir/why")"
     continue
@@ -175,7 +180,7 @@ for variant in $variants; do
   done
   labels+=("$label")
   settings_of[$label]="${kept[*]}"
-  echo "variant $label: ${kept[*]:-(the config as it is)}${envs[*]:+, environment ${envs[*]}}, $probe_bin/invidx-run"
+  echo "variant $label: $probe_config ${kept[*]:-(as it is)}${envs[*]:+, environment ${envs[*]}}, $probe_bin/invidx-run"
 done
 [ ${#labels[@]} -gt 0 ] || { echo "inflate_builds: no variant runs"; exit 1; }
 idx=$work/idx
@@ -189,7 +194,7 @@ for collection in $collections; do
       rm -rf "$idx"
       wall_start=$(date +%s.%N)
       # shellcheck disable=SC2086
-      env ${env_of[$label]} "${bin_of[$label]}/invidx-run" "$config" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
+      env ${env_of[$label]} "${bin_of[$label]}/invidx-run" "${config_of[$label]}" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
         { echo "build $collection $label failed:"; cat "$work/build.log"; exit 1; }
       wall_end=$(date +%s.%N)
       wall_mbps=$(python3 -c "print('%.1f' % ($(text_mb "$collection") / ($wall_end - $wall_start)))")

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cxxabi.h>
 #include <memory>
+#include <optional>
 
 #include "graph/build_plan.hpp"
 #include "graph/seconds_since.hpp"
+#include "graph/timeline_sampler.hpp"
 
 namespace invidx {
 namespace {
@@ -113,6 +115,12 @@ GraphRunResult FlowGraph::run() {
     ensure(!ran_, "the graph runs once");
     ran_ = true;
     GraphRunResult result;
+    std::optional<TimelineSampler> timeline;
+    if (state_.config.report.timeline_ms > 0) {
+        std::vector<TimelineSampler::Source> sources;
+        for (const auto& node : nodes_) sources.push_back({node->metrics().name, &node->metrics()});
+        timeline.emplace(std::move(sources), &state_.tokens, std::chrono::milliseconds(state_.config.report.timeline_ms));
+    }
     const auto start = std::chrono::steady_clock::now();
     std::exception_ptr failure;
     try {
@@ -127,6 +135,10 @@ GraphRunResult FlowGraph::run() {
         }
     }
     result.graph_seconds = seconds_since(start);
+    if (timeline) {
+        timeline->stop();
+        state_.add_report_section("timeline", timeline->to_json());
+    }
     // A worker's failure comes first: it is why the graph was cancelled.
     if (state_.failure()) failure = state_.failure();
     if (failure) std::rethrow_exception(failure);

@@ -304,6 +304,13 @@ void read_store(const json& value, const std::string& pointer, StoreConfig& stor
     reader.reject_unknown();
 }
 
+void read_report(const json& value, const std::string& pointer, ReportConfig& report) {
+    ObjectReader reader(value, pointer);
+    if (const json* v = reader.find("timeline_ms"))
+        report.timeline_ms = read_integer<uint32_t>(*v, reader.at("timeline_ms"), 0, 60000);
+    reader.reject_unknown();
+}
+
 // The dotted key of an override ("memory.tokens") as path segments.
 std::vector<std::string> key_segments(const std::string& key) {
     std::vector<std::string> segments;
@@ -427,6 +434,7 @@ PipelineConfig PipelineConfig::from_json(json root, const std::vector<std::strin
     if (const json* v = reader.find("memory")) read_memory(*v, "/memory", config.memory);
     if (const json* v = reader.find("sampler")) read_sampler(*v, "/sampler", config.sampler);
     if (const json* v = reader.find("store")) read_store(*v, "/store", config.store);
+    if (const json* v = reader.find("report")) read_report(*v, "/report", config.report);
     if (const json* v = reader.find("cluster")) read_cluster(*v, "/cluster", config.cluster.emplace());
     if (config.cluster && config.store.documents) {
         throw ConfigError("/store/documents", "a cluster build does not write the document store yet; "

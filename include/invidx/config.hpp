@@ -118,6 +118,13 @@ struct StoreConfig {
     int level = 0;
 };
 
+// What report.json holds beyond its fixed sections.
+struct ReportConfig {
+    // Every this many milliseconds the graph's state is sampled into
+    // report.json's "timeline" (graph/timeline_sampler.hpp); 0: no timeline.
+    uint32_t timeline_ms = 0;
+};
+
 struct PipelineConfig {
     std::string description;
     std::vector<InputConfig> inputs;
@@ -126,6 +133,7 @@ struct PipelineConfig {
     MemoryConfig memory;
     SamplerConfig sampler;
     StoreConfig store;
+    ReportConfig report;
     std::optional<ClusterConfig> cluster;  // set: an MPI cluster build
     ProgressMode progress = ProgressMode::automatic;  // "auto" (bar on a terminal, lines otherwise), "bar", "lines", "off"
     DuplicateIdPolicy on_duplicate_id = DuplicateIdPolicy::warn;  // "on_duplicate_id": "warn" or "error"

@@ -22,6 +22,7 @@ struct NodeMetrics {
     // waited for a core (oversubscribed) or for a device.
     std::atomic<uint64_t> busy_cpu_ns{0};
     std::atomic<uint64_t> wait_output_ns{0};  // time a body spent blocked handing work on
+    std::atomic<int64_t> active{0};           // bodies inside busy_scope() now (report.json "timeline")
 
     // Adds the lifetime of the scope to a wall-time sink and, when given one,
     // the calling thread's CPU time over it to a CPU-time sink:
@@ -33,6 +34,7 @@ struct NodeMetrics {
         BusyScope(std::atomic<uint64_t>& wall_sink, std::atomic<uint64_t>& cpu_sink)
             : BusyScope(wall_sink, &cpu_sink) {}
         ~BusyScope() {
+            if (active_) --*active_;
             // The CPU interval lies inside the wall one: read first, read last.
             if (cpu_sink_) {
                 const uint64_t cpu_end = thread_cpu_time_ns();
@@ -46,11 +48,16 @@ struct NodeMetrics {
         BusyScope& operator=(const BusyScope&) = delete;
 
     private:
-        BusyScope(std::atomic<uint64_t>& wall_sink, std::atomic<uint64_t>* cpu_sink)
+        friend struct NodeMetrics;
+        BusyScope(std::atomic<uint64_t>& wall_sink, std::atomic<uint64_t>* cpu_sink,
+                  std::atomic<int64_t>* active = nullptr)
             : wall_sink_(wall_sink),
               cpu_sink_(cpu_sink),
+              active_(active),
               start_(std::chrono::steady_clock::now()),
-              cpu_start_(cpu_sink ? thread_cpu_time_ns() : 0) {}
+              cpu_start_(cpu_sink ? thread_cpu_time_ns() : 0) {
+            if (active_) ++*active_;
+        }
 
         // The calling thread's CPU time so far (user + system), 0 if unknown.
         static uint64_t thread_cpu_time_ns() noexcept {
@@ -61,10 +68,11 @@ struct NodeMetrics {
 
         std::atomic<uint64_t>& wall_sink_;
         std::atomic<uint64_t>* cpu_sink_;
+        std::atomic<int64_t>* active_;
         std::chrono::steady_clock::time_point start_;  // before cpu_start_: members start in this order
         uint64_t cpu_start_;
     };
-    BusyScope busy_scope() { return BusyScope(busy_ns, busy_cpu_ns); }
+    BusyScope busy_scope() { return BusyScope(busy_ns, &busy_cpu_ns, &active); }
     BusyScope wait_output_scope() { return BusyScope(wait_output_ns); }
 };
 
