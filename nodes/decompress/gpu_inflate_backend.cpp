@@ -30,7 +30,8 @@ GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
     return GpuInflateBackend{
         "host reference (tests)",
         [gpus] { return host_reference_gpus(gpus); },
-        [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); }};
+        [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); },
+        true};
 }
 
 ScopedGpuInflateBackend::ScopedGpuInflateBackend(GpuInflateBackend backend) {

@@ -19,6 +19,11 @@ struct GpuInflateBackend {
     std::string name;                         // "cuda", "host reference (tests)"
     std::function<GpuInventory()> inventory;  // the GPUs "gpus" may name
     std::function<std::unique_ptr<MemberBatchInflater>(int ordinal, const MemberBatchLimits& limits)> make_inflater;
+    // Whether chunks go to the GPU workers before one of them has made its
+    // inflater, and wait for it there. Otherwise (CUDA's) the chunk decoders
+    // take every chunk until then (decompress_node.cpp). True for tests
+    // whose small inputs must take the GPU path.
+    bool chunks_wait_for_set_up = false;
 };
 
 // The backend in use now: CUDA's, unless a test has put another in place.
@@ -27,7 +32,8 @@ std::shared_ptr<const GpuInflateBackend> gpu_inflate_backend();
 // The CUDA backend (in a build without CUDA its inventory is empty and says why).
 GpuInflateBackend cuda_gpu_inflate_backend();
 
-// For tests: `gpus` pretend GPUs, gpu:0 .. gpu:gpus-1, each inflating on the host.
+// For tests: `gpus` pretend GPUs, gpu:0 .. gpu:gpus-1, each inflating on the
+// host; chunks wait for their set-up (chunks_wait_for_set_up).
 GpuInflateBackend host_reference_gpu_inflate_backend(int gpus);
 
 // For tests: `backend` is the one in use while this lives.

@@ -11,6 +11,7 @@
 
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
+#include "nodes/decompress/gpu_inflate_backend.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_inflate_builds.hpp"
 #include "support/gpu_test.hpp"
@@ -25,6 +26,15 @@ std::vector<std::string> small_blocks(unsigned tokens, const std::string& gpu_ba
             "memory.text_block_bytes=65536", "decompress.count=2", "decompress.gpu_batch_bytes=" + gpu_batch_bytes};
 }
 
+// CUDA's backend, its chunks waiting for the workers' set-up, so that these
+// small inputs, read and routed before an inflater is made, are inflated on
+// the GPU (GpuInflateBackend::chunks_wait_for_set_up).
+GpuInflateBackend cuda_waiting_for_set_up() {
+    GpuInflateBackend backend = cuda_gpu_inflate_backend();
+    backend.chunks_wait_for_set_up = true;
+    return backend;
+}
+
 std::vector<nlohmann::json> device_lists() {
     std::vector<nlohmann::json> lists = {nlohmann::json::parse("[0]")};
     if (list_gpus().devices.size() > 1) lists.push_back(nlohmann::json::parse("[0, 1]"));
@@ -34,6 +44,7 @@ std::vector<nlohmann::json> device_lists() {
 }  // namespace
 
 GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gpu:0 give the CIFF of gpus none") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(51, 3000, 3));
     for (const unsigned tokens : {8u, 48u}) {
@@ -54,6 +65,7 @@ GPU_TEST_CASE("decompress gpus (device): per-record WARC.gz files inflated on gp
 }
 
 GPU_TEST_CASE("decompress gpus (device): members over gpu_member_bytes are filled in by the CPU, the CIFF of gpus none") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(57, 2000, 2));
     std::vector<std::string> overrides = small_blocks(16, "65536");
@@ -71,6 +83,7 @@ GPU_TEST_CASE("decompress gpus (device): members over gpu_member_bytes are fille
 }
 
 GPU_TEST_CASE("decompress gpus (device): the sample WARC.gz inflated on gpu:0 gives the CIFF of gpus none") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
     const std::string sample = std::string(INVIDX_SOURCE_DIR) + "/sample/debian-docs.warc.gz";
     const auto splits = check_gpu_inflate_equals_cpu({sample}, {nlohmann::json::parse("[0]")}, small_blocks(16, "67108864"));
     REQUIRE(splits.size() == 1);
@@ -78,6 +91,7 @@ GPU_TEST_CASE("decompress gpus (device): the sample WARC.gz inflated on gpu:0 gi
 }
 
 GPU_TEST_CASE("decompress gpus (device): a damaged member fails the build with the error of gpus none") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
     TempDir dir;
     const std::string clean = generate_warc(53, 400, 1).file_contents.at(0);
     std::string flipped = clean;

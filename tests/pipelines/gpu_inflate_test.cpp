@@ -9,8 +9,10 @@
 // runs the same checks on a real GPU.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "invidx/error.hpp"
@@ -182,6 +184,33 @@ TEST_CASE("decompress gpus (host reference): a long member cut by a false header
         CHECK(split.cpu_chunks_decoded_again == 1);
         CHECK(split.gpu_members > 0);
     }
+}
+
+TEST_CASE("decompress gpus (host reference): until a GPU worker has made its inflater the CPU decoders take the chunks") {
+    // A backend like CUDA's (chunks do not wait for the set-up) whose
+    // inflater takes 3 s to make: the small input is read and routed long
+    // before.
+    GpuInflateBackend slow = host_reference_gpu_inflate_backend(1);
+    slow.chunks_wait_for_set_up = false;
+    const auto make = slow.make_inflater;
+    slow.make_inflater = [make](int ordinal, const MemberBatchLimits& limits) {
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        return make(ordinal, limits);
+    };
+    const ScopedGpuInflateBackend pretend(slow);
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(59, 200, 2));
+    const BuildReport cpu =
+        build_index(with_inflate_gpus(standard_pipeline(inputs, dir / "cpu", 2, 2), "none"), small_blocks(16, "65536"));
+    const BuildReport gpu = build_index(
+        with_inflate_gpus(standard_pipeline(inputs, dir / "gpu", 2, 2), nlohmann::json::parse("[0]")), small_blocks(16, "65536"));
+    const InflateSplit split = inflate_split(gpu.json);
+    CHECK(split.gpu_workers == 1);
+    CHECK(split.chunks > 1);
+    CHECK(split.gpu_chunks == 0);
+    CHECK(split.chunks_before_gpus_ready == split.chunks);
+    CHECK(split.cpu_members == inflate_split(cpu.json).cpu_members);
+    CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "cpu"));
 }
 
 TEST_CASE("decompress gpus: a bad \"gpus\" is a ConfigError naming the decompress node's key") {

@@ -43,6 +43,7 @@ struct InflateSplit {
     double gpu_run_seconds = 0;     // the GPU workers' batches, start to text out
     double gpu_device_seconds = 0;  // of which on the device (CUDA events; none on a pretend GPU)
     double gpu_wait_cpu_seconds = 0;  // the workers' threads polling for the device
+    uint64_t chunks_before_gpus_ready = 0;  // sent to the CPU before a GPU worker had made its inflater
     std::string gpus;  // the "gpus" setting
 };
 
@@ -54,6 +55,10 @@ inline InflateSplit inflate_split(const nlohmann::json& report) {
     split.chunks = section.at("chunks").get<uint64_t>();
     split.chunks_not_decoded_alone = section.at("chunks_not_decoded_alone").get<uint64_t>();
     split.gpus = section.at("gpus").get<std::string>();
+    if (section.contains("gpu_backend")) {
+        split.chunks_before_gpus_ready = section.at("chunks_before_gpus_ready").get<uint64_t>();
+        CHECK(split.chunks_before_gpus_ready <= split.chunks);
+    }
     for (const auto& decoder : section.at("decoders")) {
         CHECK(decoder.at("busy_seconds").get<double>() >= 0);
         if (decoder.at("kind") == "cpu") {
@@ -136,6 +141,9 @@ inline std::vector<InflateSplit> check_gpu_inflate_equals_cpu(const std::vector<
         CHECK(split.chunks_not_decoded_alone == cpu_split.chunks_not_decoded_alone);
         if (split.cpu_chunks_decoded_again == 0) CHECK(split.cpu_members + split.gpu_members == cpu_split.cpu_members);
         CHECK(ciff_bytes(output) == expected);
+        // The backends of these tests hand chunks to the GPU workers from the
+        // start (GpuInflateBackend::chunks_wait_for_set_up).
+        CHECK(split.chunks_before_gpus_ready == 0);
         splits.push_back(split);
     }
     return splits;
