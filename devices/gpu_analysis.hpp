@@ -115,6 +115,7 @@ struct GpuAnalyzerTimes {
     double pass2_seconds = 0;
     double download_seconds = 0;
     double pack_seconds = 0;
+    double host_upload_seconds = 0;  // the calling thread staging the batch: its text gathered into page-locked memory, the copies queued
     double analyze_seconds = 0;
     uint64_t resident_batches = 0;      // batches whose indexer's terms stayed on the device
     uint64_t resident_terms = 0;        // terms that stayed
@@ -134,6 +135,7 @@ struct GpuAnalyzerTimes {
         pass2_seconds += sign * other.pass2_seconds;
         download_seconds += sign * other.download_seconds;
         pack_seconds += sign * other.pack_seconds;
+        host_upload_seconds += sign * other.host_upload_seconds;
         analyze_seconds += sign * other.analyze_seconds;
         const auto count = [sign](uint64_t a, uint64_t b) { return sign > 0 ? a + b : a - b; };
         resident_batches = count(resident_batches, other.resident_batches);

@@ -220,6 +220,7 @@ public:
                                  {"device_pass2", times.pass2_seconds},
                                  {"device_copy_out", times.download_seconds},
                                  {"host_pack", times.pack_seconds},
+                                 {"host_upload", times.host_upload_seconds},
                                  {"analyze_call", times.analyze_seconds}}}});
         }
         nlohmann::json section = {{"gpus", choice_.gpus_setting},

@@ -107,6 +107,10 @@ GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone,
         // The slots' threads poll for their GPU: part of their CPU time, never more.
         CHECK(parser.at("host_wait_cpu_seconds").get<double>() > 0);
         CHECK(parser.at("host_wait_cpu_seconds").get<double>() <= parser.at("host_cpu_seconds").get<double>());
+        // Staging the batches is part of the slots' calls into the analyzer.
+        const nlohmann::json& analyzer = parser.at("analyzer_seconds");
+        CHECK(analyzer.at("host_upload").get<double>() > 0);
+        CHECK(analyzer.at("host_upload").get<double>() <= analyzer.at("analyze_call").get<double>());
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);
         CHECK(parser.at("pinned_host_bytes").get<uint64_t>() > 0);
         // Bounded by the largest batch: at most about 70 bytes per text byte per slot, twice that

@@ -111,7 +111,10 @@ private:
 
         // Pass 1, in the steps of parallel_token_pass.hpp.
         ensure(text_bytes < UINT32_MAX, "gpu_analyze_batch: a batch of 4 GiB or more");
+        const auto upload_start = std::chrono::steady_clock::now();
         const parallel_token_pass::BatchView batch = upload_batch(upload_, input, occurrence_begin, s, events_);
+        times_.host_upload_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count();
         mark_constructs(markup_, common_, batch, input, s, events_);
         const uint32_t token_count = find_token_starts(token_starts_, common_, markup_, batch, input, s, events_);
         make_occurrences(terms_, common_, token_starts_, upload_, batch, input, occurrence_begin, stopwords,
