@@ -32,8 +32,10 @@
 # (report.json's total_seconds, as in docs/PERFORMANCE.md), that over each
 # ceiling's median, MB/s over the invidx-run process's wall time (CUDA's
 # start, publishing the index and exiting included, as the ceilings'
-# processes are timed), the share of that wall time outside the flow
-# graph's run (report.json's stages.pipeline), the decompress node's busy
+# processes are timed), MB/s over the flow graph's run alone
+# (report.json's stages.pipeline: without the plan's CUDA start, which
+# varies by 0.1 s from run to run, or the dictionary's writing), the share
+# of that wall time outside the flow graph's run, the decompress node's busy
 # core-seconds per GB of text (wall time inside its bodies), its CPU
 # seconds per GB (the CPU
 # time its threads used there: no waiting for a core or a GPU; "-" for a
@@ -44,7 +46,8 @@
 # (host_wait_cpu_seconds), and whether the CIFF is byte-identical to the
 # first variant's. TSV rows (OUT/inflate-builds.tsv): build, collection,
 # variant, run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu
-# s/GB, wall MB/s, pipeline s, wall s, GPU share, slots' wait cpu s/GB.
+# s/GB, wall MB/s, pipeline s, wall s, GPU share, slots' wait cpu s/GB,
+# pipeline MB/s.
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -206,7 +209,7 @@ for collection in $collections; do
         ciff=$(sha256sum < "$work/idx.ciff" | cut -c1-16)
         rm -f "$work/idx.ciff"
       fi
-      read -r mbps decompress cpu decompress_cpu pipeline gpu_share slot_wait <<< "$(python3 - "$idx/report.json" <<'PY'
+      read -r mbps decompress cpu decompress_cpu pipeline gpu_share slot_wait pipeline_mbps <<< "$(python3 - "$idx/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 gb = r["input_bytes_uncompressed"] / 1e9
@@ -222,14 +225,14 @@ gpu_share = "%.3f" % (sum(d["text_bytes"] for d in gpu_decoders) / r["input_byte
 # The CPU the GPU parse slots' threads spent polling for their GPU work, per GB ("-" without GPU parsers).
 gpu_parsers = [p for p in r.get("parse", {}).get("parsers", []) if "host_wait_cpu_seconds" in p]
 slot_wait = "%.3f" % (sum(p["host_wait_cpu_seconds"] for p in gpu_parsers) / gb) if gpu_parsers else "-"
-print("%.1f %.3f %.3f %s %.3f %s %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu,
-                                        r["stages"]["pipeline"], gpu_share, slot_wait))
+print("%.1f %.3f %.3f %s %.3f %s %s %.1f" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu,
+                                            r["stages"]["pipeline"], gpu_share, slot_wait, gb * 1e3 / r["stages"]["pipeline"]))
 PY
 )"
       # Fields added later go last, so that rows written before them still parse.
       wall_s=$(python3 -c "print('%.3f' % ($wall_end - $wall_start))")
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
-        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" >> "$results"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" "$pipeline_mbps" >> "$results"
       echo "build $collection $label run $r: $mbps MB/s ($wall_mbps over the process's wall time), decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
@@ -256,7 +259,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
-       " | wall MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | CIFF same |"
+       " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -283,9 +286,13 @@ for c in collections:
         gpu_share = [float(r[8]) for r in runs if len(r) > 8 and r[8] != "-"]
         # The GPU parse slots' polling CPU per GB (GPU parsers only).
         slot_wait = [float(r[9]) for r in runs if len(r) > 9 and r[9] != "-"]
-        print("| %s | %s | %.0f | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
+        # MB/s over the flow graph's run alone (stages.pipeline): without the
+        # plan's CUDA start, which varies by 0.1 s from run to run.
+        pipeline_rate = [float(r[10]) for r in runs if len(r) > 10]
+        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
             "%.0f" % statistics.median(wall) if wall else "-",
+            "%.0f" % statistics.median(pipeline_rate) if pipeline_rate else "-",
             "%.0f%%" % (100 * statistics.median(outside)) if outside else "-",
             statistics.median(float(r[1]) for r in runs),
             "%.3f" % statistics.median(decompress_cpu) if decompress_cpu else "-",
