@@ -1,20 +1,15 @@
 #include "graph/timeline_sampler.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <time.h>
 
+#include "graph/resource_usage.hpp"
 #include "graph/thread_names.hpp"
 #include "graph/token_pool.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
 namespace {
-
-uint64_t process_cpu_ns() {
-    timespec now{};
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return 0;
-    return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
-}
 
 // Rates to three decimals: the report stays small and readable.
 double rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
@@ -58,7 +53,7 @@ TimelineSampler::Sample TimelineSampler::take() const {
     Sample sample;
     sample.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     sample.tokens_in_flight = tokens_ ? tokens_->in_flight() : 0;
-    sample.cpu_ns = process_cpu_ns();
+    sample.cpu_seconds = process_cpu_seconds();
     for (const Source& node : nodes_) {
         sample.active.push_back(node.metrics->active.load());
         sample.busy_ns.push_back(node.metrics->busy_ns.load());
@@ -109,7 +104,8 @@ nlohmann::json TimelineSampler::to_json() const {
         const Sample& before = samples_[i - 1];
         const Sample& now = samples_[i];
         const double seconds = now.seconds - before.seconds;
-        nlohmann::json row = {std::round(now.seconds * 1e6) / 1e6, now.tokens_in_flight, rate(now.cpu_ns, before.cpu_ns, seconds)};
+        const double cpu_cores = seconds > 0 ? std::max(0.0, (now.cpu_seconds - before.cpu_seconds) / seconds) : 0.0;
+        nlohmann::json row = {std::round(now.seconds * 1e6) / 1e6, now.tokens_in_flight, rounded(cpu_cores)};
         for (size_t n = 0; n < nodes_.size(); ++n) {
             row.push_back(now.active[n]);
             row.push_back(rate(now.busy_ns[n], before.busy_ns[n], seconds));

@@ -33,7 +33,7 @@ public:
     };
 
     // Takes the first sample (time 0) and starts sampling. `tokens` may be
-    // null (no column for them then).
+    // null (its column then reads 0).
     TimelineSampler(std::vector<Source> nodes, const TokenPool* tokens, std::chrono::microseconds interval,
                     size_t max_rows = 4096);
     ~TimelineSampler();
@@ -57,7 +57,7 @@ private:
     struct Sample {
         double seconds = 0;
         uint32_t tokens_in_flight = 0;
-        uint64_t cpu_ns = 0;
+        double cpu_seconds = 0;  // the process's, so far
         std::vector<uint64_t> busy_ns, items_in, items_out;
         std::vector<int64_t> active;
     };

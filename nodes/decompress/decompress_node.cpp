@@ -363,11 +363,10 @@ private:
     void send_chunk(GzipChunkPtr chunk) {
         chunk->routed_at = std::chrono::steady_clock::now();
         if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2) {
-            const uint64_t bytes = compressed_bytes_of(*chunk);
             if (!backend_->chunks_wait_for_set_up && gpus_ready_.load() == 0) {
                 ++chunks_before_gpus_ready_;
             } else if (gpu_held_bytes_.load() < gpu_held_limit_) {
-                gpu_held_bytes_ += bytes;
+                gpu_held_bytes_ += compressed_bytes_of(*chunk);
                 gpu_chunks_->try_put(std::move(chunk));
                 return;
             }

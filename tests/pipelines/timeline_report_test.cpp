@@ -3,6 +3,8 @@
 // totals; no timeline unless asked for.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/temp_dir.hpp"
@@ -30,7 +32,13 @@ TEST_CASE("a build asked for a timeline reports one whose last row holds each no
         FAIL("no column " << name);
         return size_t{0};
     };
-    for (const auto& row : rows) CHECK(row.size() == columns.size());
+    double most_cores = 0;
+    for (const auto& row : rows) {
+        CHECK(row.size() == columns.size());
+        CHECK(row.at(column("cpu_cores")).get<double>() >= 0);
+        most_cores = std::max(most_cores, row.at(column("cpu_cores")).get<double>());
+    }
+    CHECK(most_cores > 0);  // the build used the CPU while it was sampled
     // The last row is sampled after the graph drained: nothing running, no
     // token held, and every node's items as the report counts them.
     const auto& last = rows.back();
