@@ -40,10 +40,14 @@ using EmitFileBatch = std::function<void(FileBatch&&)>;
 // Leases: a batch takes the lease of the block being framed when it is
 // emitted, the newest it holds text from, and keeps the blocks its documents
 // point into, with their leases. The batch in progress holds none once a
-// block is framed: the text it points into is copied then, so a file
-// waiting for its next block never holds a token back from the read node
-// that has to read that block. What a batch still in progress at a block's
-// end holds is the only text copied besides straddling records.
+// block is framed, so a file waiting for its next block never holds a token
+// back from the read node that has to read that block: at a block's end a
+// batch in progress of more than half of `batch_bytes` is emitted as it
+// stands, and a smaller one's text is copied out of the block. That small
+// batch's text is the only text copied besides straddling records (a block
+// of text holds about two batches, so its second one usually ends with it
+// and is emitted there; when batches were always filled to `batch_bytes`,
+// about a quarter of all text was copied at blocks' ends).
 class FileFramer {
 public:
     FileFramer(const InputFile& file, const AnalysisSettings& settings, uint64_t batch_bytes);

@@ -179,3 +179,48 @@ TEST_CASE("FileFramer: documents whole in a block point into it, straddling ones
         }
     }
 }
+
+TEST_CASE("FileFramer: a block's last batch of over half a batch is emitted as it stands, a smaller one copied") {
+    const InputFile file = file_of("trec");
+    const std::string body(100, 'x');
+    std::string first_text, second_text;
+    for (int i = 0; i < 7; ++i) first_text += trec_doc("a" + std::to_string(i), body);
+    for (int i = 0; i < 2; ++i) second_text += trec_doc("b" + std::to_string(i), body);
+    // 700 bytes of text in the first block against batches of 400: cut at
+    // 400, and the 300 in progress at the block's end (over half a batch)
+    // is a batch of its own, pointing into the block, not copied.
+    FileFramer framer(file, AnalysisSettings::defaults(), 400);
+    std::vector<FileBatch> out;
+    const EmitFileBatch emit = [&](FileBatch&& batch) { out.push_back(std::move(batch)); };
+    auto first = block(0, first_text, true, false, false, std::make_shared<int>(0), "in.trec");
+    framer.take(first, emit);
+    REQUIRE(out.size() == 2);
+    const std::vector<size_t> docs_per_batch{4, 3};
+    for (size_t i = 0; i < out.size(); ++i) {
+        const DocBatch& batch = *out[i].batch;
+        CHECK(batch.docs.size() == docs_per_batch[i]);
+        CHECK(batch.text.empty());
+        CHECK(batch.text_bytes == 100 * docs_per_batch[i]);
+        for (const DocRecord& doc : batch.docs) CHECK(points_into(batch.text_of(doc), *first));
+    }
+    CHECK(first.use_count() == 3);  // the two batches hold it, with its lease
+    // The second block's two documents (200 bytes, not more than half a
+    // batch) are in progress at its end; the file's end emits them.
+    auto second = block(1, second_text, false, true, true, std::make_shared<int>(0), "in.trec");
+    framer.take(second, emit);
+    REQUIRE(out.size() == 3);
+    CHECK(out[2].position.file_end);
+    CHECK(out[2].batch->docs.size() == 2);
+    // A block ending with at most half a batch in progress copies it out,
+    // holding no block until the next arrives (batches of 1000: all 700
+    // bytes are one batch, more than half, so emitted; of 1400: copied).
+    for (const uint64_t batch_bytes : {uint64_t{1000}, uint64_t{1400}}) {
+        CAPTURE(batch_bytes);
+        FileFramer whole(file, AnalysisSettings::defaults(), batch_bytes);
+        std::vector<FileBatch> emitted;
+        auto only = block(0, first_text, true, false, false, std::make_shared<int>(0), "in.trec");
+        whole.take(only, [&](FileBatch&& batch) { emitted.push_back(std::move(batch)); });
+        CHECK(emitted.size() == (batch_bytes == 1000 ? 1u : 0u));
+        CHECK(only.use_count() == 1 + static_cast<long>(emitted.size()));
+    }
+}
