@@ -13,7 +13,10 @@
 //
 // A buffer comes back with its size and bytes as its last user left them;
 // the taker sets the size it needs, so a buffer resized to the size it had
-// is not zero-filled again.
+// is not zero-filled again. take() hands out the largest kept: takers want
+// full blocks, and a buffer a file's last, short block left small would be
+// zero-filled up to a block again (the read node's and GzipStream's memsets
+// were 3-6% of a 2-core build's CPU).
 #pragma once
 
 #include <cstddef>
@@ -29,11 +32,15 @@ class BufferPool {
 public:
     explicit BufferPool(size_t max_free) : max_free_(max_free) {}
 
-    // A buffer the pool kept (its size and bytes unspecified), or an empty one.
+    // The largest buffer the pool kept (its bytes unspecified), or an empty one.
     Buffer take() {
         const std::lock_guard lock(mutex_);
         if (free_.empty()) return Buffer{};
-        Buffer buffer = std::move(free_.back());
+        size_t largest = free_.size() - 1;
+        for (size_t i = 0; i + 1 < free_.size(); ++i)
+            if (free_[i].size() > free_[largest].size()) largest = i;
+        Buffer buffer = std::move(free_[largest]);
+        free_[largest] = std::move(free_.back());
         free_.pop_back();
         return buffer;
     }

@@ -37,6 +37,17 @@ TEST_CASE("buffer pool: a buffer given back is handed out again with its size an
     CHECK(pool.free_count() == 0);
 }
 
+TEST_CASE("buffer pool: the largest buffer kept is handed out first") {
+    BufferPool<std::string> pool(4);
+    pool.give_back(std::string(300, 'b'));
+    pool.give_back(std::string(5000, 'c'));
+    pool.give_back(std::string(100, 'a'));
+    CHECK(pool.take().size() == 5000);
+    CHECK(pool.take().size() == 300);
+    CHECK(pool.take().size() == 100);
+    CHECK(pool.free_count() == 0);
+}
+
 TEST_CASE("buffer pool: keeps at most max_free buffers and no empty ones") {
     BufferPool<std::string> pool(2);
     pool.give_back(std::string());
