@@ -29,7 +29,9 @@
 # three collections are measured and built (both are written either way);
 # DECODERS (default "igzip libdeflate zlib") which ceilings are measured.
 # A table last: per collection and variant, the median MB/s of text
-# (report.json's total_seconds, as in docs/PERFORMANCE.md), that over each
+# (report.json's total_seconds, as in docs/PERFORMANCE.md), the median of
+# its run-by-run ratios to the first variant's ("x first": run r of every
+# variant runs in turn, so a pair shares the machine's moment), that over each
 # ceiling's median, MB/s over the invidx-run process's wall time (CUDA's
 # start, publishing the index and exiting included, as the ceilings'
 # processes are timed), MB/s over the flow graph's run alone
@@ -258,18 +260,25 @@ for c in collections:
     print("| %s | %s |" % (c, ", ".join("%.0f" % statistics.median(ceilings[(c, d)]) if (c, d) in ceilings else "-"
                                          for d in decoders)))
 print()
-head = "| files | config | MB/s | runs | " + " | ".join("x %s" % d for d in decoders) + \
+head = "| files | config | MB/s | runs | x first | " + " | ".join("x %s" % d for d in decoders) + \
        " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
     first_ciff = None
+    first_rates = None
     for label in labels:
         runs = builds.get((c, label))
         if not runs:
             continue
         rates = [float(r[0]) for r in runs]
         mbps = statistics.median(rates)
+        # Against the first variant: the median of run-by-run ratios (run r of
+        # each variant ran in turn, so a pair shares the machine's moment).
+        if first_rates is None:
+            first_rates = rates
+        pairs = [mine / theirs for mine, theirs in zip(rates, first_rates)]
+        by_first = "%.2f" % statistics.median(pairs) if pairs else "-"
         ciff = runs[0][3]
         if first_ciff is None:
             first_ciff = ciff
@@ -289,8 +298,8 @@ for c in collections:
         # MB/s over the flow graph's run alone (stages.pipeline): without the
         # plan's CUDA start, which varies by 0.1 s from run to run.
         pipeline_rate = [float(r[10]) for r in runs if len(r) > 10]
-        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
-            c, label, mbps, ", ".join("%.0f" % v for v in rates), ratios,
+        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
+            c, label, mbps, ", ".join("%.0f" % v for v in rates), by_first, ratios,
             "%.0f" % statistics.median(wall) if wall else "-",
             "%.0f" % statistics.median(pipeline_rate) if pipeline_rate else "-",
             "%.0f%%" % (100 * statistics.median(outside)) if outside else "-",
