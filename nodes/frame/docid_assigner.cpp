@@ -2,11 +2,13 @@
 
 #include <utility>
 
+#include "nodes/frame/small_batch.hpp"
+
 namespace invidx {
 
 void DocidAssigner::take(std::shared_ptr<DocBatch> batch, const EmitDocBatch& emit) {
     if (batch->docs.empty()) return;  // a file's last batch, when it ended at a batch boundary or had no documents
-    const bool small = batch->text_bytes <= batch_bytes_ / 2;
+    const bool small = is_small_batch(batch->text_bytes, batch_bytes_);
     if (pending_ && small && pending_->text_bytes + batch->text_bytes <= batch_bytes_) {
         // Copied: the packed batch may wait again, and then holds no block.
         for (DocRecord& doc : batch->docs) {

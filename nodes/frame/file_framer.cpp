@@ -6,6 +6,7 @@
 
 #include "invidx/entry_name.hpp"
 #include "invidx/error.hpp"
+#include "nodes/frame/small_batch.hpp"
 
 namespace invidx {
 
@@ -43,7 +44,7 @@ void FileFramer::take(const std::shared_ptr<const TextBlock>& block, const EmitF
         ensure(!framer_, "file ended inside entry '" + entry_name_ + "'", in_file);
         emit_batch(true, text.lease, emit);
         ended_ = true;
-    } else if (batch_->text_bytes > batch_bytes_ / 2 && !batch_->sources.empty() && batch_->sources.back() == block) {
+    } else if (!is_small_batch(batch_->text_bytes, batch_bytes_)) {
         emit_batch(false, text.lease, emit);  // a batch as it stands: no copy (file_framer.hpp)
     } else {
         batch_->own_all_text();  // the batch in progress holds no block (file_framer.hpp)

@@ -43,7 +43,8 @@ using EmitFileBatch = std::function<void(FileBatch&&)>;
 // block is framed, so a file waiting for its next block never holds a token
 // back from the read node that has to read that block: at a block's end a
 // batch in progress of more than half of `batch_bytes` is emitted as it
-// stands, and a smaller one's text is copied out of the block. That small
+// stands, and a smaller one's text is copied out of the block (the docid
+// step packs such small batches anyway: small_batch.hpp). That small
 // batch's text is the only text copied besides straddling records (a block
 // of text holds about two batches, so its second one usually ends with it
 // and is emitted there; when batches were always filled to `batch_bytes`,
