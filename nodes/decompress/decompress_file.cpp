@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/bytes_for_overwrite.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/file_byte_source.hpp"
 
@@ -16,11 +17,11 @@ constexpr size_t kFirstBufferBytes = size_t{64} << 10;
 // returns true when the entry ended.
 bool fill(ArchiveStream& stream, TextBlock& block, size_t limit) {
     size_t filled = 0;
-    block.bytes.resize(std::min(limit, kFirstBufferBytes));
+    resize_for_overwrite(block.bytes, std::min(limit, kFirstBufferBytes));
     for (;;) {
         if (filled == block.bytes.size()) {
             if (filled == limit) return false;
-            block.bytes.resize(std::min(limit, filled * 2));
+            resize_for_overwrite(block.bytes, std::min(limit, filled * 2));
         }
         const size_t got = stream.read(block.bytes.data() + filled, block.bytes.size() - filled);
         if (got == 0) {
