@@ -6,7 +6,6 @@
 
 #include <oneapi/tbb/parallel_for.h>
 
-#include "graph/bytes_for_overwrite.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/whole_member.hpp"
 
@@ -213,9 +212,12 @@ void ChunkBatch::fill_text(const Entry& entry, const std::vector<InflateMember>&
         block.entry_offset = offset;
         block.entry_begin = false;
         if (buffers) block.bytes = buffers->take();
-        resize_for_overwrite(block.bytes, size);
-        // No holes: the batch members' text is this range of the output.
-        if (entry.holes.empty()) std::memcpy(block.bytes.data(), inflater_.output() + entry.output_begin + offset, size);
+        if (entry.holes.empty()) {
+            // No holes: the batch members' text is this range of the output.
+            block.bytes.assign(inflater_.output() + entry.output_begin + offset, size);
+        } else {
+            block.bytes.resize(size);
+        }
         offset += size;
         block.entry_end = offset == total;
         chunk.text.push_back(std::move(block));
@@ -236,7 +238,7 @@ bool fill_member_holes(GzipChunk& chunk, size_t text_block_bytes) {
     std::string text;
     for (const ChunkMemberHole& hole : chunk.holes) {
         const char* const bytes = chunk_bytes(chunk, hole.in_offset, hole.in_size, input);
-        resize_for_overwrite(text, hole.text_size);
+        text.resize(hole.text_size);
         if (inflate_whole_member(bytes, hole.in_size, text.data(), text.size()) != InflateStatus::ok) return false;
         write_text(chunk.text, text_block_bytes, hole.text_offset, text.data(), text.size());
     }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "graph/bytes_for_overwrite.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/file_byte_source.hpp"
 
@@ -17,11 +16,11 @@ constexpr size_t kFirstBufferBytes = size_t{64} << 10;
 // returns true when the entry ended.
 bool fill(ArchiveStream& stream, TextBlock& block, size_t limit) {
     size_t filled = 0;
-    resize_for_overwrite(block.bytes, std::min(limit, kFirstBufferBytes));
+    block.bytes.resize(std::min(limit, kFirstBufferBytes));
     for (;;) {
         if (filled == block.bytes.size()) {
             if (filled == limit) return false;
-            resize_for_overwrite(block.bytes, std::min(limit, filled * 2));
+            block.bytes.resize(std::min(limit, filled * 2));
         }
         const size_t got = stream.read(block.bytes.data() + filled, block.bytes.size() - filled);
         if (got == 0) {

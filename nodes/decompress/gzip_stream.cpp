@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <limits>
 
-#include "graph/bytes_for_overwrite.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -228,9 +227,9 @@ void GzipStream::start_block(uint64_t entry_offset) {
     current_.entry_name = file_.name;
     current_.entry_offset = entry_offset;
     current_.entry_begin = !emitted_;
-    // A pooled buffer keeps the size its last block had, and a block grows
-    // without zero-filling (graph/bytes_for_overwrite.hpp): its bytes are
-    // about to be decoded over. Only the first filled_ bytes are ever sent.
+    // A pooled buffer keeps the size its last block had: resizing to no less
+    // (up to a block) writes no zeros over bytes that are about to be
+    // decoded over anyway. Only the first filled_ bytes are ever sent.
     if (buffers_) current_.bytes = buffers_->take();
     // A block starts as big as the text it will surely hold: a full block
     // after a full one (the stream has more), else the file's compressed size
@@ -240,7 +239,7 @@ void GzipStream::start_block(uint64_t entry_offset) {
     // while the pool filled). A small file's block stays small.
     const uint64_t surely = emitted_ ? text_block_bytes_ : std::max<uint64_t>(file_.size_bytes, kFirstBufferBytes);
     const size_t at_least = static_cast<size_t>(std::min<uint64_t>(surely, text_block_bytes_));
-    resize_for_overwrite(current_.bytes, std::min(text_block_bytes_, std::max(current_.bytes.size(), at_least)));
+    current_.bytes.resize(std::min(text_block_bytes_, std::max(current_.bytes.size(), at_least)));
     filled_ = 0;
 }
 
@@ -255,7 +254,7 @@ void GzipStream::emit_current(bool entry_end, const Emit& emit) {
 
 void GzipStream::grow_block() {
     if (filled_ == current_.bytes.size() && filled_ < text_block_bytes_)
-        resize_for_overwrite(current_.bytes, std::min(text_block_bytes_, current_.bytes.size() * 2));
+        current_.bytes.resize(std::min(text_block_bytes_, current_.bytes.size() * 2));
 }
 
 void GzipStream::append_text(const char* text, size_t size, const Emit& emit) {
@@ -279,8 +278,7 @@ bool GzipStream::decode_whole_member(const char* input, size_t size, size_t& use
     // decoded again into member_text_ below and split across blocks.
     if (current_.bytes.size() - filled_ < kMemberTextBytes && current_.bytes.size() < text_block_bytes_) {
         // Grown as append_text grows it, by doubling, so a small file's block stays small.
-        resize_for_overwrite(current_.bytes,
-                             std::min(text_block_bytes_, std::max(2 * current_.bytes.size(), filled_ + kMemberTextBytes)));
+        current_.bytes.resize(std::min(text_block_bytes_, std::max(2 * current_.bytes.size(), filled_ + kMemberTextBytes)));
     }
     // At most kMemberTextBytes: a bigger member (a one-stream file's) costs
     // libdeflate no more than that before igzip or zlib streams it.

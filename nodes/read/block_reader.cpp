@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "graph/bytes_for_overwrite.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -52,7 +51,7 @@ bool BlockReader::next(RawBlock& block) {
     block.first = offset_ == 0;
     block.end_of_input = false;
     // The one copy of the data: read(2) straight into the block's buffer.
-    resize_for_overwrite(block.bytes, block_bytes_);
+    block.bytes.resize(block_bytes_);
     size_t filled = 0;
     {
         const auto turn = scheduler_.acquire();
