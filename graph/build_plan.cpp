@@ -63,6 +63,7 @@ nlohmann::json BuildPlan::to_json() const {
         node_counts[count.node] = {{"count", count.value}, {"why", count.why}, {"at", pointer}};
     out["counts"] = node_counts;
     out["memory_tokens"] = {{"value", tokens}, {"why", tokens_reason}};
+    out["memory_batch_bytes"] = {{"value", batch_bytes}, {"text_block_bytes", text_block_bytes}, {"why", batch_bytes_reason}};
     if (parsing) {
         nlohmann::json gpus = nlohmann::json::array();
         for (const auto& gpu : parsing->gpus)

@@ -87,6 +87,13 @@ struct BuildPlan {
     uint32_t tokens = 16;
     std::string tokens_reason;
 
+    // memory.batch_bytes and text_block_bytes as the nodes use them
+    // ("auto" settled: pipelines/resolve_plan.cpp); the defaults are a
+    // configuration's without GPUs.
+    uint64_t batch_bytes = kBatchBytesWithoutGpus;
+    uint64_t text_block_bytes = auto_text_block_bytes(kBatchBytesWithoutGpus);
+    std::string batch_bytes_reason;
+
     std::optional<ParsePlan> parsing;
     std::optional<IndexPlan> indexing;
     // The node (its JSON pointer) that hands on batches regrouped by trie

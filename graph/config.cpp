@@ -197,14 +197,6 @@ void settle_pre_weighted(PipelineConfig& config, bool inputs_in_array) {
     make_pre_weighted(config.analysis);
 }
 
-// memory.text_block_bytes "auto" (the default): 4 MiB, or two batches where
-// that is more. The frame node copies the text of the batch it is filling
-// at each block's end (so that no batch in progress holds a token), so
-// blocks shorter than two batches copy most of the text (docs/PIPELINE.md).
-uint64_t auto_text_block_bytes(uint64_t batch_bytes) {
-    return std::max<uint64_t>(uint64_t{4} << 20, 2 * batch_bytes);
-}
-
 void read_memory(const json& value, const std::string& pointer, MemoryConfig& memory) {
     ObjectReader reader(value, pointer);
     if (const json* v = reader.find("tokens")) {
@@ -216,13 +208,21 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
         uint64_t* field;
         uint64_t maximum;
     };
+    const auto is_auto = [](const json* v) { return v && v->is_string() && v->get<std::string>() == "auto"; };
+    const json* batch = reader.find("batch_bytes");
+    memory.batch_bytes_auto = is_auto(batch);
+    if (memory.batch_bytes_auto) memory.batch_bytes = kBatchBytesWithoutGpus;
     const Size sizes[] = {{"read_block_bytes", &memory.read_block_bytes, kMaxBlockBytes},
                           {"batch_bytes", &memory.batch_bytes, kMaxBlockBytes},
                           {"run_bytes", &memory.run_bytes, kMaxRunBytes}};
-    for (const auto& [name, field, maximum] : sizes)
-        if (const json* v = reader.find(name)) *field = read_integer<uint64_t>(*v, reader.at(name), 1, maximum);
+    for (const auto& [name, field, maximum] : sizes) {
+        const json* v = reader.find(name);
+        if (v && !(field == &memory.batch_bytes && memory.batch_bytes_auto))
+            *field = read_integer<uint64_t>(*v, reader.at(name), 1, maximum);
+    }
     const json* text_block = reader.find("text_block_bytes");
-    if (text_block && !(text_block->is_string() && text_block->get<std::string>() == "auto")) {
+    memory.text_block_bytes_auto = !text_block || is_auto(text_block);
+    if (!memory.text_block_bytes_auto) {
         memory.text_block_bytes = read_integer<uint64_t>(*text_block, reader.at("text_block_bytes"), 1, kMaxBlockBytes);
     } else {
         memory.text_block_bytes = auto_text_block_bytes(memory.batch_bytes);
@@ -364,6 +364,15 @@ json& member(json& container, const std::string& segment, const std::string& poi
 }
 
 }  // namespace
+
+// memory.text_block_bytes "auto" (the default): 4 MiB, or two batches where
+// that is more. The frame node copies the text of the batch it is filling
+// at each block's end (so that no batch in progress holds a token), so
+// blocks shorter than two batches copy most of the text (docs/PIPELINE.md).
+uint64_t auto_text_block_bytes(uint64_t batch_bytes) {
+    return std::max<uint64_t>(uint64_t{4} << 20, 2 * batch_bytes);
+}
+
 
 std::string config_value_text(const json& value) {
     // Replaces bytes that are not UTF-8 (a --set value may hold any) so a

@@ -45,8 +45,22 @@ struct MemoryConfig {
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
     uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch
+    // "auto": settled by the build's plan (BuildPlan::batch_bytes and
+    // text_block_bytes, which the nodes read): batch_bytes 4 MiB where GPUs
+    // parse, else 2 MiB; text_block_bytes from the batch size. Until then
+    // the two fields above hold what "auto" gives without GPUs.
+    bool batch_bytes_auto = false;
+    bool text_block_bytes_auto = true;
     uint64_t run_bytes = 256ull << 20;        // document text per run (one postings file each)
 };
+
+// memory.batch_bytes "auto": 4 MiB where GPUs parse (their slots and GPU
+// inflate build faster and use less CPU on larger batches), else 2 MiB.
+inline constexpr uint64_t kBatchBytesWithGpus = 4ull << 20;
+inline constexpr uint64_t kBatchBytesWithoutGpus = 2ull << 20;
+
+// memory.text_block_bytes "auto" for batches of `batch_bytes`.
+uint64_t auto_text_block_bytes(uint64_t batch_bytes);
 
 // Wei & JaJa §III.E: a sample of the collection decides which indexer owns
 // which trie collection, once, for the whole build.

@@ -656,7 +656,7 @@ void resolve_decompress_node(NodeOptions& options, const PipelineConfig&, BuildP
 }
 
 std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state) {
-    const uint64_t text_block_bytes = options.unsigned_integer("text_block_bytes", state.config.memory.text_block_bytes);
+    const uint64_t text_block_bytes = options.unsigned_integer("text_block_bytes", state.plan.text_block_bytes);
     if (text_block_bytes == 0 || text_block_bytes > (1ull << 30))
         throw ConfigError(options.pointer("text_block_bytes"), "must be between 1 and 2^30");
     const unsigned count = state.plan.count_of(options);

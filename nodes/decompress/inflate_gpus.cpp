@@ -34,11 +34,12 @@ InflateGpuChoice choose_inflate_gpus(const nlohmann::json& value, const std::str
                                      const std::function<GpuInventory()>& list_inventory,
                                      const std::vector<int>& parse_gpus, bool split_gzip) {
     InflateGpuChoice choice;
-    // Absent: off. GPU inflate is opt-in until it beats the CPU workers in
-    // whole builds (docs/PERFORMANCE.md, "GPU inflate").
+    // Absent: off, so a pipeline written before GPU inflate builds as it did
+    // (configs/default.json asks for "auto": with 4 MiB batches it beats the
+    // CPU workers alone, docs/PERFORMANCE.md, "Decompression and stage ceilings").
     if (value.is_null()) {
         choice.setting = "none";
-        choice.reason = "\"gpus\" absent: the CPU decodes everything (GPU inflate is opt-in: \"auto\" or a list)";
+        choice.reason = "\"gpus\" absent: the CPU decodes everything (GPU inflate: \"auto\" or a list)";
         return choice;
     }
     if ((value.is_string() && value == "none") || (value.is_array() && value.empty())) {

@@ -198,7 +198,7 @@ void resolve_frame_node(NodeOptions& options, const PipelineConfig&, BuildPlan& 
 }
 
 std::unique_ptr<Node> make_frame_node(NodeOptions& options, RunState& state) {
-    const uint64_t batch_bytes = options.byte_size("batch_bytes", state.config.memory.batch_bytes);
+    const uint64_t batch_bytes = options.byte_size("batch_bytes", state.plan.batch_bytes);
     return std::make_unique<FrameNode>(state, batch_bytes, state.plan.count_of(options));
 }
 

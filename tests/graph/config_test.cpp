@@ -157,6 +157,18 @@ TEST_CASE("memory.text_block_bytes \"auto\" is 4 MiB or two batches, whichever i
     CHECK(error_of(minimal(), {"memory.text_block_bytes=big"}).find("/memory/text_block_bytes") != std::string::npos);
 }
 
+TEST_CASE("memory.batch_bytes \"auto\" is left to the plan; \"big\" names the key") {
+    const PipelineConfig automatic = PipelineConfig::from_json(minimal(), {"memory.batch_bytes=auto"});
+    CHECK(automatic.memory.batch_bytes_auto);
+    CHECK(automatic.memory.text_block_bytes_auto);
+    CHECK(automatic.memory.batch_bytes == invidx::kBatchBytesWithoutGpus);
+    const PipelineConfig given = PipelineConfig::from_json(minimal(), {"memory.batch_bytes=1048576"});
+    CHECK_FALSE(given.memory.batch_bytes_auto);
+    CHECK(given.memory.batch_bytes == 1048576);
+    CHECK_FALSE(PipelineConfig::from_json(minimal(), {"memory.text_block_bytes=65536"}).memory.text_block_bytes_auto);
+    CHECK(error_of(minimal(), {"memory.batch_bytes=big"}).find("/memory/batch_bytes") != std::string::npos);
+}
+
 TEST_CASE("modes are parsed once into enums, and name themselves back") {
     json j = minimal();
     j["progress"] = "lines";

@@ -15,6 +15,8 @@ using namespace invidx;
 
 namespace {
 
+constexpr uint64_t MiB = uint64_t{1} << 20;
+
 PipelineConfig config_file(const std::string& name, const std::vector<std::string>& overrides = {}) {
     return PipelineConfig::from_file(std::string(INVIDX_SOURCE_DIR) + "/configs/" + name, overrides);
 }
@@ -67,6 +69,10 @@ TEST_CASE("plan: default.json on 16 cores without GPUs") {
     CHECK(shown.at("counts").at("regroup").at("at") == "/nodes/4");
     CHECK(shown.at("memory_tokens").at("value") == 48);
     CHECK(shown.at("machine").at("cores") == 16);
+    // memory.batch_bytes "auto" without GPUs: 2 MiB batches in 4 MiB blocks.
+    CHECK(plan.batch_bytes == 2 * MiB);
+    CHECK(plan.text_block_bytes == 4 * MiB);
+    CHECK(shown.at("memory_batch_bytes").at("value") == 2 * MiB);
 }
 
 TEST_CASE("plan: default.json on 16 cores and two GPUs parses on the GPUs, a gpu_hash on each takes its terms there") {
@@ -92,6 +98,23 @@ TEST_CASE("plan: default.json on 16 cores and two GPUs parses on the GPUs, a gpu
     CHECK(shown.at("terms_kept_on_device").size() == 2);
     CHECK(shown.at("index").at("indexers").at(9).at("device_setting") == "auto");
     CHECK(shown.at("parse").at("cpu_parsers") == 0);
+    // memory.batch_bytes "auto" where GPUs parse: 4 MiB batches, so 8 MiB blocks.
+    CHECK(plan.batch_bytes == 4 * MiB);
+    CHECK(plan.text_block_bytes == 8 * MiB);
+    CHECK(shown.at("memory_batch_bytes").at("why").get<std::string>().find("GPUs parse") != std::string::npos);
+}
+
+TEST_CASE("plan: a given memory.batch_bytes or text_block_bytes is kept where GPUs parse") {
+    const ScopedGpuParseBackend two(host_reference_gpu_parse_backend(2));
+    const BuildPlan given = resolve(config_file("default.json", {"memory.batch_bytes=1048576"}), machine(16, {0, 1}));
+    CHECK(given.batch_bytes == 1 * MiB);
+    CHECK(given.text_block_bytes == 4 * MiB);
+    const BuildPlan blocks =
+        resolve(config_file("default.json", {"memory.text_block_bytes=65536"}), machine(16, {0, 1}));
+    CHECK(blocks.batch_bytes == 4 * MiB);
+    CHECK(blocks.text_block_bytes == 65536);
+    const BuildPlan cpu = resolve(config_file("default.json", {"parse.gpus=none"}), machine(16, {0, 1}));
+    CHECK(cpu.batch_bytes == 2 * MiB);
 }
 
 TEST_CASE("plan: GPUs the parsers see but CUDA does not get no GPU indexer, and say why") {
