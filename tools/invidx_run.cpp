@@ -72,7 +72,7 @@ std::string help_text(const invidx::tools::Flags& flags) {
 // wherever the tool runs (the file itself may not be at hand).
 nlohmann::json default_like_pipeline() {
     return nlohmann::json::parse(R"({"input": [], "nodes": [
-        {"kind": "read"}, {"kind": "decompress"}, {"kind": "frame"},
+        {"kind": "read"}, {"kind": "decompress", "gpus": "auto"}, {"kind": "frame"},
         {"kind": "parse", "count": "auto", "gpus": "auto"}, {"kind": "regroup", "count": "auto"},
         {"kind": "index", "indexers": [{"kind": "cpu_btree", "count": "auto"}, {"kind": "gpu_hash", "device": "auto"}]},
         {"kind": "compress", "count": "auto"}, {"kind": "flush"}]})");

@@ -27,10 +27,10 @@ __all__ = ["build", "index_documents", "import_ciff", "evaluate", "Index", "Hit"
 DEFAULT_PIPELINE = {
     "analysis": {"stopwords": "english", "stemmer": "porter"},
     "positions": False,
-    "memory": {"batch_bytes": 2097152, "run_bytes": 268435456},
+    "memory": {"batch_bytes": "auto", "run_bytes": 268435456},
     "nodes": [
         {"kind": "read"},
-        {"kind": "decompress"},
+        {"kind": "decompress", "gpus": "auto"},
         {"kind": "frame"},
         {"kind": "parse", "count": "auto", "gpus": "auto"},
         {"kind": "regroup", "count": "auto"},

@@ -100,3 +100,11 @@ def test_an_error_of_the_iterable_stops_the_build(tmp_path):
     with pytest.raises(RuntimeError, match="source broke"):
         invidx.index_documents(failing(), str(tmp_path / "f"))
     assert not os.path.exists(str(tmp_path / "f"))
+
+
+def test_default_pipeline_is_configs_default_json():
+    # index_documents without a config builds as invidx-run configs/default.json does.
+    with open(DEFAULT_CONFIG) as f:
+        shipped = json.load(f)
+    for key in ("analysis", "positions", "memory", "nodes"):
+        assert invidx.DEFAULT_PIPELINE[key] == shipped[key], key
