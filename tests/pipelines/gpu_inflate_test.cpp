@@ -93,7 +93,8 @@ TEST_CASE("decompress gpus (host reference): \"auto\" inflates on the GPUs the p
     nlohmann::json gpu = with_inflate_gpus(standard_pipeline(inputs, dir / "gpu", 2, 2), "auto");
     for (auto& node : gpu["nodes"])
         if (node["kind"] == "parse") node["gpus"] = "auto";
-    // GPU inflate is opt-in: GPUs parse, but without "gpus" the CPU inflates.
+    // A decompress node without "gpus" inflates on the CPU even where GPUs parse
+    // (configs/default.json asks for "auto").
     nlohmann::json opted_out = standard_pipeline(inputs, dir / "opted-out", 2, 2);
     for (auto& node : opted_out["nodes"])
         if (node["kind"] == "parse") node["gpus"] = "auto";

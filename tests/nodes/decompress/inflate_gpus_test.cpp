@@ -50,11 +50,12 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("inflate gpus: no key takes none, GPU inflate is opt-in") {
+TEST_CASE("inflate gpus: no key takes none (a pipeline written before GPU inflate builds as it did), and says how to ask") {
     const InflateGpuChoice absent = choose_inflate_gpus(json(nullptr), kAt, pretend_gpus(2), {0, 1}, true);
     CHECK(absent.setting == "none");
     CHECK(absent.ordinals.empty());
-    CHECK(contains(absent.reason, "opt-in"));
+    CHECK(contains(absent.reason, "absent"));
+    CHECK(contains(absent.reason, "\"auto\""));
 }
 
 TEST_CASE("inflate gpus: \"auto\" takes the parse node's GPUs where CUDA is and split_gzip is on") {
