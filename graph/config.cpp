@@ -211,7 +211,6 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
     const auto is_auto = [](const json* v) { return v && v->is_string() && v->get<std::string>() == "auto"; };
     const json* batch = reader.find("batch_bytes");
     memory.batch_bytes_auto = is_auto(batch);
-    if (memory.batch_bytes_auto) memory.batch_bytes = kBatchBytesWithoutGpus;
     const Size sizes[] = {{"read_block_bytes", &memory.read_block_bytes, kMaxBlockBytes},
                           {"batch_bytes", &memory.batch_bytes, kMaxBlockBytes},
                           {"run_bytes", &memory.run_bytes, kMaxRunBytes}};
@@ -220,13 +219,10 @@ void read_memory(const json& value, const std::string& pointer, MemoryConfig& me
         if (v && !(field == &memory.batch_bytes && memory.batch_bytes_auto))
             *field = read_integer<uint64_t>(*v, reader.at(name), 1, maximum);
     }
+    // "auto" and absent alike leave it to the plan.
     const json* text_block = reader.find("text_block_bytes");
-    memory.text_block_bytes_auto = !text_block || is_auto(text_block);
-    if (!memory.text_block_bytes_auto) {
+    if (text_block && !is_auto(text_block))
         memory.text_block_bytes = read_integer<uint64_t>(*text_block, reader.at("text_block_bytes"), 1, kMaxBlockBytes);
-    } else {
-        memory.text_block_bytes = auto_text_block_bytes(memory.batch_bytes);
-    }
     reader.reject_unknown();
 }
 

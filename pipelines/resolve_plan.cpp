@@ -36,8 +36,7 @@ void settle_batch_bytes(const PipelineConfig& config, BuildPlan& plan) {
         plan.batch_bytes = config.memory.batch_bytes;
         plan.batch_bytes_reason = "memory.batch_bytes is given";
     }
-    plan.text_block_bytes =
-        config.memory.text_block_bytes_auto ? auto_text_block_bytes(plan.batch_bytes) : config.memory.text_block_bytes;
+    plan.text_block_bytes = config.memory.text_block_bytes.value_or(auto_text_block_bytes(plan.batch_bytes));
 }
 
 // A GPU with exactly one indexer that takes device terms gets that indexer.

@@ -43,14 +43,14 @@ struct MemoryConfig {
     // (pipelines/resolve_plan.hpp).
     std::optional<uint32_t> tokens;
     uint64_t read_block_bytes = 4ull << 20;   // compressed bytes per read
-    uint64_t text_block_bytes = 4ull << 20;   // decompressed bytes per block
     uint64_t batch_bytes = 2ull << 20;        // document text per parse batch
-    // "auto": settled by the build's plan (BuildPlan::batch_bytes and
-    // text_block_bytes, which the nodes read): batch_bytes 4 MiB where GPUs
-    // parse, else 2 MiB; text_block_bytes from the batch size. Until then
-    // the two fields above hold what "auto" gives without GPUs.
+    // memory.batch_bytes "auto": settled by the build's plan
+    // (BuildPlan::batch_bytes, which the nodes read): 4 MiB where GPUs
+    // parse, else 2 MiB; batch_bytes above is then not used.
     bool batch_bytes_auto = false;
-    bool text_block_bytes_auto = true;
+    // Decompressed bytes per block. Unset ("auto", the default): settled by
+    // the plan from its batch size (auto_text_block_bytes).
+    std::optional<uint64_t> text_block_bytes;
     uint64_t run_bytes = 256ull << 20;        // document text per run (one postings file each)
 };
 

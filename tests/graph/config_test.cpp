@@ -143,29 +143,19 @@ TEST_CASE("sampler.popular_token_fraction is \"auto\" unless a share is given") 
                          invidx::ConfigError);
 }
 
-TEST_CASE("memory.text_block_bytes \"auto\" is 4 MiB or two batches, whichever is more; a number is kept") {
-    const auto text_block = [](const std::vector<std::string>& overrides) {
-        return PipelineConfig::from_json(minimal(), overrides).memory.text_block_bytes;
+TEST_CASE("memory.text_block_bytes and batch_bytes: \"auto\" is left to the plan, a number is kept, \"big\" names the key") {
+    const auto memory = [](const std::vector<std::string>& overrides) {
+        return PipelineConfig::from_json(minimal(), overrides).memory;
     };
-    constexpr uint64_t MiB = uint64_t{1} << 20;
-    CHECK(PipelineConfig::from_json(minimal()).memory.text_block_bytes == 4 * MiB);
-    CHECK(text_block({"memory.batch_bytes=1048576"}) == 4 * MiB);
-    CHECK(text_block({"memory.batch_bytes=8388608"}) == 16 * MiB);
-    CHECK(text_block({"memory.batch_bytes=8388608", "memory.text_block_bytes=auto"}) == 16 * MiB);
-    CHECK(text_block({"memory.batch_bytes=8388608", "memory.text_block_bytes=4194304"}) == 4 * MiB);
-    CHECK(text_block({"memory.text_block_bytes=65536"}) == 65536);
+    CHECK_FALSE(memory({}).text_block_bytes.has_value());
+    CHECK_FALSE(memory({"memory.text_block_bytes=auto"}).text_block_bytes.has_value());
+    CHECK(memory({"memory.text_block_bytes=65536"}).text_block_bytes == uint64_t{65536});
     CHECK(error_of(minimal(), {"memory.text_block_bytes=big"}).find("/memory/text_block_bytes") != std::string::npos);
-}
-
-TEST_CASE("memory.batch_bytes \"auto\" is left to the plan; \"big\" names the key") {
-    const PipelineConfig automatic = PipelineConfig::from_json(minimal(), {"memory.batch_bytes=auto"});
-    CHECK(automatic.memory.batch_bytes_auto);
-    CHECK(automatic.memory.text_block_bytes_auto);
-    CHECK(automatic.memory.batch_bytes == invidx::kBatchBytesWithoutGpus);
-    const PipelineConfig given = PipelineConfig::from_json(minimal(), {"memory.batch_bytes=1048576"});
-    CHECK_FALSE(given.memory.batch_bytes_auto);
-    CHECK(given.memory.batch_bytes == 1048576);
-    CHECK_FALSE(PipelineConfig::from_json(minimal(), {"memory.text_block_bytes=65536"}).memory.text_block_bytes_auto);
+    CHECK(memory({"memory.batch_bytes=auto"}).batch_bytes_auto);
+    CHECK_FALSE(memory({"memory.batch_bytes=auto"}).text_block_bytes.has_value());
+    const invidx::MemoryConfig given = memory({"memory.batch_bytes=1048576"});
+    CHECK_FALSE(given.batch_bytes_auto);
+    CHECK(given.batch_bytes == 1048576);
     CHECK(error_of(minimal(), {"memory.batch_bytes=big"}).find("/memory/batch_bytes") != std::string::npos);
 }
 

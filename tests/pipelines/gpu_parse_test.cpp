@@ -257,6 +257,34 @@ TEST_CASE("gpu parse: 0 CPU parsers without GPU parsers is a ConfigError naming 
     }
 }
 
+TEST_CASE("gpu parse (host reference): default.json's \"auto\" sizes reach the nodes: 4 MiB batches in 8 MiB blocks where GPUs parse") {
+    // The plan settles memory.batch_bytes "auto" (resolve_plan_test.cpp);
+    // this checks that the decompress and frame nodes cut by the plan's
+    // sizes, not the configuration's.
+    const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
+    TempDir dir;
+    const BuildReport gpu = build_default(dir, "gpu", {});
+    const BuildReport cpu = build_default(dir, "cpu", {"parse.gpus=none"});
+    constexpr uint64_t MiB = uint64_t{1} << 20;
+    CHECK(gpu.json.at("plan").at("memory_batch_bytes").at("value") == 4 * MiB);
+    CHECK(gpu.json.at("plan").at("memory_batch_bytes").at("text_block_bytes") == 8 * MiB);
+    CHECK(cpu.json.at("plan").at("memory_batch_bytes").at("value") == 2 * MiB);
+    const auto node = [](const BuildReport& report, const std::string& kind) {
+        for (const nlohmann::json& n : report.json.at("nodes"))
+            if (n.at("kind") == kind) return n;
+        FAIL("no node of kind " << kind << " in the report");
+        return nlohmann::json();
+    };
+    // The sample's text lies between 4 and 8 MiB: two text blocks and three
+    // batches at 2 MiB batches (4 MiB blocks), one block and two batches at 4 MiB.
+    const uint64_t text = node(cpu, "decompress").at("bytes_out").get<uint64_t>();
+    REQUIRE(text > 4 * MiB);
+    REQUIRE(text < 8 * MiB);
+    CHECK(node(gpu, "decompress").at("items_out").get<uint64_t>() + 1 == node(cpu, "decompress").at("items_out").get<uint64_t>());
+    CHECK(node(gpu, "frame").at("items_out").get<uint64_t>() + 1 == node(cpu, "frame").at("items_out").get<uint64_t>());
+    CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "cpu"));
+}
+
 TEST_CASE("gpu parse (host reference): possessives and a lone s give the CPU parsers' CIFF, the term 's' on both") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(2));
     TempDir dir;

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,24 @@ TEST_CASE("plan: a given memory.batch_bytes or text_block_bytes is kept where GP
     CHECK(blocks.text_block_bytes == 65536);
     const BuildPlan cpu = resolve(config_file("default.json", {"parse.gpus=none"}), machine(16, {0, 1}));
     CHECK(cpu.batch_bytes == 2 * MiB);
+}
+
+TEST_CASE("plan: memory.text_block_bytes \"auto\" is 4 MiB or two batches, whichever is more; a number is kept") {
+    const auto blocks = [](const std::vector<std::string>& overrides) {
+        return resolve(config_file("default.json", overrides), machine(2, {})).text_block_bytes;
+    };
+    CHECK(blocks({"memory.batch_bytes=1048576"}) == 4 * MiB);
+    CHECK(blocks({"memory.batch_bytes=8388608"}) == 16 * MiB);
+    CHECK(blocks({"memory.batch_bytes=8388608", "memory.text_block_bytes=auto"}) == 16 * MiB);
+    CHECK(blocks({"memory.batch_bytes=8388608", "memory.text_block_bytes=4194304"}) == 4 * MiB);
+    CHECK(blocks({"memory.text_block_bytes=65536"}) == 65536);
+    // A pipeline that names no batch size keeps 2 MiB batches in 4 MiB blocks.
+    std::ifstream file(std::string(INVIDX_SOURCE_DIR) + "/configs/default.json");
+    nlohmann::json no_memory = nlohmann::json::parse(file);
+    no_memory.erase("memory");
+    const BuildPlan plain = resolve(PipelineConfig::from_json(no_memory), machine(2, {}));
+    CHECK(plain.batch_bytes == 2 * MiB);
+    CHECK(plain.text_block_bytes == 4 * MiB);
 }
 
 TEST_CASE("plan: GPUs the parsers see but CUDA does not get no GPU indexer, and say why") {
