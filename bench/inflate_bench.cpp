@@ -388,7 +388,7 @@ void invidx_tar_gz(const std::string& gz, Output& out) {
 // blocks, text blocks from a pool.
 Decoder invidx_stream(GzipDecoders decoders) {
     return [decoders](const std::string& gz, Output& out) {
-        static thread_local auto buffers = std::make_shared<BufferPool<TextBytes>>(8);
+        static thread_local auto buffers = std::make_shared<BufferPool<std::string>>(8);
         const InputFile file{.ordinal = 0, .path = "bench.warc.gz", .name = "bench.warc.gz", .format = "warc", .size_bytes = gz.size()};
         GzipStream stream(file, kTextBlockBytes, buffers, decoders);
         for (size_t offset = 0; offset < gz.size(); offset += kReadBlockBytes) {
@@ -404,7 +404,7 @@ Decoder invidx_stream(GzipDecoders decoders) {
 // The per-record file in chunks, as split_gzip decodes it on each worker.
 Decoder invidx_chunks(GzipDecoders decoders) {
     return [decoders](const std::string& gz, Output& out) {
-        static thread_local auto buffers = std::make_shared<BufferPool<TextBytes>>(8);
+        static thread_local auto buffers = std::make_shared<BufferPool<std::string>>(8);
         const InputFile file{.ordinal = 0, .path = "bench.warc.gz", .name = "bench.warc.gz", .format = "warc", .size_bytes = gz.size()};
         GzipChunker chunker(kChunkBlocks);
         uint64_t sequence = 0;

@@ -20,9 +20,8 @@ void GpuAnalysisInput::copy_text_to(char* out) const {
         if (!text.empty()) std::memcpy(out, text.data(), text.size());
         return;
     }
-    for (const std::string_view piece : pieces) {
-        if (!piece.empty()) std::memcpy(out, piece.data(), piece.size());
-        out += piece.size();
+    for (size_t d = 0; d < pieces.size(); ++d) {
+        if (!pieces[d].empty()) std::memcpy(out + offsets[d], pieces[d].data(), pieces[d].size());
     }
 }
 
@@ -33,15 +32,27 @@ void check_input(const GpuAnalysisInput& input) {
     ensure(input.lengths.size() == documents && input.html.size() == documents,
            "gpu_analyze_batch: offsets, lengths and html flags differ in number (" + std::to_string(documents) +
                ", " + std::to_string(input.lengths.size()) + ", " + std::to_string(input.html.size()) + ")");
-    ensure(input.pieces.empty() || input.text.empty(), "gpu_analyze_batch: pieces and a text both");
-    const uint64_t text_bytes = input.text_size();
+    if (!input.pieces.empty()) {
+        ensure(input.text.empty() && input.pieces.size() == documents,
+               "gpu_analyze_batch: " + std::to_string(input.pieces.size()) + " pieces for " +
+                   std::to_string(documents) + " documents, or pieces and a text both");
+        uint64_t end = 0;
+        for (size_t d = 0; d < documents; ++d) {
+            ensure(input.offsets[d] == end && input.lengths[d] == input.pieces[d].size(),
+                   "gpu_analyze_batch: piece " + std::to_string(d) + " is not laid out back to back (offset " +
+                       std::to_string(input.offsets[d]) + ", length " + std::to_string(input.lengths[d]) + ", " +
+                       std::to_string(input.pieces[d].size()) + " bytes)");
+            end += input.lengths[d];
+        }
+        return;
+    }
     uint64_t previous_end = 0;
     for (size_t d = 0; d < documents; ++d) {
         const uint64_t offset = input.offsets[d];
-        ensure(offset >= previous_end && offset <= text_bytes && input.lengths[d] <= text_bytes - offset,
+        ensure(offset >= previous_end && offset <= input.text.size() && input.lengths[d] <= input.text.size() - offset,
                "gpu_analyze_batch: document " + std::to_string(d) + " (bytes " + std::to_string(offset) + " + " +
                    std::to_string(input.lengths[d]) + ") overlaps the one before it or runs past the text (" +
-                   std::to_string(text_bytes) + " bytes)");
+                   std::to_string(input.text.size()) + " bytes)");
         previous_end = offset + input.lengths[d];
     }
 }

@@ -30,13 +30,10 @@ struct GpuAnalysisInput {
     std::vector<std::string> stopwords;  // lowercased (AnalysisSettings::stopwords)
     GpuStemmer stemmer = GpuStemmer::porter;
     bool positional = false;
-    // Or, for text that lies apart in memory: `text` empty and `pieces`
-    // (bytes the caller keeps alive) that, laid back to back from 0, make
-    // the text the offsets and lengths point into, as they would into
-    // `text` (a piece may hold several documents and the bytes between
-    // them). The analyzer copies a piece that lies in a page-locked text
-    // block (invidx/text_bytes.hpp) to the device straight from there, and
-    // gathers the others into its pinned staging buffer.
+    // Or, for documents that lie apart in memory: `text` empty and one piece
+    // per document (its bytes, which the caller keeps alive), offsets and
+    // lengths laying them back to back from 0. The analyzer gathers them
+    // straight into its pinned staging buffer: no copy of the batch first.
     std::vector<std::string_view> pieces;
     // Or null: kCollections flags of the collections whose terms should
     // stay on the device (GpuAnalysisResult::resident) for a GPU indexer
@@ -48,10 +45,8 @@ struct GpuAnalysisInput {
     // The bytes of the text the analysis runs over: `text`, or the pieces
     // back to back.
     uint64_t text_size() const {
-        if (pieces.empty()) return text.size();
-        uint64_t bytes = 0;
-        for (const std::string_view piece : pieces) bytes += piece.size();
-        return bytes;
+        if (pieces.empty() || offsets.empty()) return text.size();
+        return offsets.back() + lengths.back();
     }
     // Copies the text (`text`, or the pieces) to `out`, text_size() bytes.
     void copy_text_to(char* out) const;
@@ -121,8 +116,6 @@ struct GpuAnalyzerTimes {
     double download_seconds = 0;
     double pack_seconds = 0;
     double host_upload_seconds = 0;  // the calling thread staging the batch: its text gathered into page-locked memory, the copies queued
-    uint64_t text_bytes_from_blocks = 0;  // text copied to the device straight from page-locked text blocks
-    uint64_t text_bytes_staged = 0;       // text gathered into the pinned staging buffer first
     double analyze_seconds = 0;
     uint64_t resident_batches = 0;      // batches whose indexer's terms stayed on the device
     uint64_t resident_terms = 0;        // terms that stayed
@@ -149,8 +142,6 @@ struct GpuAnalyzerTimes {
         resident_terms = count(resident_terms, other.resident_terms);
         downloaded_terms = count(downloaded_terms, other.downloaded_terms);
         resident_unavailable = count(resident_unavailable, other.resident_unavailable);
-        text_bytes_from_blocks = count(text_bytes_from_blocks, other.text_bytes_from_blocks);
-        text_bytes_staged = count(text_bytes_staged, other.text_bytes_staged);
         return *this;
     }
 };

@@ -11,7 +11,6 @@
 #include "devices/gpu_term_indexer.hpp"
 #include "devices/gpu_term_lookup.hpp"
 #include "devices/gpu_weights.hpp"
-#include "devices/page_locked_text.hpp"
 #include "invidx/error.hpp"
 
 namespace invidx {
@@ -23,8 +22,6 @@ GpuInventory list_gpus() {
 }
 
 void warm_up_gpu(int) {}
-
-std::unique_ptr<page_lockable::LockingScope> page_lock_text_blocks(int) { return nullptr; }
 
 uint64_t gpu_wait_cpu_ns() { return 0; }
 

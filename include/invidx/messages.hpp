@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "invidx/collections.hpp"
-#include "invidx/text_bytes.hpp"
 
 namespace invidx {
 
@@ -63,7 +62,7 @@ struct TextBlock {
     uint32_t entry_index = 0;
     std::string entry_name;     // file name, or "archive.tar!member/path"
     uint64_t entry_offset = 0;  // of bytes[0] in the decompressed entry
-    TextBytes bytes;            // page-lockable (invidx/text_bytes.hpp)
+    std::string bytes;
     bool entry_begin = false;
     bool entry_end = false;
     bool end_of_input = false;  // sentinel; no bytes
@@ -107,9 +106,8 @@ struct DocBatch {
     std::chrono::steady_clock::time_point framed_at{}, numbered_at{};
 
     std::string_view text_of(const DocRecord& doc) const {
-        const std::string_view bytes =
-            doc.source == kOwnText ? std::string_view(text) : std::string_view(sources[doc.source]->bytes);
-        return bytes.substr(doc.text_offset, doc.text_length);
+        const std::string& bytes = doc.source == kOwnText ? text : sources[doc.source]->bytes;
+        return std::string_view(bytes).substr(doc.text_offset, doc.text_length);
     }
 
     // Copies the text of every document that points into a block into

@@ -157,7 +157,7 @@ void ChunkBatch::clear() {
 }
 
 std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
-                                              const std::shared_ptr<BufferPool<TextBytes>>& buffers) {
+                                              const std::shared_ptr<BufferPool<std::string>>& buffers) {
     ensure(text_block_bytes > 0, "text block size must be positive");
     // Emptied first: whatever happens, the next batch starts empty.
     std::vector<Entry> entries = std::move(entries_);
@@ -198,7 +198,7 @@ std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
 // left for fill_member_holes.
 void ChunkBatch::fill_text(const Entry& entry, const std::vector<InflateMember>& members,
                            const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
-                           const std::shared_ptr<BufferPool<TextBytes>>& buffers) {
+                           const std::shared_ptr<BufferPool<std::string>>& buffers) {
     GzipChunk& chunk = *entry.chunk;
     chunk.text.clear();
     const uint64_t total = entry.text_bytes;

@@ -67,7 +67,7 @@ public:
     // `text_block_bytes`, their bytes taken from `buffers` when given; the
     // holes' bytes unset), members and holes, and decoded where it has no
     // holes; then empties the batch. One Done per chunk, in the order taken.
-    std::vector<Done> run(size_t text_block_bytes, const std::shared_ptr<BufferPool<TextBytes>>& buffers);
+    std::vector<Done> run(size_t text_block_bytes, const std::shared_ptr<BufferPool<std::string>>& buffers);
 
 private:
     struct Entry {
@@ -85,7 +85,7 @@ private:
     };
     void fill_text(const Entry& entry, const std::vector<InflateMember>& members,
                    const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
-                   const std::shared_ptr<BufferPool<TextBytes>>& buffers);
+                   const std::shared_ptr<BufferPool<std::string>>& buffers);
 
     MemberBatchInflater& inflater_;
     const uint32_t max_member_text_bytes_;

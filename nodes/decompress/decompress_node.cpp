@@ -181,7 +181,7 @@ public:
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
           // its token (gzip'd HTML: about four at the default sizes).
-          text_buffers_(std::make_shared<BufferPool<TextBytes>>(size_t{4} * state.tokens.capacity())),
+          text_buffers_(std::make_shared<BufferPool<std::string>>(size_t{4} * state.tokens.capacity())),
           output_(state.graph),
           router_(state.graph, flow::serial, [this](const In& block, RouterBody::output_ports_type& ports) {
               run_guarded(metrics_, [&] {
@@ -225,7 +225,7 @@ public:
                                                       [&](TextBlock&& text) {
                                                           metrics_.bytes_out += text.bytes.size();
                                                           ++metrics_.items_out;
-                                                          std::get<0>(ports).try_put(BufferPool<TextBytes>::share(
+                                                          std::get<0>(ports).try_put(BufferPool<std::string>::share(
                                                               text_buffers_, std::move(text), &TextBlock::bytes));
                                                       });
                                 });
@@ -409,7 +409,7 @@ private:
             metrics_.bytes_out += text.bytes.size();
             ++metrics_.items_out;
             if (pooled) {
-                out.try_put(BufferPool<TextBytes>::share(text_buffers_, std::move(text), &TextBlock::bytes));
+                out.try_put(BufferPool<std::string>::share(text_buffers_, std::move(text), &TextBlock::bytes));
             } else {
                 out.try_put(std::make_shared<const TextBlock>(std::move(text)));
             }
@@ -613,7 +613,7 @@ private:
 
     RunState& state_;
     const size_t text_block_bytes_;
-    std::shared_ptr<BufferPool<TextBytes>> text_buffers_;  // of GzipStream's blocks; at most four per token kept
+    std::shared_ptr<BufferPool<std::string>> text_buffers_;  // of GzipStream's blocks; at most four per token kept
     flow::broadcast_node<Out> output_;
     std::vector<std::unique_ptr<Worker>> workers_;
     InOrder<In> in_order_;  // by RawBlock::sequence; used on the router's thread

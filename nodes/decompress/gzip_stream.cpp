@@ -161,7 +161,7 @@ bool gzip_direct(std::string_view first_block, bool last) {
 }
 
 GzipStream::GzipStream(const InputFile& file, size_t text_block_bytes,
-                       std::shared_ptr<BufferPool<TextBytes>> buffers, GzipDecoders decoders)
+                       std::shared_ptr<BufferPool<std::string>> buffers, GzipDecoders decoders)
     : file_(file), text_block_bytes_(text_block_bytes), buffers_(std::move(buffers)) {
     ensure(text_block_bytes_ > 0, "text block size must be positive");
     zlib_ = new z_stream{};

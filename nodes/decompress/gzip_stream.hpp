@@ -71,7 +71,7 @@ public:
     // `buffers`, each block's bytes are taken from that pool (the caller
     // shares the blocks so that their bytes return to it).
     GzipStream(const InputFile& file, size_t text_block_bytes,
-               std::shared_ptr<BufferPool<TextBytes>> buffers = nullptr,
+               std::shared_ptr<BufferPool<std::string>> buffers = nullptr,
                GzipDecoders decoders = gzip_decoders());
     ~GzipStream();
     GzipStream(const GzipStream&) = delete;
@@ -132,7 +132,7 @@ private:
 
     InputFile file_;
     const size_t text_block_bytes_;
-    std::shared_ptr<BufferPool<TextBytes>> buffers_;  // null: every block's bytes are new
+    std::shared_ptr<BufferPool<std::string>> buffers_;  // null: every block's bytes are new
     struct z_stream_s* zlib_ = nullptr;
     struct gz_header_s* header_ = nullptr;  // the current member's, to know if it was read
     struct libdeflate_decompressor* whole_members_ = nullptr;  // null without libdeflate

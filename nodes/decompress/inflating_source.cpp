@@ -22,16 +22,16 @@ constexpr size_t kPooledBlocks = 8;
 
 InflatingSource::InflatingSource(ByteSource& compressed, const InputFile& file, GzipDecoders decoders)
     : compressed_(compressed),
-      buffers_(std::make_shared<BufferPool<TextBytes>>(kPooledBlocks)),
+      buffers_(std::make_shared<BufferPool<std::string>>(kPooledBlocks)),
       stream_(file, kTextBlockBytes, buffers_, decoders) {}
 
 std::string_view InflatingSource::next() {
     buffers_->give_back(std::move(handed_));
-    handed_ = TextBytes();
+    handed_ = std::string();
     const auto keep = [this](TextBlock&& block) { ready_.push_back(std::move(block)); };
     for (;;) {
         while (!ready_.empty()) {
-            TextBytes bytes = std::move(ready_.front().bytes);
+            std::string bytes = std::move(ready_.front().bytes);
             ready_.pop_front();
             // An empty block (the end of a stream whose text ended on a
             // block boundary, or of no text at all) is no text: an empty
@@ -41,7 +41,7 @@ std::string_view InflatingSource::next() {
                 continue;
             }
             handed_ = std::move(bytes);
-            return std::string_view(handed_);
+            return handed_;
         }
         if (ended_) return {};
         if (unfed_.empty()) {

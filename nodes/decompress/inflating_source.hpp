@@ -38,11 +38,11 @@ public:
 
 private:
     ByteSource& compressed_;
-    std::shared_ptr<BufferPool<TextBytes>> buffers_;
+    std::shared_ptr<BufferPool<std::string>> buffers_;
     GzipStream stream_;
     std::string_view unfed_;       // of the compressed source's last read, not yet inflated
     std::deque<TextBlock> ready_;  // inflated, not yet handed out
-    TextBytes handed_;             // the bytes next() returned last, alive until the next call
+    std::string handed_;           // the bytes next() returned last, alive until the next call
     bool ended_ = false;           // the compressed source ended; the stream was told so
 };
 

@@ -20,7 +20,7 @@ void for_each_piece(const GzipChunk& chunk, Feed&& feed) {
     }
 }
 
-void give_back(const std::shared_ptr<BufferPool<TextBytes>>& buffers, std::vector<TextBlock>& text) {
+void give_back(const std::shared_ptr<BufferPool<std::string>>& buffers, std::vector<TextBlock>& text) {
     if (buffers)
         for (TextBlock& block : text) buffers->give_back(std::move(block.bytes));
     text.clear();
@@ -87,7 +87,7 @@ void GzipChunker::push(const std::shared_ptr<const RawBlock>& block, const std::
 }
 
 void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_bytes,
-                  const std::shared_ptr<BufferPool<TextBytes>>& buffers, GzipDecoders decoders) {
+                  const std::shared_ptr<BufferPool<std::string>>& buffers, GzipDecoders decoders) {
     chunk.decoded = false;
     if (!chunk.decode) return;
     try {
@@ -117,7 +117,7 @@ Lease chunk_lease(const GzipChunk& chunk) {
     return Lease(new char(0), [leases = std::move(leases)](void* p) { delete static_cast<char*>(p); });
 }
 
-GzipReassembler::GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<TextBytes>> buffers)
+GzipReassembler::GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<std::string>> buffers)
     : text_block_bytes_(text_block_bytes), buffers_(std::move(buffers)) {}
 
 void GzipReassembler::push(GzipChunkPtr chunk, const InputFile& file, const Emit& emit) {

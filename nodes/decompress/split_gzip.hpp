@@ -93,7 +93,7 @@ private:
 // 0; the reassembler renumbers). Never throws: a chunk that does not decode
 // is left to the reassembler.
 void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_bytes,
-                  const std::shared_ptr<BufferPool<TextBytes>>& buffers,
+                  const std::shared_ptr<BufferPool<std::string>>& buffers,
                   GzipDecoders decoders = gzip_decoders());
 
 // Serial: takes chunks in any order, emits each file's text blocks in order
@@ -103,7 +103,7 @@ void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_byt
 class GzipReassembler {
 public:
     using Emit = std::function<void(TextBlock&&)>;
-    GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<TextBytes>> buffers);
+    GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<std::string>> buffers);
 
     void push(GzipChunkPtr chunk, const InputFile& file, const Emit& emit);
     // Files whose chunks fell back to in-order decoding (for the report).
@@ -123,7 +123,7 @@ private:
     void send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit);
 
     size_t text_block_bytes_;
-    std::shared_ptr<BufferPool<TextBytes>> buffers_;
+    std::shared_ptr<BufferPool<std::string>> buffers_;
     std::map<uint32_t, FileState> files_;
     uint64_t files_in_order_ = 0;
 };

@@ -64,7 +64,7 @@ void FileFramer::add(const FramedRecord& record, const std::shared_ptr<const Tex
     doc.source_offset = record.source_offset;
     doc.record_number = record.record_number;
     doc.metadata = record.metadata;
-    const std::string_view bytes(block->bytes);
+    const std::string& bytes = block->bytes;
     // Within the block (compared as addresses: the text is either a piece
     // of it or lies elsewhere altogether, in the framer's own buffer).
     const auto at = reinterpret_cast<uintptr_t>(record.text.data());

@@ -3,7 +3,6 @@
 #include <mutex>
 
 #include "devices/host_reference_gpus.hpp"
-#include "devices/page_locked_text.hpp"
 
 namespace invidx {
 namespace {
@@ -30,15 +29,14 @@ std::shared_ptr<const GpuParseBackend> gpu_parse_backend() {
 }
 
 GpuParseBackend cuda_gpu_parse_backend() {
-    return GpuParseBackend{"cuda", list_gpus, create_gpu_batch_analyzer, page_lock_text_blocks};
+    return GpuParseBackend{"cuda", list_gpus, create_gpu_batch_analyzer};
 }
 
 GpuParseBackend host_reference_gpu_parse_backend(int gpus) {
     return GpuParseBackend{
         "host reference (tests)",
         [gpus] { return host_reference_gpus(gpus); },
-        [](int) -> std::unique_ptr<GpuBatchAnalyzer> { return std::make_unique<HostReferenceAnalyzer>(); },
-        nullptr};
+        [](int) -> std::unique_ptr<GpuBatchAnalyzer> { return std::make_unique<HostReferenceAnalyzer>(); }};
 }
 
 ScopedGpuParseBackend::ScopedGpuParseBackend(GpuParseBackend backend) {

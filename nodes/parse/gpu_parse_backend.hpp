@@ -13,7 +13,6 @@
 
 #include "devices/gpu_analysis.hpp"
 #include "devices/gpu_devices.hpp"
-#include "invidx/text_bytes.hpp"
 
 namespace invidx {
 
@@ -21,9 +20,6 @@ struct GpuParseBackend {
     std::string name;                                   // "cuda", "host reference (tests)"
     std::function<GpuInventory()> inventory;            // the GPUs a parser may name
     std::function<std::unique_ptr<GpuBatchAnalyzer>(int ordinal)> make_analyzer;
-    // While the returned scope lives, new text blocks are page-locked for
-    // the GPU `ordinal`'s copies (invidx/text_bytes.hpp); null: never.
-    std::function<std::unique_ptr<page_lockable::LockingScope>(int ordinal)> lock_text_blocks;
 };
 
 // The backend GPU parsers use now: CUDA's, unless a test has put another in place.

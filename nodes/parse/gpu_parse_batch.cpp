@@ -20,64 +20,6 @@ static_assert(offsetof(BatchTerm, local_docid) == offsetof(TermOccurrence, local
               offsetof(BatchTerm, tf) == offsetof(TermOccurrence, tf) &&
               offsetof(BatchTerm, positions_offset) == offsetof(TermOccurrence, positions_offset));
 
-namespace {
-
-// Documents joined into one piece when the bytes between them are at most
-// this many: a piece costs the analyzer a copy call, a byte between two
-// documents one more byte over PCIe and through pass 1.
-constexpr uint64_t kMaxBytesBetween = 64 * 1024;
-
-// The bytes a document's text_offset counts in.
-std::string_view source_bytes(const DocBatch& batch, const DocRecord& doc) {
-    return doc.source == kOwnText ? std::string_view(batch.text) : std::string_view(batch.sources[doc.source]->bytes);
-}
-
-// Lays documents out as GpuAnalysisInput::pieces, joining runs (above).
-class PieceRuns {
-public:
-    explicit PieceRuns(GpuAnalysisInput& input) : input_(input) {}
-
-    // A document of `length` bytes at `offset` of `bytes` (its source's).
-    void add(std::string_view bytes, uint32_t source, uint64_t offset, uint64_t length) {
-        if (length == 0) {
-            input_.offsets.push_back(laid_);
-            input_.lengths.push_back(0);
-            return;
-        }
-        const bool joins = open_ && source == source_ && bytes.data() == bytes_.data() && offset >= end_ &&
-                           offset - end_ <= kMaxBytesBetween;
-        if (!joins) {
-            finish();
-            open_ = true;
-            source_ = source;
-            bytes_ = bytes;
-            begin_ = offset;
-            base_ = laid_;
-        }
-        end_ = offset + length;
-        input_.offsets.push_back(base_ + (offset - begin_));
-        input_.lengths.push_back(static_cast<uint32_t>(length));
-        laid_ = base_ + (end_ - begin_);
-    }
-
-    void finish() {
-        if (!open_) return;
-        input_.pieces.push_back(bytes_.substr(begin_, end_ - begin_));
-        open_ = false;
-    }
-
-private:
-    GpuAnalysisInput& input_;
-    bool open_ = false;
-    uint32_t source_ = 0;
-    std::string_view bytes_;
-    uint64_t begin_ = 0, end_ = 0;  // the open piece, in its source's bytes
-    uint64_t base_ = 0;             // where the open piece starts in the laid-out text
-    uint64_t laid_ = 0;             // bytes laid out so far, the open piece's included
-};
-
-}  // namespace
-
 GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings) {
     GpuAnalysisInput input;
     const size_t documents = batch.docs.size();
@@ -85,14 +27,11 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
     input.lengths.reserve(documents);
     input.html.reserve(documents);
     // The device takes one buffer of documents in increasing, disjoint
-    // ranges. A batch whose text is its own, in order, goes as that text.
-    // Otherwise its documents point into the decompressed blocks they came
-    // from (or lie out of order in its text), and go as pieces: each run of
-    // documents that follow one another in one block is one piece, with
-    // the bytes between them (a WARC record's headers), so the analyzer
-    // copies a block's text in one piece, straight from the block where it
-    // is page-locked. An empty document may sit anywhere: it is given the
-    // end of the one before.
+    // ranges. A batch whose documents point into the decompressed blocks
+    // they came from, or lie out of order in its text, goes as one piece
+    // per document, which the analyzer gathers into its pinned staging
+    // buffer. An empty document may sit anywhere: it is given the end of
+    // the one before.
     bool in_order = batch.sources.empty();
     uint64_t end = 0;
     for (const DocRecord& doc : batch.docs) {
@@ -103,22 +42,17 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
     }
     if (in_order) {
         input.text = batch.text;
-        end = 0;
-        for (const DocRecord& doc : batch.docs) {
-            const uint64_t offset = doc.text_length == 0 ? end : doc.text_offset;
-            input.offsets.push_back(offset);
-            input.lengths.push_back(doc.text_length);
-            input.html.push_back(doc.html ? 1 : 0);
-            end = offset + doc.text_length;
-        }
     } else {
-        PieceRuns runs(input);
-        for (const DocRecord& doc : batch.docs) {
-            runs.add(doc.text_length == 0 ? std::string_view() : source_bytes(batch, doc), doc.source,
-                     doc.text_offset, doc.text_length);
-            input.html.push_back(doc.html ? 1 : 0);
-        }
-        runs.finish();
+        input.pieces.reserve(documents);
+        for (const DocRecord& doc : batch.docs) input.pieces.push_back(batch.text_of(doc));
+    }
+    end = 0;
+    for (const DocRecord& doc : batch.docs) {
+        const uint64_t offset = !in_order || doc.text_length == 0 ? end : doc.text_offset;
+        input.offsets.push_back(offset);
+        input.lengths.push_back(doc.text_length);
+        input.html.push_back(doc.html ? 1 : 0);
+        end = offset + doc.text_length;
     }
     input.stopwords = settings.stopwords;
     input.stemmer = gpu_stemmer_named(settings.stemmer);

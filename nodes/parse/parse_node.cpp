@@ -115,10 +115,6 @@ public:
           choice_(plan),
           backend_(std::move(backend)),
           parsers_state_(state.config.analysis) {
-        // Text blocks made from here on are page-locked for the first GPU's
-        // copies (a portable registration: every GPU copies from them).
-        if (!choice_.gpus.empty() && backend_->lock_text_blocks)
-            text_locking_ = backend_->lock_text_blocks(choice_.gpus.front().device.ordinal);
         unsigned concurrency = cpu_parsers_;
         if (choice_.gpus.empty()) {
             cpu_queueing_ = std::make_unique<CpuQueueing>(state.graph, cpu_parsers_,
@@ -225,27 +221,14 @@ public:
                                  {"device_copy_out", times.download_seconds},
                                  {"host_pack", times.pack_seconds},
                                  {"host_upload", times.host_upload_seconds},
-                                 {"analyze_call", times.analyze_seconds}}},
-                               // The text copied in straight from page-locked
-                               // text blocks, and gathered into staging first.
-                               {"text_upload_bytes",
-                                {{"from_page_locked_blocks", times.text_bytes_from_blocks},
-                                 {"staged", times.text_bytes_staged}}}});
+                                 {"analyze_call", times.analyze_seconds}}}});
         }
         nlohmann::json section = {{"gpus", choice_.gpus_setting},
                                   {"choice", choice_.gpus.empty() ? "cpu" : (cpu_parsers_ > 0 ? "cpu+gpu" : "gpu")},
                                   {"reason", choice_.gpus_reason},
                                   {"parsers", std::move(parsers)},
                                   {"batch_wait_seconds", batch_wait_.to_json()}};
-        if (!choice_.gpus.empty()) {
-            section["gpu_backend"] = backend_->name;
-            const page_lockable::Counts locked = page_lockable::counts();
-            section["text_blocks_page_locked"] = {
-                {"enabled", text_locking_ != nullptr},
-                {"buffers", locked.locked_total - locked_before_.locked_total},
-                {"unlocked", locked.unlocked_total - locked_before_.unlocked_total},
-                {"failures", locked.lock_failures - locked_before_.lock_failures}};
-        }
+        if (!choice_.gpus.empty()) section["gpu_backend"] = backend_->name;
         state.add_report_section("parse", std::move(section));
     }
 
@@ -362,8 +345,6 @@ private:
     const unsigned cpu_parsers_;
     const ParsePlan choice_;
     const std::shared_ptr<const GpuParseBackend> backend_;
-    std::unique_ptr<page_lockable::LockingScope> text_locking_;  // while GPUs parse
-    const page_lockable::Counts locked_before_ = page_lockable::counts();
     oneapi::tbb::enumerable_thread_specific<ParserState> parsers_state_;
     ParserCounters cpu_counters_;
     LatencyStat batch_wait_;  // a numbered batch's wait for a parser or a GPU slot

@@ -182,9 +182,8 @@ GPU_TEST_CASE("GpuBatchAnalyzer: two analyzers on one GPU from two threads give 
 }
 
 // Documents that lie apart in memory go as pieces, which the analyzer
-// copies from page-locked blocks or gathers into its staging buffer: the
-// same result as the same documents back to back in one text, on the host
-// reference and on the GPU.
+// gathers into its staging buffer: the same result as the same documents
+// back to back in one text, on the host reference and on the GPU.
 namespace {
 
 struct ScatteredDocuments {
@@ -203,31 +202,7 @@ ScatteredDocuments scattered_documents() {
     return scattered;
 }
 
-// The same documents as pieces that each hold several documents and the
-// bytes between them (as a text block holds WARC headers), cut anywhere:
-// into thirds of the laid-out text, copied into `storage`.
-GpuAnalysisInput spanning_pieces(const ScatteredDocuments& scattered, const GpuAnalysisInput& whole,
-                                 std::vector<std::string>& storage) {
-    const std::string between = "\r\nWARC/1.0\r\nContent-Type: <b>&amp; text/html</b> words\r\n\r\n";
-    std::string text;
-    GpuAnalysisInput spans = whole;
-    spans.text = {};
-    spans.offsets.clear();
-    for (size_t d = 0; d < scattered.texts.size(); ++d) {
-        text += between.substr(0, d % between.size());  // from none to nearly all of it
-        spans.offsets.push_back(text.size());
-        text += scattered.texts[d];
-    }
-    text += between;
-    const size_t third = text.size() / 3;
-    storage = {text.substr(0, third), text.substr(third, third), text.substr(2 * third)};
-    for (const std::string& piece : storage) spans.pieces.push_back(piece);
-    CHECK(spans.text_size() == text.size());
-    return spans;
-}
-
-// `check(whole, pieces)` for every batch setting: the documents in one
-// text, as pieces, one per document and spanning several.
+// `check(whole, pieces)` for every batch setting: the documents in one text and as pieces.
 template <class Check>
 void for_whole_and_pieces(const ScatteredDocuments& scattered, Check check) {
     for (const AnalysisSettings& settings : testing::batch_settings()) {
@@ -239,8 +214,6 @@ void for_whole_and_pieces(const ScatteredDocuments& scattered, Check check) {
         for (const std::string& text : scattered.texts) pieces.pieces.push_back(text);
         CHECK(pieces.text_size() == whole.text.size());
         check(whole, pieces);
-        std::vector<std::string> span_storage;
-        check(whole, spanning_pieces(scattered, whole, span_storage));
     }
 }
 
@@ -251,8 +224,7 @@ TEST_CASE("gpu_analyze_batch: documents given as pieces equal the same documents
     for_whole_and_pieces(scattered, [](const GpuAnalysisInput& whole, const GpuAnalysisInput& pieces) {
         CHECK(same_analysis_result(analyze_batch_on_host(pieces), analyze_batch_on_host(whole)));
     });
-    // Documents must lie within the pieces laid back to back, in order,
-    // without a text beside them.
+    // Pieces must lay out back to back from 0, one per document, without a text.
     std::string storage;
     GpuAnalysisInput bad = testing::batch_input(scattered.docs, AnalysisSettings::defaults(), storage, 0);
     bad.text = {};

@@ -80,9 +80,6 @@ GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone,
     CHECK(parse.at("gpus") == "auto");
     CHECK(parse.at("choice") == "gpu");  // "count": "auto" beside GPU parsers: none on the CPU
     CHECK(parse.at("gpu_backend") == "cuda");
-    CHECK(parse.at("text_blocks_page_locked").at("enabled") == true);
-    CHECK(parse.at("text_blocks_page_locked").at("buffers").get<uint64_t>() > 0);
-    CHECK(parse.at("text_blocks_page_locked").at("failures") == 0);
     check_parse_report(report.json, true);
     // Its gpu_hash indexer ("device": "auto") sits on the parsing GPU and
     // takes the terms the GPU parsers left there.
@@ -114,10 +111,6 @@ GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone,
         const nlohmann::json& analyzer = parser.at("analyzer_seconds");
         CHECK(analyzer.at("host_upload").get<double>() > 0);
         CHECK(analyzer.at("host_upload").get<double>() <= analyzer.at("analyze_call").get<double>());
-        // Text blocks are page-locked while GPUs parse: most text goes to the
-        // device straight from them (what straddled blocks is staged).
-        const nlohmann::json& upload = parser.at("text_upload_bytes");
-        CHECK(upload.at("from_page_locked_blocks").get<uint64_t>() > upload.at("staged").get<uint64_t>());
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);
         CHECK(parser.at("pinned_host_bytes").get<uint64_t>() > 0);
         // Bounded by the largest batch: at most about 70 bytes per text byte per slot, twice that

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,7 +23,6 @@
 #include "devices/cuda/common/cuda_check.hpp"
 #include "invidx/collections.hpp"
 #include "invidx/error.hpp"
-#include "invidx/text_bytes.hpp"
 
 namespace invidx::cuda::analysis_passes {
 
@@ -168,47 +166,19 @@ StopwordTable stopwords_on_device(StopwordScratch& scratch, const std::vector<st
 
 parallel_token_pass::BatchView upload_batch(UploadScratch& upload, const GpuAnalysisInput& input,
                                             const std::vector<uint64_t>& occurrence_begin, cudaStream_t s,
-                                            PassEvents& events, GpuAnalyzerTimes& times) {
+                                            PassEvents& events) {
     const size_t documents = input.documents();
     const size_t text_bytes = input.text_size();
     events.start.record(s);
+    // The text, gathered from its pieces when it comes in pieces,
+    // straight into the pinned buffer: one host copy either way.
     upload.text.reserve(text_bytes, 0, s);
     upload.staged_text.reserve(text_bytes);
-    // Each piece of the text (the text itself when it is one) goes to its
-    // place on the device: straight from a page-locked text block, or
-    // gathered into the pinned staging buffer at the same place, whose
-    // consecutive pieces then go in one copy.
-    auto* const device_text = upload.text.data();
-    auto* const staged = upload.staged_text.data();
-    uint64_t at = 0, staged_from = 0;
-    const auto copy_staged = [&] {
-        if (at > staged_from) {
-            check(cudaMemcpyAsync(device_text + staged_from, staged + staged_from, at - staged_from,
-                                  cudaMemcpyHostToDevice, s),
-                  "cudaMemcpyAsync (text)");
-            times.text_bytes_staged += at - staged_from;
-        }
-    };
-    const auto place = [&](std::string_view piece) {
-        if (piece.empty()) return;
-        if (page_lockable::is_locked(piece.data(), piece.size())) {
-            copy_staged();
-            check(cudaMemcpyAsync(device_text + at, piece.data(), piece.size(), cudaMemcpyHostToDevice, s),
-                  "cudaMemcpyAsync (text from a page-locked block)");
-            times.text_bytes_from_blocks += piece.size();
-            at += piece.size();
-            staged_from = at;
-        } else {
-            std::memcpy(staged + at, piece.data(), piece.size());
-            at += piece.size();
-        }
-    };
-    if (input.pieces.empty()) {
-        place(input.text);
-    } else {
-        for (const std::string_view piece : input.pieces) place(piece);
+    input.copy_text_to(reinterpret_cast<char*>(upload.staged_text.data()));
+    if (text_bytes != 0) {
+        check(cudaMemcpyAsync(upload.text.data(), upload.staged_text.data(), text_bytes, cudaMemcpyHostToDevice, s),
+              "cudaMemcpyAsync (text)");
     }
-    copy_staged();
     stage_upload(upload.staged_offsets, upload.offsets, input.offsets.data(), documents, s,
                  "cudaMemcpyAsync (offsets)");
     stage_upload(upload.staged_lengths, upload.lengths, input.lengths.data(), documents, s,

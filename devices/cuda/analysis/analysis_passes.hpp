@@ -122,12 +122,10 @@ struct UploadScratch {
 
 // Copies the input's text, offsets, lengths and html flags, the
 // occurrence regions and the chunk index of document_of in, and returns
-// the view of them that pass 1's kernels read. Text in page-locked text
-// blocks is copied from there; the rest is gathered into staging first
-// (times: the bytes of each).
+// the view of them that pass 1's kernels read.
 parallel_token_pass::BatchView upload_batch(UploadScratch& upload, const GpuAnalysisInput& input,
                                             const std::vector<uint64_t>& occurrence_begin, cudaStream_t s,
-                                            PassEvents& events, GpuAnalyzerTimes& times);
+                                            PassEvents& events);
 
 // Pass 1, steps 1-3.
 struct MarkupScratch {

@@ -112,7 +112,7 @@ private:
         // Pass 1, in the steps of parallel_token_pass.hpp.
         ensure(text_bytes < UINT32_MAX, "gpu_analyze_batch: a batch of 4 GiB or more");
         const auto upload_start = std::chrono::steady_clock::now();
-        const parallel_token_pass::BatchView batch = upload_batch(upload_, input, occurrence_begin, s, events_, times_);
+        const parallel_token_pass::BatchView batch = upload_batch(upload_, input, occurrence_begin, s, events_);
         times_.host_upload_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count();
         mark_constructs(markup_, common_, batch, input, s, events_);

@@ -178,7 +178,7 @@ TEST_CASE("chunk batch: every chunk of per-record members gets decode_chunk's te
     for (int i = 0; i < 150; ++i) sizes.push_back(i % 29 == 3 ? 0 : 20 + random() % 12000);
     const std::string file = members(sizes, random);
     const InputFile input = testing::input_file("x.warc.gz");
-    const auto pool = std::make_shared<BufferPool<TextBytes>>(64);
+    const auto pool = std::make_shared<BufferPool<std::string>>(64);
     for (const bool kernel_decoder : {false, true}) {  // libdeflate, the GPU kernel's decoder
         for (const size_t block_bytes : {size_t{700}, size_t{5000}, size_t{40000}, file.size()}) {
             // Smaller than most members, a member-size multiple, larger than a chunk.

@@ -12,7 +12,6 @@
 
 #include "analysis/analyzer.hpp"
 #include "devices/gpu_devices.hpp"
-#include "devices/page_locked_text.hpp"
 #include "nodes/parse/gpu_parse_backend.hpp"
 #include "nodes/parse/parse_node.hpp"
 #include "support/analysis_inputs.hpp"
@@ -26,11 +25,8 @@ namespace {
 
 // Where a batch's documents lie: all copied into DocBatch::text, or (as the
 // frame node leaves whole records) most pointing into two decompressed
-// blocks, alternately with every third one copied, or in runs of seven a
-// block with every fifth one copied and every eleventh far (over 64 KiB)
-// from the one before, so that the GPU's pieces hold several documents
-// and the bytes between them, or one.
-enum class TextLayout { copied, in_blocks, runs_in_blocks };
+// blocks, every third one copied.
+enum class TextLayout { copied, in_blocks };
 
 // The documents as the frame node lays a batch out, with `gap` bytes of
 // other records' text between them.
@@ -40,26 +36,20 @@ DocBatch doc_batch(const std::vector<AnalysisDocument>& docs, size_t gap, TextLa
     batch.first_docid = 1000;
     batch.end_of_input = true;
     std::vector<std::shared_ptr<TextBlock>> blocks;
-    if (layout != TextLayout::copied) blocks = {std::make_shared<TextBlock>(), std::make_shared<TextBlock>()};
+    if (layout == TextLayout::in_blocks) blocks = {std::make_shared<TextBlock>(), std::make_shared<TextBlock>()};
     for (size_t d = 0; d < docs.size(); ++d) {
-        const bool runs = layout == TextLayout::runs_in_blocks;
-        const bool copied = layout == TextLayout::copied || (runs ? d % 5 == 4 : d % 3 == 0);
-        const size_t block = runs ? (d / 7) % 2 : d % 2;
-        const size_t before = runs && d % 11 == 10 ? 70000 : gap;
-        const auto append = [&](std::string_view text) {
-            if (copied) batch.text.append(text);
-            else blocks[block]->bytes.append(text);
-        };
-        append(std::string(before, 'x'));
+        const bool copied = layout == TextLayout::copied || d % 3 == 0;
+        std::string& bytes = copied ? batch.text : blocks[d % 2]->bytes;
+        bytes.append(gap, 'x');
         DocRecord record;
         record.name = "doc-" + std::to_string(d);
-        record.source = copied ? kOwnText : static_cast<uint32_t>(block);
-        record.text_offset = static_cast<uint32_t>(copied ? batch.text.size() : blocks[block]->bytes.size());
+        record.source = copied ? kOwnText : static_cast<uint32_t>(d % 2);
+        record.text_offset = static_cast<uint32_t>(bytes.size());
         record.text_length = static_cast<uint32_t>(docs[d].text.size());
         record.html = docs[d].html;
         record.file_ordinal = static_cast<uint32_t>(d % 3);
         record.source_offset = 10 * d;
-        append(docs[d].text);
+        bytes += docs[d].text;
         batch.text_bytes += docs[d].text.size();
         batch.docs.push_back(record);
     }
@@ -95,23 +85,18 @@ void check_same(const ParsedBatch& got, const ParsedBatch& expected) {
 
 void check_documents(const std::vector<AnalysisDocument>& docs) {
     // The host reference everywhere; the GPU's analyzer too where there is
-    // one, with the blocks page-locked as in a build where GPUs parse (the
-    // analyzer copies their text from them, and gathers the rest).
+    // one (the batch layouts with documents in blocks are gathered there).
     auto reference = host_reference_gpu_parse_backend(1).make_analyzer(0);
     std::unique_ptr<GpuBatchAnalyzer> device;
-    std::unique_ptr<page_lockable::LockingScope> locking;
-    if (!list_gpus().devices.empty()) {
-        device = create_gpu_batch_analyzer(0);
-        locking = page_lock_text_blocks(0);
-    }
+    if (!list_gpus().devices.empty()) device = create_gpu_batch_analyzer(0);
     for (const AnalysisSettings& settings : batch_settings()) {
         CAPTURE(settings.positions);
         CAPTURE(settings.stemmer);
         CAPTURE(settings.stopwords.size());
         for (const size_t gap : {size_t{0}, size_t{5}}) {
-            for (const TextLayout layout : {TextLayout::copied, TextLayout::in_blocks, TextLayout::runs_in_blocks}) {
+            for (const TextLayout layout : {TextLayout::copied, TextLayout::in_blocks}) {
                 CAPTURE(gap);
-                CAPTURE(static_cast<int>(layout));
+                CAPTURE(layout == TextLayout::in_blocks);
                 const DocBatch batch = doc_batch(docs, gap, layout);
                 Analyzer cpu(settings);
                 DocumentTerms scratch;
@@ -123,38 +108,6 @@ void check_documents(const std::vector<AnalysisDocument>& docs) {
             }
         }
     }
-    // The sample's blocks are over 1 MiB: most of their text went straight from them.
-    if (device) {
-        CHECK(device->times().text_bytes_from_blocks > 0);
-        CHECK(device->times().text_bytes_staged > 0);
-    }
-}
-
-// Runs of documents in one block go as one piece with the bytes between
-// them; a document far from the one before, or in another block or the
-// batch's own text, starts another.
-TEST_CASE("gpu parse batch: documents in blocks go as runs, one piece per run") {
-    std::vector<AnalysisDocument> docs;
-    for (int d = 0; d < 30; ++d) docs.push_back({"<p>words of document " + std::to_string(d) + "</p>", true});
-    const DocBatch batch = doc_batch(docs, 5, TextLayout::runs_in_blocks);
-    const GpuAnalysisInput input = gpu_analysis_input(batch, AnalysisSettings::defaults());
-    CHECK(input.text.empty());
-    // Pieces end where the block changes (every 7), at copied documents
-    // (every 5th) and before far documents (every 11th): count them.
-    size_t expected = 0;
-    for (size_t d = 0; d < docs.size(); ++d) {
-        const bool copied = d % 5 == 4;
-        const bool joins = d > 0 && copied == ((d - 1) % 5 == 4) && (copied || (d / 7) % 2 == ((d - 1) / 7) % 2) &&
-                           d % 11 != 10;
-        expected += joins ? 0 : 1;
-    }
-    CHECK(input.pieces.size() == expected);
-    CHECK(input.pieces.size() < docs.size());
-    // Every document reads its own text where the pieces lay it out.
-    std::string laid(input.text_size(), '\0');
-    input.copy_text_to(laid.data());
-    for (size_t d = 0; d < docs.size(); ++d)
-        CHECK(laid.substr(input.offsets[d], input.lengths[d]) == docs[d].text);
 }
 
 }  // namespace
