@@ -44,6 +44,12 @@ using ReassemblerBody = flow::multifunction_node<GzipChunkPtr, std::tuple<Out>>;
 using ChunkDecoderBody = flow::function_node<GzipChunkPtr, GzipChunkPtr, flow::rejecting>;
 using GpuInflateBody = flow::async_node<GzipChunkPtr, GzipChunkPtr>;
 
+// Whether files of one gzip stream are cut into pieces ("split_gzip_streams").
+enum class StreamSplit { off, on, automatic };
+// Compressed bytes of a piece: a read block of 4 MiB gives four, so one
+// block's text is decoded on four cores.
+constexpr uint64_t kDefaultStreamPieceBytes = uint64_t{1} << 20;
+
 struct GpuInflateSettings {
     size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
     uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
@@ -175,8 +181,9 @@ uint64_t compressed_bytes_of(const GzipChunk& chunk) {
 // decoder or the other.
 class DecompressNode final : public Stage<RawBlock, TextBlock> {
 public:
-    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip, InflateGpuChoice gpus,
-                   std::shared_ptr<const GpuInflateBackend> backend, const GpuInflateSettings& gpu_settings)
+    DecompressNode(RunState& state, size_t text_block_bytes, unsigned count, bool split_gzip, StreamSplit split_streams,
+                   size_t stream_piece_bytes, InflateGpuChoice gpus, std::shared_ptr<const GpuInflateBackend> backend,
+                   const GpuInflateSettings& gpu_settings)
         : state_(state),
           text_block_bytes_(text_block_bytes),
           // The text of one read block fills several text blocks, all under
@@ -190,6 +197,9 @@ public:
           }),
           split_gzip_(split_gzip),
           chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
+          split_streams_(split_streams),
+          stream_chunker_(stream_piece_bytes),
+          piece_symbols_(std::make_shared<PieceSymbolPool>(size_t{4} * count)),
           gpus_(std::move(gpus)),
           backend_(std::move(backend)),
           gpu_batch_bytes_(gpu_settings.batch_bytes),
@@ -199,6 +209,16 @@ public:
                          [this](const GzipChunkPtr& chunk) {
                              auto busy = metrics_.busy_scope();
                              NodeMetrics::BusyScope busy_cpu(cpu_counts_.busy_ns);
+                             if (chunk->stream) {
+                                 const bool search = chunk->stream->step == PieceStep::search;
+                                 work_on_stream_piece(*chunk, text_block_bytes_, text_buffers_, *piece_symbols_);
+                                 if (search) {
+                                     ++chunks_;
+                                     cpu_counts_.add(0, chunk->end - chunk->start,
+                                                     chunk->stream->piece.symbols.text_size());
+                                 }
+                                 return chunk;
+                             }
                              if (!chunk->holes.empty()) {
                                  if (fill_holes(*chunk)) return chunk;
                              }
@@ -214,23 +234,26 @@ public:
                              }
                              return chunk;
                          }),
-          reassembler_(text_block_bytes, text_buffers_),
+          reassembler_(text_block_bytes, text_buffers_, piece_symbols_),
           reassembler_node_(state.graph, flow::serial,
                             [this](const GzipChunkPtr& chunk, ReassemblerBody::output_ports_type& ports) {
                                 run_guarded(metrics_, [&] {
                                     auto busy = metrics_.busy_scope();
                                     (chunk->via_gpu ? gpu_latency_ : cpu_latency_)
                                         .add(chunk->routed_at, std::chrono::steady_clock::now());
-                                    reassembler_.push(chunk, state_.files.at(chunk->file_ordinal),
-                                                      [&](TextBlock&& text) {
-                                                          metrics_.bytes_out += text.bytes.size();
-                                                          ++metrics_.items_out;
-                                                          std::get<0>(ports).try_put(BufferPool<std::string>::share(
-                                                              text_buffers_, std::move(text), &TextBlock::bytes));
-                                                      });
+                                    reassembler_.push(
+                                        chunk, state_.files.at(chunk->file_ordinal),
+                                        [&](TextBlock&& text) {
+                                            metrics_.bytes_out += text.bytes.size();
+                                            ++metrics_.items_out;
+                                            std::get<0>(ports).try_put(BufferPool<std::string>::share(
+                                                text_buffers_, std::move(text), &TextBlock::bytes));
+                                        },
+                                        [&](GzipChunkPtr piece) { chunk_queue_.try_put(std::move(piece)); });
                                 });
                             }) {
         for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this, text_block_bytes));
+        for (const InputFile& file : state.files) compressed_bytes_ += file.size_bytes;
         flow::make_edge(chunk_queue_, chunk_decoder_);
         flow::make_edge(chunk_decoder_, reassembler_node_);
         if (!gpus_.ordinals.empty()) {
@@ -278,6 +301,8 @@ public:
             decoders.push_back(std::move(gpu));
         }
         nlohmann::json section = {{"files_split", files_split_},
+                                  {"stream_files_split", stream_files_split_},
+                                  {"stream_pieces_decoded_again", reassembler_.pieces_redone()},
                                   {"chunks", chunks_.load()},
                                   {"chunks_not_decoded_alone", chunks_left_in_order_.load()},
                                   {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()},
@@ -347,6 +372,17 @@ private:
             gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false) &&
             find_gzip_member_header(block->bytes.data(), block->bytes.size(), 1))
             split_file_ = block->file_ordinal, ++files_split_;
+        else if (block->first && split_gzip_ && !block->last && split_stream(state_.files.at(block->file_ordinal)) &&
+                 gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false))
+            stream_file_ = block->file_ordinal, ++stream_files_split_;
+        if (stream_file_ == block->file_ordinal) {
+            stream_chunker_.push(block, [&](GzipChunkPtr chunk) {
+                chunk->routed_at = std::chrono::steady_clock::now();
+                chunk_queue_.try_put(std::move(chunk));
+            });
+            if (block->last) stream_file_.reset();
+            return;
+        }
         if (split_file_ == block->file_ordinal) {
             chunker_.push(block, [&](GzipChunkPtr chunk) { send_chunk(std::move(chunk)); });
             if (block->last) split_file_.reset();
@@ -356,13 +392,25 @@ private:
         worker.node.try_put(Routed{worker.next_routed++, block});
     }
 
+    // Whether a file of one gzip stream is cut into pieces for several
+    // workers ("split_gzip_streams"). Its pieces cost the workers about
+    // three times the core-seconds igzip takes for the same text in one
+    // worker (docs/PERFORMANCE.md, "Large gzip files"), so "auto" cuts only
+    // a file of more than three times a worker's share of the collection,
+    // which one worker would leave the others waiting for; never with one worker.
+    bool split_stream(const InputFile& file) const {
+        if (split_streams_ == StreamSplit::off) return false;
+        if (split_streams_ == StreamSplit::on) return file.size_bytes > 0;
+        return count_ > 1 && file.size_bytes > 0 && file.size_bytes * count_ > 3 * compressed_bytes_;
+    }
+
     // Router side: a chunk to the GPUs' queue or the chunk decoders'. One of
     // more than two blocks holds a member longer than a block, which no GPU
     // batch takes; until a GPU worker has made its inflater, the chunk
     // decoders take every chunk.
     void send_chunk(GzipChunkPtr chunk) {
         chunk->routed_at = std::chrono::steady_clock::now();
-        if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2) {
+        if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2 && !chunk->stream) {
             if (!backend_->chunks_wait_for_set_up && gpus_ready_.load() == 0) {
                 ++chunks_before_gpus_ready_;
             } else if (gpu_held_bytes_.load() < gpu_held_limit_) {
@@ -621,6 +669,12 @@ private:
     const bool split_gzip_;
     std::optional<uint32_t> split_file_;  // the file being chunked (router's thread)
     GzipChunker chunker_;                 // router's thread
+    const StreamSplit split_streams_;
+    GzipStreamChunker stream_chunker_;    // router's thread
+    std::optional<uint32_t> stream_file_; // the one-stream file being cut into pieces (router's thread)
+    uint64_t stream_files_split_ = 0;     // router's thread
+    uint64_t compressed_bytes_ = 0;       // of every input file
+    std::shared_ptr<PieceSymbolPool> piece_symbols_;
     const InflateGpuChoice gpus_;
     const std::shared_ptr<const GpuInflateBackend> backend_;
     const size_t gpu_batch_bytes_;
@@ -690,8 +744,21 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     if (in_flight == 0 || in_flight > 8)
         throw ConfigError(options.pointer("gpu_batches_in_flight"), "must be between 1 and 8");
     gpu_settings.workers_per_gpu = static_cast<unsigned>(in_flight);
-    return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, std::move(gpus), backend,
-                                            gpu_settings);
+    // A file of one gzip stream cut into pieces for several workers
+    // (split_gzip.hpp): "auto" where it is large enough to pay, true for
+    // every such file of two read blocks or more, false never.
+    const nlohmann::json& streams = options.raw("split_gzip_streams");
+    StreamSplit split_streams = StreamSplit::automatic;
+    if (streams.is_boolean()) {
+        split_streams = streams.get<bool>() ? StreamSplit::on : StreamSplit::off;
+    } else if (!streams.is_null() && streams != "auto") {
+        throw ConfigError(options.pointer("split_gzip_streams"), "must be \"auto\", true or false");
+    }
+    if (split_streams == StreamSplit::on && !split_gzip)
+        throw ConfigError(options.pointer("split_gzip_streams"), "needs split_gzip");
+    const uint64_t stream_piece_bytes = options.byte_size("stream_piece_bytes", kDefaultStreamPieceBytes);
+    return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, split_streams,
+                                            stream_piece_bytes, std::move(gpus), backend, gpu_settings);
 }
 
 }  // namespace invidx

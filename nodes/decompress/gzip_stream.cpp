@@ -5,6 +5,7 @@
 #include <libdeflate.h>
 #endif
 #if defined(INVIDX_HAVE_ISAL)
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #endif
 
@@ -197,6 +198,14 @@ GzipStream::~GzipStream() {
     delete zlib_;
     delete header_;
     if (buffers_) buffers_->give_back(std::move(current_.bytes));
+}
+
+uint32_t gzip_crc32(uint32_t crc, const char* bytes, size_t size) {
+#if defined(INVIDX_HAVE_ISAL)
+    return crc32_gzip_refl(crc, reinterpret_cast<const unsigned char*>(bytes), size);
+#else
+    return static_cast<uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(bytes), size));
+#endif
 }
 
 void GzipStream::resume(uint64_t compressed_offset, uint64_t text_offset, uint64_t members_before) {

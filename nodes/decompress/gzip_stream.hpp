@@ -50,6 +50,11 @@ GzipDecoders gzip_decoders();
 // Which decoders this build has at all.
 GzipDecoders gzip_decoders_built();
 
+// gzip's CRC-32 of bytes[0, size) continued from `crc` (0 to start): ISA-L's
+// (folding with carry-less multiplies, many GB/s) where the build has it,
+// else zlib's.
+uint32_t gzip_crc32(uint32_t crc, const char* bytes, size_t size);
+
 // Whether the file whose first raw block is `first_block` (`last`: it is the
 // whole file) is plain gzip that GzipStream decodes like libarchive would:
 // it starts with the gzip magic 1f 8b, and the start of its decompressed

@@ -12,6 +12,20 @@
 //   GzipChunker      router side: blocks of one file in, chunks out
 //   decode_chunk     a worker: one chunk to text blocks, or failed
 //   GzipReassembler  serial: chunks in order to the file's text blocks
+//
+// A file of one gzip stream (ClueWeb-style, a whole-file .jsonl.gz) has no
+// member to cut at; split_gzip_streams cuts it into pieces of compressed
+// bytes anyway (GzipStreamChunker), each decoded without the text before it
+// (deflate_piece.hpp), in three steps: a worker finds the piece's first
+// block and decodes it to symbols (bytes and markers for the unknown 32 KiB
+// window); the reassembler, in order, checks that each piece starts where
+// the one before ended (else a worker decodes it again from there, its
+// window known) and passes on the window; a worker then writes the piece's
+// text with the window in place and takes its CRC-32; the reassembler emits
+// the text in order and checks the trailer's CRC-32 and ISIZE. Anything
+// else (damage, a second member, padding) and the whole file is decoded
+// again in order from its start by a GzipStream, whose text after what was
+// already sent goes on: so the text and every error are as without pieces.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +34,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/buffer_pool.hpp"
 #include "graph/in_order.hpp"
 #include "invidx/messages.hpp"
+#include "nodes/decompress/deflate_piece.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 
 namespace invidx {
@@ -45,6 +62,28 @@ struct ChunkMemberHole {
     uint64_t text_offset = 0;
     uint32_t in_size = 0;
     uint32_t text_size = 0;
+};
+
+// What a piece of a one-stream file is sent to a worker for.
+enum class PieceStep {
+    search,   // find its first block, decode to symbols
+    redo,     // decode to symbols from redo_bit, the window known
+    resolve,  // its text: symbols with the window in place, and its CRC-32
+};
+
+// A piece of a one-stream file: compressed bytes [start, end) of
+// blocks.front(), readable on to the end of blocks.back() (the next read
+// block, when there is one: the piece's last deflate block runs past end).
+struct StreamPieceJob {
+    PieceStep step = PieceStep::search;
+    bool first = false;          // the file's first piece: starts at the gzip header
+    uint64_t stop_offset = 0;    // file byte where the next piece starts (not for the final piece)
+    uint64_t redo_bit = 0;       // redo: the file bit where the piece before ended
+    std::shared_ptr<const std::string> window;  // redo, resolve: the text before the piece
+    DeflatePiece piece;          // from search or redo; bit and byte offsets in the file
+    bool resolved = false;       // resolve: the text is in the chunk's text
+    uint32_t text_crc = 0;       // of that text
+    uint64_t text_size = 0;
 };
 
 // Compressed bytes [start in blocks.front(), end in blocks.back()) of one file.
@@ -68,6 +107,8 @@ struct GzipChunk {
     // router sent it, and whether a GPU batch inflated it.
     std::chrono::steady_clock::time_point routed_at{};
     bool via_gpu = false;
+    // A piece of a one-stream file (GzipStreamChunker); null for a chunk of members.
+    std::shared_ptr<StreamPieceJob> stream;
 };
 using GzipChunkPtr = std::shared_ptr<GzipChunk>;
 
@@ -89,6 +130,41 @@ private:
     bool in_order_only_ = false;  // the rest of this file goes undecoded
 };
 
+// Router side, one file of one gzip stream at a time in read order: cuts
+// each read block into pieces of about `piece_bytes`, sent once the next
+// block (their lookahead) is read, or the block is the file's last.
+class GzipStreamChunker {
+public:
+    explicit GzipStreamChunker(size_t piece_bytes);
+    void push(const std::shared_ptr<const RawBlock>& block, const std::function<void(GzipChunkPtr)>& send);
+
+private:
+    void send_pieces(const std::shared_ptr<const RawBlock>& block, const std::shared_ptr<const RawBlock>& next,
+                     const std::function<void(GzipChunkPtr)>& send);
+    size_t piece_bytes_;
+    std::shared_ptr<const RawBlock> held_;  // read, its pieces not sent: waiting for the next block
+    uint64_t next_index_ = 0;
+};
+
+// Symbol buffers of decoded pieces, kept for the next pieces (fresh memory
+// costs its page faults each time). Thread-safe.
+class PieceSymbolPool {
+public:
+    explicit PieceSymbolPool(size_t keep) : keep_(keep) {}
+    PieceSymbols take();
+    void give_back(PieceSymbols symbols);
+
+private:
+    std::mutex mutex_;
+    std::vector<PieceSymbols> free_;
+    size_t keep_;
+};
+
+// A worker's step on a piece of a one-stream file (chunk.stream->step).
+// Never throws: what fails is the reassembler's to handle.
+void work_on_stream_piece(GzipChunk& chunk, size_t text_block_bytes,
+                          const std::shared_ptr<BufferPool<std::string>>& buffers, PieceSymbolPool& symbols);
+
 // A worker: decodes `chunk` on its own into text blocks (entry offsets from
 // 0; the reassembler renumbers). Never throws: a chunk that does not decode
 // is left to the reassembler.
@@ -103,11 +179,16 @@ void decode_chunk(GzipChunk& chunk, const InputFile& file, size_t text_block_byt
 class GzipReassembler {
 public:
     using Emit = std::function<void(TextBlock&&)>;
-    GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<std::string>> buffers);
+    // Sends a piece of a one-stream file back to the workers for its next step.
+    using Resend = std::function<void(GzipChunkPtr)>;
+    GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<std::string>> buffers,
+                    std::shared_ptr<PieceSymbolPool> symbols = nullptr);
 
-    void push(GzipChunkPtr chunk, const InputFile& file, const Emit& emit);
+    void push(GzipChunkPtr chunk, const InputFile& file, const Emit& emit, const Resend& resend = {});
     // Files whose chunks fell back to in-order decoding (for the report).
     uint64_t files_in_order() const { return files_in_order_; }
+    // Pieces of one-stream files decoded again from where the piece before ended.
+    uint64_t pieces_redone() const { return pieces_redone_; }
 
 private:
     struct FileState {
@@ -118,14 +199,23 @@ private:
         bool begun = false;          // a text block went out
         std::optional<GzipStream> in_order;  // set once a chunk did not decode
         bool done = false;
+        struct Stream;
+        std::shared_ptr<Stream> stream;  // a one-stream file's pieces (shared: Stream is defined in the .cpp)
     };
     void take(FileState& state, GzipChunk& chunk, const InputFile& file, const Emit& emit);
+    void take_piece(FileState& state, GzipChunkPtr chunk, const InputFile& file, const Emit& emit,
+                    const Resend& resend);
+    void accept_pieces(FileState& state, const InputFile& file, const Emit& emit, const Resend& resend);
+    void emit_pieces(FileState& state, const InputFile& file, const Emit& emit);
+    void decode_file_again(FileState& state, const InputFile& file, const Lease& lease, const Emit& emit);
     void send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit);
 
     size_t text_block_bytes_;
     std::shared_ptr<BufferPool<std::string>> buffers_;
+    std::shared_ptr<PieceSymbolPool> symbols_;
     std::map<uint32_t, FileState> files_;
     uint64_t files_in_order_ = 0;
+    uint64_t pieces_redone_ = 0;
 };
 
 // The lease its text blocks carry: every block of the chunk.

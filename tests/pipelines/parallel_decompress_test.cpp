@@ -3,7 +3,11 @@
 // same docids: byte-identical CIFF exports, equal to a reference index.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <random>
+
 #include "support/collections.hpp"
+#include "support/gzip_member.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace invidx;
@@ -244,4 +248,120 @@ TEST_CASE("split_gzip: a file of one gzip stream streams through one worker, a f
     CHECK(section.at("files_split").get<uint64_t>() == 1);  // the per-record file only
     CHECK(section.at("chunks").get<uint64_t>() > 1);
     CHECK(section.at("files_decoded_in_order_from_a_chunk").get<uint64_t>() == 0);
+}
+
+namespace {
+
+std::string gzip_member(std::string_view text, MemberOptions options) { return member(text, options); }
+
+// The build's error message, or "" when it builds.
+std::string build_error(const std::filesystem::path& input, const std::filesystem::path& output,
+                        const std::vector<std::string>& overrides) {
+    try {
+        build_index(standard_pipeline({input.string()}, output, 2, 1), overrides);
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("split_gzip_streams: a file of one gzip stream cut into pieces gives the same index, and the same errors") {
+    std::mt19937 random(11);
+    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
+    std::string records;
+    for (int d = 0; d < 700; ++d)
+        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    const size_t middle = records.find("WARC/1.0", records.size() / 2);
+    const std::string plain = gzip_member(records, {});
+    std::string damaged_crc = plain;
+    damaged_crc[damaged_crc.size() - 6] = static_cast<char>(damaged_crc[damaged_crc.size() - 6] ^ 1);
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"plain", plain},
+        {"flush-points", gzip_member(records, {.level = 6, .flush_every = 50'000})},
+        {"level-1", gzip_member(records, {.level = 1})},
+        {"stored", gzip_member(records, {.level = 0})},
+        {"two-members", gzip_member(records.substr(0, middle), {}) + gzip_member(records.substr(middle), {})},
+        {"zero-padding", plain + std::string(3000, '\0')},
+        {"damaged-crc", damaged_crc},
+        {"truncated", plain.substr(0, plain.size() - 3000)},
+        {"garbage-after", plain + "garbage"},
+    };
+    // 64 KiB read blocks in pieces of 16 KiB: the plain file is some twenty pieces.
+    const std::vector<std::string> small = {"memory.read_block_bytes=65536", "decompress.stream_piece_bytes=16384",
+                                            "decompress.count=3", "memory.tokens=16"};
+    for (const auto& [name, bytes] : files) {
+        CAPTURE(name);
+        TempDir dir;
+        const auto input = dir.write("in/" + name + ".warc.gz", bytes);
+        std::vector<std::string> unsplit = small, split = small;
+        unsplit.push_back("decompress.split_gzip_streams=false");
+        split.push_back("decompress.split_gzip_streams=true");
+        const std::string unsplit_error = build_error(input, dir / "unsplit", unsplit);
+        const std::string split_error = build_error(input, dir / "split", split);
+        CHECK(split_error == unsplit_error);
+        const bool damaged = name == "damaged-crc" || name == "truncated" || name == "garbage-after";
+        CHECK(split_error.empty() == !damaged);
+        if (damaged) {
+            CHECK(split_error.find(name + ".warc.gz") != std::string::npos);
+            CHECK_FALSE(std::filesystem::exists(dir / "split"));
+            continue;
+        }
+        CHECK(ciff_bytes(dir / "split") == ciff_bytes(dir / "unsplit"));
+        IndexReader index(dir / "split");
+        const nlohmann::json& section = index.report()->at("split_gzip");
+        CAPTURE(section.dump());
+        CHECK(section.at("stream_files_split").get<uint64_t>() == 1);
+        CHECK(section.at("chunks").get<uint64_t>() > 10);
+        // Only where the stream is not one member of dynamic blocks ending
+        // the file is it decoded again in order.
+        const bool in_order = name == "stored" || name == "two-members" || name == "zero-padding";
+        CHECK(section.at("files_decoded_in_order_from_a_chunk").get<uint64_t>() == (in_order ? 1u : 0u));
+        if (!in_order) CHECK(section.at("stream_pieces_decoded_again").get<uint64_t>() == 0);
+    }
+}
+
+TEST_CASE("split_gzip_streams: \"auto\" cuts only a file of over three times a worker's share; bad values name the key") {
+    std::mt19937 random(12);
+    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
+    std::string records;
+    for (int d = 0; d < 500; ++d)
+        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    TempDir dir;
+    dir.write("in/a-large.warc.gz", gzip_member(records, {}));
+    dir.write("in/b-small.warc.gz", gzip_member(records.substr(0, records.find("WARC/1.0", 20'000)), {}));
+    const std::vector<std::string> small = {"memory.read_block_bytes=65536", "decompress.stream_piece_bytes=16384",
+                                            "memory.tokens=16"};
+    const auto split_files = [&](const std::string& count, const std::string& name) {
+        std::vector<std::string> overrides = small;
+        overrides.push_back("decompress.count=" + count);
+        const BuildReport report =
+            build_index(standard_pipeline({(dir / "in").string()}, dir / name, 2, 1), overrides);
+        return report.json.at("split_gzip").at("stream_files_split").get<uint64_t>();
+    };
+    CHECK(split_files("4", "four") == 1);  // the large file: nearly all of the collection, 4 workers
+    CHECK(split_files("3", "three") == 0); // not over three times a share of a third
+    CHECK(split_files("1", "one") == 0);   // one worker: nothing to share
+    CHECK(ciff_bytes(dir / "four") == ciff_bytes(dir / "one"));
+    const auto error_pointer = [&](const std::string& setting) {
+        try {
+            build_index(standard_pipeline({(dir / "in").string()}, dir / "bad", 2, 1), {setting});
+        } catch (const ConfigError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error_pointer("decompress.split_gzip_streams=\"yes\"").find("/nodes/1/split_gzip_streams") !=
+          std::string::npos);
+    const std::string needs = [&] {
+        try {
+            build_index(standard_pipeline({(dir / "in").string()}, dir / "bad2", 2, 1),
+                        {"decompress.split_gzip_streams=true", "decompress.split_gzip=false"});
+        } catch (const ConfigError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    }();
+    CHECK(needs.find("needs split_gzip") != std::string::npos);
 }
