@@ -9,7 +9,8 @@
 #    process, all at once (what one worker a file can reach at best).
 # 3. Builds with CONFIG (default configs/default.json) under each of
 #    VARIANTS (LABEL=K=V,K=V,...; default: one-worker, split_gzip_streams
-#    false; pieces, true), plus SETS (--set for every variant, e.g.
+#    false; pieces, true; bin:DIR runs DIR/invidx-run for the variant, so
+#    that two builds of the code compare run by run), plus SETS (--set for every variant, e.g.
 #    parse.gpus=none), REPEAT times in turn; the first run's index exported
 #    as CIFF and compared with the first variant's.
 # A table last: per variant the median MB/s of text (report.json's
@@ -98,12 +99,18 @@ for ((run = 1; run <= repeat; run++)); do
     label=${variant%%=*}
     settings=${variant#*=}
     args=()
+    run_bin=$bindir/invidx-run
     IFS=',' read -ra pairs <<< "$settings"
-    for pair in "${pairs[@]}"; do args+=(--set "$pair"); done
+    for pair in "${pairs[@]}"; do
+      case $pair in
+        bin:*) run_bin=${pair#bin:}/invidx-run ;;
+        *) args+=(--set "$pair") ;;
+      esac
+    done
     for pair in $sets; do args+=(--set "$pair"); done
     index=${INDEX_DIR:-/tmp/stream-pieces-index}-$label
     rm -rf "$index"
-    "$bindir/invidx-run" "$config" --input "$work/in" --output "$index" --quiet "${args[@]}" > "$out/log-$label-$run" 2>&1 ||
+    "$run_bin" "$config" --input "$work/in" --output "$index" --quiet "${args[@]}" > "$out/log-$label-$run" 2>&1 ||
       { echo "build $label failed:"; tail -3 "$out/log-$label-$run"; continue; }
     ciff=-
     if [ "$run" = 1 ]; then

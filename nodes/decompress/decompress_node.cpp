@@ -205,7 +205,8 @@ public:
           gpu_batch_bytes_(gpu_settings.batch_bytes),
           gpu_member_bytes_(gpu_settings.member_bytes),
           chunk_queue_(state.graph),
-          chunk_decoder_(state.graph, count,
+          chunk_decoders_(chunk_decoder_count(state, count, split_gzip, split_streams)),
+          chunk_decoder_(state.graph, chunk_decoders_,
                          [this](const GzipChunkPtr& chunk) {
                              auto busy = metrics_.busy_scope();
                              NodeMetrics::BusyScope busy_cpu(cpu_counts_.busy_ns);
@@ -270,7 +271,7 @@ public:
         flow::make_edge(flow::output_port<0>(reassembler_node_), output_);
         flow::make_edge(flow::output_port<0>(router_), output_);
         for (auto& worker : workers_) flow::make_edge(flow::output_port<0>(worker->node), output_);
-        metrics_.concurrency = count + static_cast<unsigned>(gpu_workers_.size());
+        metrics_.concurrency = std::max(count, chunk_decoders_) + static_cast<unsigned>(gpu_workers_.size());
         count_ = count;
     }
 
@@ -285,7 +286,7 @@ public:
         if (!split_gzip_) return;
         nlohmann::json cpu = cpu_counts_.to_json();
         cpu["kind"] = "cpu";
-        cpu["count"] = count_;
+        cpu["count"] = chunk_decoders_;
         nlohmann::json decoders = nlohmann::json::array({std::move(cpu)});
         const MemberBatchLimits limits = member_batch_limits(gpu_batch_bytes_);
         for (const auto& worker : gpu_workers_) {
@@ -402,6 +403,24 @@ private:
         if (split_streams_ == StreamSplit::off) return false;
         if (split_streams_ == StreamSplit::on) return file.size_bytes > 0;
         return count_ > 1 && file.size_bytes > 0 && file.size_bytes * count_ > 3 * compressed_bytes_;
+    }
+
+    // The chunk decoders: `count`, or half as many again where GPUs parse
+    // and a file holds over three times a worker's share of the collection
+    // (what "auto" cuts into pieces when it is one stream). Its pieces cost
+    // about three times what one worker would spend on it, and the cores
+    // CPU parsers would take are free: on 16 cores + a GPU, 12 chunk
+    // decoders built two one-stream files 1.24-1.29x faster than 8; CPU
+    // only, where the parsers need those cores, 0.96x (docs/PERFORMANCE.md,
+    // "Large gzip files"). Many files keep `count`.
+    static unsigned chunk_decoder_count(const RunState& state, unsigned count, bool split_gzip, StreamSplit streams) {
+        if (!split_gzip || streams == StreamSplit::off || count < 2) return count;
+        if (!state.plan.parsing || state.plan.parsing->gpu_ordinals().empty()) return count;
+        uint64_t total = 0;
+        for (const InputFile& file : state.files) total += file.size_bytes;
+        for (const InputFile& file : state.files)
+            if (file.size_bytes * count > 3 * total) return count + count / 2;
+        return count;
     }
 
     // Router side: a chunk to the GPUs' queue or the chunk decoders'. One of
@@ -683,6 +702,7 @@ private:
     std::atomic<unsigned> gpus_ready_{0};    // GPU workers whose inflater is made
     uint64_t chunks_before_gpus_ready_ = 0;  // sent to the CPU until then (router's thread)
     flow::priority_queue_node<GzipChunkPtr, LaterInCollection> chunk_queue_;  // the chunk decoders', earliest first
+    const unsigned chunk_decoders_;  // the chunk decoder's concurrency
     ChunkDecoderBody chunk_decoder_;
     std::unique_ptr<flow::queue_node<GzipChunkPtr>> gpu_chunks_;  // with GPU workers: theirs
     std::atomic<uint64_t> gpu_held_bytes_{0};  // compressed, in gpu_chunks_ or a GPU worker

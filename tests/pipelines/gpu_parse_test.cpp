@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <random>
 
 #include <thread>
 
@@ -295,4 +296,27 @@ TEST_CASE("gpu parse (host reference): possessives and a lone s give the CPU par
     }
     REQUIRE(!gpus_only.empty());
     check_gpu_parsing_equals_cpu(possessive_inputs(dir), gpus_only, parse_settings(), "512");
+}
+
+TEST_CASE("gpu parse (host reference): where GPUs parse, a gzip file of over three workers' shares gets half as many chunk decoders again") {
+    const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
+    TempDir dir;
+    std::mt19937 random(13);
+    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
+    std::string records;
+    for (int d = 0; d < 400; ++d)
+        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    dir.write("in/a-large.warc.gz", gzip(records));
+    dir.write("in/b-small.warc.gz", gzip(warc_response("small", "<p>one small page</p>")));
+    const auto decoders = [&](const std::string& name, std::vector<std::string> overrides) {
+        overrides.insert(overrides.end(), {"input=[\"" + (dir / "in").string() + "\"]", "decompress.count=4",
+                                           "memory.read_block_bytes=65536", "decompress.stream_piece_bytes=16384"});
+        const BuildReport report = build_default(dir, name, overrides);
+        const nlohmann::json& section = report.json.at("split_gzip");
+        CHECK(section.at("stream_files_split").get<uint64_t>() == 1);
+        return section.at("decoders").at(0).at("count").get<uint64_t>();
+    };
+    CHECK(decoders("gpu", {}) == 6);
+    CHECK(decoders("cpu", {"parse.gpus=\"none\""}) == 4);  // the CPU parsers need the cores
+    CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "cpu"));
 }
