@@ -10,7 +10,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <random>
 
 #include <thread>
 
@@ -301,12 +300,7 @@ TEST_CASE("gpu parse (host reference): possessives and a lone s give the CPU par
 TEST_CASE("gpu parse (host reference): where GPUs parse, a gzip file of over three workers' shares gets half as many chunk decoders again") {
     const ScopedGpuParseBackend pretend(host_reference_gpu_parse_backend(1));
     TempDir dir;
-    std::mt19937 random(13);
-    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
-    std::string records;
-    for (int d = 0; d < 400; ++d)
-        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
-    dir.write("in/a-large.warc.gz", gzip(records));
+    dir.write("in/a-large.warc.gz", gzip(random_warc_records(13, 400)));
     dir.write("in/b-small.warc.gz", gzip(warc_response("small", "<p>one small page</p>")));
     const auto decoders = [&](const std::string& name, std::vector<std::string> overrides) {
         overrides.insert(overrides.end(), {"input=[\"" + (dir / "in").string() + "\"]", "decompress.count=4",

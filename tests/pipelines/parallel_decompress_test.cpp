@@ -268,11 +268,7 @@ std::string build_error(const std::filesystem::path& input, const std::filesyste
 }  // namespace
 
 TEST_CASE("split_gzip_streams: a file of one gzip stream cut into pieces gives the same index, and the same errors") {
-    std::mt19937 random(11);
-    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
-    std::string records;
-    for (int d = 0; d < 700; ++d)
-        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    const std::string records = random_warc_records(11, 700);
     const size_t middle = records.find("WARC/1.0", records.size() / 2);
     const std::string plain = gzip_member(records, {});
     std::string damaged_crc = plain;
@@ -323,11 +319,7 @@ TEST_CASE("split_gzip_streams: a file of one gzip stream cut into pieces gives t
 }
 
 TEST_CASE("split_gzip_streams: \"auto\" cuts only a file of over three times a worker's share; bad values name the key") {
-    std::mt19937 random(12);
-    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
-    std::string records;
-    for (int d = 0; d < 500; ++d)
-        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    const std::string records = random_warc_records(12, 500);
     TempDir dir;
     dir.write("in/a-large.warc.gz", gzip_member(records, {}));
     dir.write("in/b-small.warc.gz", gzip_member(records.substr(0, records.find("WARC/1.0", 20'000)), {}));

@@ -86,6 +86,18 @@ inline std::string random_html(std::mt19937& random, const std::vector<std::stri
     return html;
 }
 
+// `pages` WARC response records ("page-0", ...) of random HTML from a
+// 3,000-word vocabulary: text that compresses about as web pages do, for
+// gzip files of many deflate blocks.
+inline std::string random_warc_records(unsigned seed, int pages) {
+    std::mt19937 random(seed);
+    const std::vector<std::string> vocabulary = test_vocabulary(random, 3000);
+    std::string records;
+    for (int d = 0; d < pages; ++d)
+        records += warc_response("page-" + std::to_string(d), random_html(random, vocabulary, 100 + random() % 600));
+    return records;
+}
+
 // The straightforward reference: documents analyzed one by one, postings in maps.
 struct ReferenceIndex {
     std::map<std::string, std::map<uint32_t, uint32_t>> postings;  // term -> docid -> tf
