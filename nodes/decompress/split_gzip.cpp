@@ -367,10 +367,10 @@ void GzipReassembler::accept_pieces(FileState& state, const InputFile& file, con
             if (symbols_) symbols_->give_back(std::move(piece.symbols));
             continue;
         }
-        // A piece where the stream ends (its final block may begin in a
-        // piece before the file's last) must end the file with its trailer.
+        // A piece where the member ends (its final block may begin in a
+        // piece before the file's last) must hold the member's trailer.
         const bool fits = piece.ok && (job.first || piece.start_bit == stream.expected_bit) &&
-                          (!piece.final_block || (piece.trailer_read && piece.after_trailer == file.size_bytes));
+                          (!piece.final_block || piece.trailer_read);
         if (!fits) {
             if (job.step == PieceStep::search && !job.first && piece.start_bit != stream.expected_bit) {
                 // The piece found another boundary (or none): decoded again
@@ -428,20 +428,18 @@ void GzipReassembler::emit_pieces(FileState& state, const InputFile& file, const
         const uint32_t crc =
             static_cast<uint32_t>(crc32_combine(stream.crc, job.text_crc, static_cast<z_off_t>(job.text_size)));
         const uint64_t size = stream.size + job.text_size;
-        const bool ending = job.piece.final_block;
-        if (ending) {
-            // The stream ends with this piece: its trailer must hold the
-            // text's CRC-32 and size, and the file end right after it.
-            const DeflatePiece& piece = job.piece;
-            const bool whole = piece.final_block && piece.trailer_read && piece.trailer_crc == crc &&
-                               piece.trailer_size == static_cast<uint32_t>(size) &&
-                               piece.after_trailer == file.size_bytes;
-            if (!whole) {
-                give_back(buffers_, chunk->text);
-                decode_file_again(state, file, lease, emit);
-                return;
-            }
+        const DeflatePiece& piece = job.piece;
+        if (piece.final_block && !(piece.trailer_read && piece.trailer_crc == crc &&
+                                   piece.trailer_size == static_cast<uint32_t>(size))) {
+            // The member's trailer does not hold its text's CRC-32 and size.
+            give_back(buffers_, chunk->text);
+            decode_file_again(state, file, lease, emit);
+            return;
         }
+        // The file ends with this piece, or goes on after the member
+        // (another member, zero padding): then in order from there.
+        const bool ending = piece.final_block && piece.after_trailer == file.size_bytes;
+        const bool more = piece.final_block && !ending;
         stream.crc = crc;
         stream.size = size;
         if (ending && chunk->text.empty()) chunk->text.emplace_back();
@@ -458,14 +456,19 @@ void GzipReassembler::emit_pieces(FileState& state, const InputFile& file, const
         ++stream.next_emitted;
         if (ending) stream.ended = true;
         chunk->blocks.clear();
+        if (more) {
+            decode_file_again(state, file, lease, emit, piece.after_trailer);
+            return;
+        }
     }
 }
 
-// The file decoded again from its start in order, as a worker would
-// without pieces: text already sent is skipped, the rest goes out, and
-// damage throws the error GzipStream gives.
+// The file decoded in order by a GzipStream, as a worker would without
+// pieces: from its start (text already sent is skipped), or from `member`,
+// the byte after a member whose text was all sent and checked. The rest
+// goes out, and damage throws the error GzipStream gives.
 void GzipReassembler::decode_file_again(FileState& state, const InputFile& file, const Lease& lease,
-                                        const Emit& emit) {
+                                        const Emit& emit, uint64_t member) {
     FileState::Stream& stream = *state.stream;
     stream.decoded_again = true;
     ++files_in_order_;
@@ -481,6 +484,12 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
         throw Error("cannot open the file again to decode it in order",
                     ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
     GzipStream again(file, text_block_bytes_, buffers_);
+    if (member > 0) {
+        again.resume(member, sent, 1);
+        if (std::fseek(in.get(), static_cast<long>(member), SEEK_SET) != 0)
+            throw Error("cannot read the file again to decode it in order",
+                        ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
+    }
     std::string bytes(size_t{4} << 20, '\0');
     bool ended = false;
     while (!ended) {

@@ -22,10 +22,12 @@
 // the one before ended (else a worker decodes it again from there, its
 // window known) and passes on the window; a worker then writes the piece's
 // text with the window in place and takes its CRC-32; the reassembler emits
-// the text in order and checks the trailer's CRC-32 and ISIZE. Anything
-// else (damage, a second member, padding) and the whole file is decoded
-// again in order from its start by a GzipStream, whose text after what was
-// already sent goes on: so the text and every error are as without pieces.
+// the text in order and checks the trailer's CRC-32 and ISIZE. What
+// follows the first member (another member, padding) is decoded in order
+// from there by a GzipStream; anything else (damage, a stream of stored
+// blocks) and the whole file is decoded again in order from its start, its
+// text after what was already sent going on: so the text and every error
+// are as without pieces.
 #pragma once
 
 #include <cstddef>
@@ -207,7 +209,8 @@ private:
                     const Resend& resend);
     void accept_pieces(FileState& state, const InputFile& file, const Emit& emit, const Resend& resend);
     void emit_pieces(FileState& state, const InputFile& file, const Emit& emit);
-    void decode_file_again(FileState& state, const InputFile& file, const Lease& lease, const Emit& emit);
+    void decode_file_again(FileState& state, const InputFile& file, const Lease& lease, const Emit& emit,
+                           uint64_t member = 0);
     void send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit);
 
     size_t text_block_bytes_;
