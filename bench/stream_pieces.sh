@@ -129,7 +129,9 @@ split = r.get("split_gzip", {})
 print("\t".join([sys.argv[2], sys.argv[3], "%.1f" % (gb * 1e3 / r["total_seconds"]), "%.3f" % (decompress / gb),
                  "%.3f" % (r.get("cpu_seconds", 0) / gb), "%.2f" % (r.get("peak_rss_bytes", 0) / 1e9),
                  str(split.get("stream_files_split", 0)), str(split.get("chunks", 0)),
-                 str(split.get("stream_pieces_decoded_again", 0)), str(split.get("files_decoded_in_order_from_a_chunk", 0)),
+                 str(split.get("stream_pieces_decoded_again", 0)),
+                 str(split.get("stream_files_decoded_again", split.get("files_decoded_in_order_from_a_chunk", 0)) +
+                     split.get("stream_files_continued_after_a_member", 0)),
                  sys.argv[4]]))
 EOF
   done

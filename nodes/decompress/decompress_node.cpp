@@ -199,13 +199,14 @@ public:
           chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
           split_streams_(split_streams),
           stream_chunker_(stream_piece_bytes),
+          compressed_bytes_(collection_compressed_bytes(state.files)),
           piece_symbols_(std::make_shared<PieceSymbolPool>(size_t{4} * count)),
           gpus_(std::move(gpus)),
           backend_(std::move(backend)),
           gpu_batch_bytes_(gpu_settings.batch_bytes),
           gpu_member_bytes_(gpu_settings.member_bytes),
           chunk_queue_(state.graph),
-          chunk_decoders_(chunk_decoder_count(state, count, split_gzip, split_streams)),
+          chunk_decoders_(chunk_decoder_count(state, count, split_gzip, split_streams, compressed_bytes_)),
           chunk_decoder_(state.graph, chunk_decoders_,
                          [this](const GzipChunkPtr& chunk) {
                              auto busy = metrics_.busy_scope();
@@ -254,7 +255,6 @@ public:
                                 });
                             }) {
         for (unsigned i = 0; i < count; ++i) workers_.push_back(std::make_unique<Worker>(*this, text_block_bytes));
-        for (const InputFile& file : state.files) compressed_bytes_ += file.size_bytes;
         flow::make_edge(chunk_queue_, chunk_decoder_);
         flow::make_edge(chunk_decoder_, reassembler_node_);
         if (!gpus_.ordinals.empty()) {
@@ -304,6 +304,8 @@ public:
         nlohmann::json section = {{"files_split", files_split_},
                                   {"stream_files_split", stream_files_split_},
                                   {"stream_pieces_decoded_again", reassembler_.pieces_redone()},
+                                  {"stream_files_decoded_again", reassembler_.stream_files_decoded_again()},
+                                  {"stream_files_continued_after_a_member", reassembler_.stream_files_continued()},
                                   {"chunks", chunks_.load()},
                                   {"chunks_not_decoded_alone", chunks_left_in_order_.load()},
                                   {"files_decoded_in_order_from_a_chunk", reassembler_.files_in_order()},
@@ -402,7 +404,15 @@ private:
     bool split_stream(const InputFile& file) const {
         if (split_streams_ == StreamSplit::off) return false;
         if (split_streams_ == StreamSplit::on) return file.size_bytes > 0;
-        return count_ > 1 && file.size_bytes > 0 && file.size_bytes * count_ > 3 * compressed_bytes_;
+        return over_three_shares(file, count_, compressed_bytes_);
+    }
+    static bool over_three_shares(const InputFile& file, unsigned count, uint64_t collection_bytes) {
+        return count > 1 && file.size_bytes > 0 && file.size_bytes * count > 3 * collection_bytes;
+    }
+    static uint64_t collection_compressed_bytes(const std::vector<InputFile>& files) {
+        uint64_t bytes = 0;
+        for (const InputFile& file : files) bytes += file.size_bytes;
+        return bytes;
     }
 
     // The chunk decoders: `count`, or half as many again where GPUs parse
@@ -413,13 +423,12 @@ private:
     // decoders built two one-stream files 1.24-1.29x faster than 8; CPU
     // only, where the parsers need those cores, 0.96x (docs/PERFORMANCE.md,
     // "Large gzip files"). Many files keep `count`.
-    static unsigned chunk_decoder_count(const RunState& state, unsigned count, bool split_gzip, StreamSplit streams) {
-        if (!split_gzip || streams == StreamSplit::off || count < 2) return count;
+    static unsigned chunk_decoder_count(const RunState& state, unsigned count, bool split_gzip, StreamSplit streams,
+                                        uint64_t collection_bytes) {
+        if (!split_gzip || streams == StreamSplit::off) return count;
         if (!state.plan.parsing || state.plan.parsing->gpu_ordinals().empty()) return count;
-        uint64_t total = 0;
-        for (const InputFile& file : state.files) total += file.size_bytes;
         for (const InputFile& file : state.files)
-            if (file.size_bytes * count > 3 * total) return count + count / 2;
+            if (over_three_shares(file, count, collection_bytes)) return count + count / 2;
         return count;
     }
 
@@ -692,7 +701,7 @@ private:
     GzipStreamChunker stream_chunker_;    // router's thread
     std::optional<uint32_t> stream_file_; // the one-stream file being cut into pieces (router's thread)
     uint64_t stream_files_split_ = 0;     // router's thread
-    uint64_t compressed_bytes_ = 0;       // of every input file
+    const uint64_t compressed_bytes_;     // of every input file
     std::shared_ptr<PieceSymbolPool> piece_symbols_;
     const InflateGpuChoice gpus_;
     const std::shared_ptr<const GpuInflateBackend> backend_;

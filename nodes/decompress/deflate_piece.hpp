@@ -65,9 +65,11 @@ struct DeflatePieceLimits {
     // (the piece's start too: a piece may hold no block); none: decode to
     // the stream's final block.
     std::optional<uint64_t> stop_bit;
-    // Symbols a piece may make before it is refused (a piece that would
-    // expand further is decoded in order by the caller instead).
-    size_t max_symbols = size_t{256} << 20;
+    // Symbols a piece may make before it is refused (128 MB of them: a
+    // piece that would expand further, 64 times or more for 1 MiB pieces,
+    // is decoded in order by the caller instead, so a gzip bomb costs no
+    // worker more than that).
+    size_t max_symbols = size_t{64} << 20;
 };
 
 // The first gzip member's header at the start of `bytes`: the byte where

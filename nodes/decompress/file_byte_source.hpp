@@ -13,8 +13,9 @@ namespace invidx {
 
 class FileByteSource final : public ByteSource {
 public:
-    // Opens `path`; throws invidx::Error naming it when that fails.
-    explicit FileByteSource(std::string path, size_t chunk_bytes = size_t{1} << 20);
+    // Opens `path` to read from byte `start` on; throws invidx::Error naming
+    // it when that fails.
+    explicit FileByteSource(std::string path, size_t chunk_bytes = size_t{1} << 20, uint64_t start = 0);
     ~FileByteSource() override;
     FileByteSource(const FileByteSource&) = delete;
     FileByteSource& operator=(const FileByteSource&) = delete;

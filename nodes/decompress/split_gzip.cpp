@@ -1,6 +1,5 @@
 #include "nodes/decompress/split_gzip.hpp"
 
-#include <cstdio>
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -8,6 +7,7 @@
 #include <zlib.h>
 
 #include "invidx/error.hpp"
+#include "nodes/decompress/file_byte_source.hpp"
 
 namespace invidx {
 namespace {
@@ -471,7 +471,7 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
                                         const Emit& emit, uint64_t member) {
     FileState::Stream& stream = *state.stream;
     stream.decoded_again = true;
-    ++files_in_order_;
+    ++(member > 0 ? stream_files_continued_ : stream_files_decoded_again_);
     for (auto& [index, chunk] : stream.decoded) {
         if (symbols_) symbols_->give_back(std::move(chunk->stream->piece.symbols));
     }
@@ -479,37 +479,22 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
     stream.decoded.clear();
     stream.resolved.clear();
     const uint64_t sent = state.text_offset;
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(file.path.c_str(), "rb"), &std::fclose);
-    if (!in)
-        throw Error("cannot open the file again to decode it in order",
-                    ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
     GzipStream again(file, text_block_bytes_, buffers_);
-    if (member > 0) {
-        again.resume(member, sent, 1);
-        if (std::fseek(in.get(), static_cast<long>(member), SEEK_SET) != 0)
-            throw Error("cannot read the file again to decode it in order",
-                        ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
-    }
-    std::string bytes(size_t{4} << 20, '\0');
-    bool ended = false;
-    while (!ended) {
-        const size_t got = std::fread(bytes.data(), 1, bytes.size(), in.get());
-        if (got < bytes.size() && std::ferror(in.get()))
-            throw Error("cannot read the file again to decode it in order",
-                        ErrorContext{.node = "decompress", .file = file.path, .record = {}, .byte_offset = {}});
-        ended = got < bytes.size();
-        again.feed(std::string_view(bytes.data(), got), ended, [&](TextBlock&& text) {
-            const uint64_t begin = text.entry_offset;
-            const uint64_t end = begin + text.bytes.size();
-            const bool last = text.entry_end;
-            if (end <= sent && !last) {
-                if (buffers_) buffers_->give_back(std::move(text.bytes));
-                return;
-            }
-            if (begin < sent) text.bytes.erase(0, static_cast<size_t>(std::min(sent, end) - begin));
-            send(state, std::move(text), last, lease, emit);
-        });
-    }
+    if (member > 0) again.resume(member, sent, 1);
+    FileByteSource in(file.path, size_t{4} << 20, member);
+    const auto take = [&](TextBlock&& text) {
+        const uint64_t begin = text.entry_offset;
+        const uint64_t end = begin + text.bytes.size();
+        const bool last = text.entry_end;
+        if (end <= sent && !last) {
+            if (buffers_) buffers_->give_back(std::move(text.bytes));
+            return;
+        }
+        if (begin < sent) text.bytes.erase(0, static_cast<size_t>(std::min(sent, end) - begin));
+        send(state, std::move(text), last, lease, emit);
+    };
+    for (std::string_view bytes = in.next(); !bytes.empty(); bytes = in.next()) again.feed(bytes, false, take);
+    again.feed({}, true, take);
 }
 
 void GzipReassembler::send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit) {

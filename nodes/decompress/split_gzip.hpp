@@ -191,6 +191,11 @@ public:
     uint64_t files_in_order() const { return files_in_order_; }
     // Pieces of one-stream files decoded again from where the piece before ended.
     uint64_t pieces_redone() const { return pieces_redone_; }
+    // One-stream files decoded again in order from their start (damage, a
+    // stream no piece could start in), and files continued in order after
+    // their first member (more members, padding).
+    uint64_t stream_files_decoded_again() const { return stream_files_decoded_again_; }
+    uint64_t stream_files_continued() const { return stream_files_continued_; }
 
 private:
     struct FileState {
@@ -219,6 +224,8 @@ private:
     std::map<uint32_t, FileState> files_;
     uint64_t files_in_order_ = 0;
     uint64_t pieces_redone_ = 0;
+    uint64_t stream_files_decoded_again_ = 0;
+    uint64_t stream_files_continued_ = 0;
 };
 
 // The lease its text blocks carry: every block of the chunk.

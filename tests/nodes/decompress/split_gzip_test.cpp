@@ -203,3 +203,68 @@ TEST_CASE("damage in a split file is an error naming the file, as in order; padd
 }
 
 }  // namespace invidx
+
+namespace invidx {
+namespace {
+
+// Web-like text with numbers, so that the deflate blocks are many and short.
+std::string numbered_words(std::mt19937& random, size_t bytes) {
+    std::string text;
+    while (text.size() < bytes) text += "w" + std::to_string(random() % 5000) + (random() % 13 ? " " : "\n<p>");
+    return text;
+}
+
+struct PieceRun {
+    std::vector<TextBlock> text;
+    uint64_t redone = 0;
+};
+
+// A file of one gzip stream through GzipStreamChunker, the workers' steps
+// and the reassembler, each step's pieces handed on in a shuffled order;
+// the search step's result of the pieces in `wrong` altered as a header
+// found where no block starts would leave it.
+PieceRun pieces_through_reassembler(const std::string& file, size_t block_bytes, size_t piece_bytes,
+                                    size_t text_block_bytes, const std::vector<uint64_t>& wrong, uint32_t seed) {
+    InputFile input = testing::input_file("x.warc.gz");
+    input.size_bytes = file.size();
+    GzipStreamChunker chunker(piece_bytes);
+    std::vector<GzipChunkPtr> waiting;
+    for (const auto& block : testing::raw_blocks(file, block_bytes))
+        chunker.push(block, [&](GzipChunkPtr chunk) { waiting.push_back(std::move(chunk)); });
+    auto symbols = std::make_shared<PieceSymbolPool>(4);
+    GzipReassembler reassembler(text_block_bytes, nullptr, symbols);
+    PieceRun out;
+    std::mt19937 random(seed);
+    while (!waiting.empty()) {
+        std::swap(waiting[random() % waiting.size()], waiting.back());
+        GzipChunkPtr chunk = std::move(waiting.back());
+        waiting.pop_back();
+        const bool search = chunk->stream->step == PieceStep::search;
+        work_on_stream_piece(*chunk, text_block_bytes, nullptr, *symbols);
+        if (search && std::find(wrong.begin(), wrong.end(), chunk->index) != wrong.end())
+            chunk->stream->piece.start_bit += 1;
+        reassembler.push(
+            chunk, input, [&](TextBlock&& text) { out.text.push_back(std::move(text)); },
+            [&](GzipChunkPtr again) { waiting.push_back(std::move(again)); });
+    }
+    out.redone = reassembler.pieces_redone();
+    CHECK(reassembler.stream_files_decoded_again() == 0);
+    return out;
+}
+
+TEST_CASE("pieces of one gzip stream: the text of decoding it in order, any finishing order, wrong starts decoded again") {
+    std::mt19937 random(21);
+    const std::string file = testing::member(numbered_words(random, 900'000));
+    const size_t text_block_bytes = 100'000;
+    for (const uint32_t seed : {1u, 2u, 3u}) {
+        CAPTURE(seed);
+        const PieceRun run = pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {3, 7, 8}, seed);
+        Split split;
+        split.text = run.text;
+        check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
+        CHECK(run.redone == 3);
+    }
+}
+
+}  // namespace
+}  // namespace invidx
