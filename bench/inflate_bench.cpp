@@ -59,6 +59,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,7 @@
 #include "graph/buffer_pool.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/archive_stream.hpp"
+#include "nodes/decompress/deflate_piece.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/split_gzip.hpp"
 #include "tools/common/flags.hpp"
@@ -428,6 +430,66 @@ Decoder invidx_chunks(GzipDecoders decoders) {
     };
 }
 
+// The one-stream file in pieces of `piece_bytes` compressed bytes, decoded
+// one after another on this thread as the decompress node's workers and
+// reassembler do (split_gzip_streams): each piece searched for its first
+// dynamic block and decoded to symbols, its window unknown (decoded again
+// with it known where it did not meet the piece before), then its markers
+// resolved and the CRC-32 of its text taken. Seconds of each step add up
+// in PieceSteps.
+struct PieceSteps {
+    double symbols = 0;  // decode_deflate_piece / _from
+    double resolve = 0;  // resolve_piece_text and the CRC-32
+    uint64_t pieces = 0;
+    uint64_t redone = 0;
+};
+PieceSteps piece_steps;
+
+Decoder invidx_pieces(size_t piece_bytes) {
+    return [piece_bytes](const std::string& gz, Output& out) {
+        using clock = std::chrono::steady_clock;
+        const std::optional<size_t> header = gzip_header_length(gz);
+        ensure(header.has_value(), "pieces: no gzip header");
+        std::string window;
+        std::string text;
+        PieceSymbols buffer;
+        uint64_t previous_end = 0;
+        uLong crc = crc32(0, nullptr, 0);
+        for (uint64_t k = 0;; ++k) {
+            const uint64_t from = k * piece_bytes;
+            const uint64_t to = from + piece_bytes;
+            DeflatePieceLimits limits;
+            if (to < gz.size()) limits.stop_bit = to * 8;
+            const auto t0 = clock::now();
+            DeflatePiece piece = k == 0 ? decode_deflate_from(gz, *header * 8, {}, limits, std::move(buffer))
+                                        : decode_deflate_piece(gz, from * 8, to * 8, limits, std::move(buffer));
+            if (k > 0 && (!piece.ok || piece.start_bit != previous_end)) {
+                piece = decode_deflate_from(gz, previous_end, window, limits, std::move(piece.symbols));
+                ++piece_steps.redone;
+            }
+            const auto t1 = clock::now();
+            ensure(piece.ok, "pieces: piece " + std::to_string(k) + " did not decode");
+            const PieceSymbols& s = piece.symbols;
+            text.resize(s.text_size());
+            ensure(resolve_piece_text(s.text(), s.text_size(), window, text.data()), "pieces: a marker before the window");
+            crc = crc32_z(crc, reinterpret_cast<const Bytef*>(text.data()), text.size());
+            const auto t2 = clock::now();
+            piece_steps.symbols += std::chrono::duration<double>(t1 - t0).count();
+            piece_steps.resolve += std::chrono::duration<double>(t2 - t1).count();
+            ++piece_steps.pieces;
+            out.add(text.data(), text.size());
+            window.append(text);
+            if (window.size() > kDeflateWindowBytes) window.erase(0, window.size() - kDeflateWindowBytes);
+            previous_end = piece.end_bit;
+            buffer = std::move(piece.symbols);
+            if (piece.final_block) {
+                ensure(piece.trailer_read && piece.trailer_crc == crc, "pieces: the trailer's CRC-32 differs");
+                return;
+            }
+        }
+    };
+}
+
 double thread_cpu_seconds() {
     timespec now{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
@@ -520,6 +582,7 @@ int main(int argc, char** argv) {
             Decoder decode;            // one stream and per record
             Decoder decode_chunks;     // split chunks (null: not this decoder's shape)
             Decoder decode_tar = {};   // tar.gz (null: not this decoder's shape)
+            bool one_stream_only = false;
         };
         std::vector<Row> rows;
         const GzipDecoders built = gzip_decoders_built();
@@ -536,6 +599,7 @@ int main(int argc, char** argv) {
         if (built.libdeflate)
             rows.push_back({"invidx libdeflate+zlib", invidx_stream({false, true}), invidx_chunks({false, true})});
         rows.push_back({"invidx zlib", invidx_stream({}), invidx_chunks({})});
+        rows.push_back({"invidx pieces (1 MiB)", invidx_pieces(size_t{1} << 20), nullptr, nullptr, true});
         rows.push_back({"libarchive gzip filter", nullptr, nullptr, libarchive_tar_gz});
         rows.push_back({"invidx ArchiveStream", nullptr, nullptr, invidx_tar_gz});
         const GzipDecoders chosen = gzip_decoders();
@@ -547,10 +611,11 @@ int main(int argc, char** argv) {
         const char* shape_names[kShapes] = {"one stream", "per record", "split chunks", "tar.gz"};
         const std::string* shape_bytes[kShapes] = {&shapes.one_stream, &shapes.per_record, &shapes.per_record, &tar_gz};
         std::vector<std::array<Timing, kShapes>> timings(rows.size());
+        std::string pieces_line;
         for (size_t r = 0; r < rows.size(); ++r) {
             for (int s = 0; s < kShapes; ++s) {
                 const Decoder& decode = s == 2 ? rows[r].decode_chunks : s == 3 ? rows[r].decode_tar : rows[r].decode;
-                if (!decode) continue;
+                if (!decode || (rows[r].one_stream_only && s != 0)) continue;
                 Output check;
                 check.hash = true;
                 decode(*shape_bytes[s], check);
@@ -560,6 +625,7 @@ int main(int argc, char** argv) {
                 best.ran = true;
                 for (unsigned k = 0; k < repeat; ++k) {
                     Output out;
+                    piece_steps = {};
                     const double cpu0 = thread_cpu_seconds();
                     const auto wall0 = std::chrono::steady_clock::now();
                     decode(*shape_bytes[s], out);
@@ -570,6 +636,12 @@ int main(int argc, char** argv) {
                 }
                 std::fprintf(stderr, "  %-24s %-12s %.3f s wall, %.3f s CPU\n", rows[r].name.c_str(), shape_names[s],
                              best.wall, best.cpu);
+                if (rows[r].one_stream_only)
+                    pieces_line = "one stream in 1 MiB pieces (last run): " + std::to_string(piece_steps.pieces) +
+                                  " pieces, " + std::to_string(piece_steps.redone) + " decoded again; decoding to symbols " +
+                                  std::to_string(static_cast<int>(text.size() / 1e6 / piece_steps.symbols)) +
+                                  " MB/s, resolving and CRC-32 " +
+                                  std::to_string(static_cast<int>(text.size() / 1e6 / piece_steps.resolve)) + " MB/s";
             }
         }
 
@@ -591,6 +663,7 @@ int main(int argc, char** argv) {
             }
             std::printf("\n");
         }
+        if (!pieces_line.empty()) std::printf("%s\n", pieces_line.c_str());
     } catch (const std::exception& error) {
         std::cerr << "invidx_inflate_bench: " << error.what() << "\n";
         return 1;

@@ -1,6 +1,7 @@
 #include "nodes/decompress/deflate_piece.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -139,21 +140,51 @@ inline uint64_t bits_at(const unsigned char* in, size_t size, uint64_t bit) {
     return word >> (bit & 7);
 }
 
+// The Kraft sums of four 3-bit code lengths (a 12-bit group of a dynamic
+// header's code length code lengths), in units of 2^-7: 0 for an unused
+// symbol, 128 >> length otherwise.
+struct KraftOfFourLengths {
+    uint16_t sum[1u << 12];
+    constexpr KraftOfFourLengths() : sum() {
+        for (uint32_t group = 0; group < (1u << 12); ++group) {
+            uint32_t total = 0;
+            for (uint32_t k = 0; k < 4; ++k) {
+                const uint32_t length = (group >> (3 * k)) & 7;
+                if (length != 0) total += 128u >> length;
+            }
+            sum[group] = static_cast<uint16_t>(total);
+        }
+    }
+};
+constexpr KraftOfFourLengths kKraftOfFour{};
+
 // Whether a dynamic block's header could start at `bit`: its type, counts
 // in range and a complete code length code (a cheap filter before the
-// header is read whole).
+// header is read whole; most positions of a piece's search end here, so
+// the code length code's Kraft sum is five table lookups, not a loop).
 inline bool could_start_dynamic_block(const unsigned char* in, size_t size, uint64_t bit) {
     const uint64_t head = bits_at(in, size, bit);
     if ((head & 6) != 4) return false;  // BTYPE 10, final or not
     if (((head >> 3) & 31) > 29 || ((head >> 8) & 31) > 29) return false;
     const uint32_t code_length_codes = static_cast<uint32_t>((head >> 13) & 15) + 4;
-    const uint64_t lengths = bits_at(in, size, bit + 17);
-    uint32_t kraft = 0;  // in units of 2^-7
-    for (uint32_t i = 0; i < code_length_codes; ++i) {
-        const uint32_t length = static_cast<uint32_t>((lengths >> (3 * i)) & 7);
-        if (length != 0) kraft += 128u >> length;
-    }
+    // HCLEN's 3-bit lengths (at most 19: 57 bits), those past the count masked off.
+    const uint64_t lengths = bits_at(in, size, bit + 17) & ((uint64_t{1} << (3 * code_length_codes)) - 1);
+    const uint32_t kraft = kKraftOfFour.sum[lengths & 0xFFF] + kKraftOfFour.sum[(lengths >> 12) & 0xFFF] +
+                           kKraftOfFour.sum[(lengths >> 24) & 0xFFF] + kKraftOfFour.sum[(lengths >> 36) & 0xFFF] +
+                           kKraftOfFour.sum[(lengths >> 48) & 0xFFF];
     return kraft == 128;
+}
+
+// Of positions 0-31 of `bits` (the stream from a search position on, first
+// bit lowest), those where a dynamic block's first 13 bits could be:
+// BTYPE 10 (bit p + 1 clear, p + 2 set), HLIT and HDIST at most 29 (not
+// their top four bits all set). could_start_dynamic_block checks the same
+// and more; this takes 32 positions in a few word operations.
+inline uint64_t header_candidates(uint64_t bits) {
+    const uint64_t type_dynamic = ~(bits >> 1) & (bits >> 2);
+    const uint64_t hlit_over = (bits >> 4) & (bits >> 5) & (bits >> 6) & (bits >> 7);
+    const uint64_t hdist_over = (bits >> 9) & (bits >> 10) & (bits >> 11) & (bits >> 12);
+    return type_dynamic & ~hlit_over & ~hdist_over & 0xFFFFFFFFu;
 }
 
 BitReader reader_at(std::string_view bytes, uint64_t bit) {
@@ -224,6 +255,30 @@ void finish_final_block(const BitReader& r, std::string_view bytes, DeflatePiece
     piece.ok = true;
 }
 
+// The piece from `bit`, where a dynamic block's header passed the filter:
+// the header read whole and its block decoded whole before the piece
+// starts there. False (the piece untouched but for its symbols) when they
+// do not decode.
+bool start_piece_at(uint64_t bit, std::string_view bytes, DecoderTables& t, SymbolWriter& writer,
+                    const DeflatePieceLimits& limits, DeflatePiece& piece) {
+    PieceSymbols& s = piece.symbols;
+    BitReader r = reader_at(bytes, bit);
+    s.size = s.text_begin;
+    const BlockResult first = decode_block(r, bytes, t, s, writer);
+    if (first == BlockResult::failed) return false;
+    piece.start_bit = bit;
+    if (limits.stop_bit && bit >= *limits.stop_bit) {  // the piece holds no block
+        s.size = s.text_begin;
+        piece.end_bit = bit;
+        piece.ok = true;
+    } else if (first == BlockResult::final_block) {
+        finish_final_block(r, bytes, piece);
+    } else {
+        decode_blocks(r, bytes, t, writer, limits, piece);
+    }
+    return true;
+}
+
 size_t expected_symbols(std::string_view bytes, uint64_t from_bit, const DeflatePieceLimits& limits) {
     const uint64_t to_bit = limits.stop_bit ? std::min<uint64_t>(*limits.stop_bit, bytes.size() * 8) : bytes.size() * 8;
     const uint64_t compressed = to_bit > from_bit ? (to_bit - from_bit) / 8 : 0;
@@ -275,27 +330,17 @@ DeflatePiece decode_deflate_piece(std::string_view bytes, uint64_t search_bit, u
     auto tables = std::make_unique<DecoderTables>();
     tables->fixed_built = false;
     const uint64_t end = std::min<uint64_t>(search_end_bit, bytes.size() * 8);
-    for (uint64_t bit = search_bit; bit < end; ++bit) {
-        if (!could_start_dynamic_block(in, bytes.size(), bit)) continue;
-        // A header that passes the filter is read whole, and its block
-        // decoded whole, before the piece starts there.
-        BitReader r = reader_at(bytes, bit);
-        s.size = s.text_begin;
-        const BlockResult first = decode_block(r, bytes, *tables, s, writer);
-        if (first == BlockResult::failed) continue;
-        piece.start_bit = bit;
-        if (limits.stop_bit && bit >= *limits.stop_bit) {  // the piece holds no block
-            s.size = s.text_begin;
-            piece.end_bit = bit;
-            piece.ok = true;
-            return piece;
+    for (uint64_t group = search_bit; group < end; group += 32) {
+        // The positions of 32 at once whose type and counts pass (their
+        // fields lie in the 57 bits from `group`), then each such one.
+        const uint64_t group_end = std::min(group + 32, end);
+        for (uint64_t candidates = header_candidates(bits_at(in, bytes.size(), group)); candidates != 0;
+             candidates &= candidates - 1) {
+            const uint64_t bit = group + static_cast<uint64_t>(std::countr_zero(candidates));
+            if (bit >= group_end) break;
+            if (could_start_dynamic_block(in, bytes.size(), bit) && start_piece_at(bit, bytes, *tables, writer, limits, piece))
+                return piece;
         }
-        if (first == BlockResult::final_block) {
-            finish_final_block(r, bytes, piece);
-        } else {
-            decode_blocks(r, bytes, *tables, writer, limits, piece);
-        }
-        return piece;
     }
     return piece;
 }
