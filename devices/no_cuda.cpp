@@ -5,6 +5,7 @@
 #include "devices/gpu_codecs.hpp"
 #include "devices/gpu_devices.hpp"
 #include "devices/gpu_inflate.hpp"
+#include "devices/gpu_stream_pieces.hpp"
 #include "devices/gpu_layout_weights.hpp"
 #include "devices/gpu_query.hpp"
 #include "devices/gpu_stemmer.hpp"
@@ -100,5 +101,17 @@ void GpuInflater::use_kernel(Kernel) {}
 int GpuInflater::device_ordinal() const { return -1; }
 GpuInflater::Timings GpuInflater::last_timings() const { return {}; }
 double GpuInflater::time_resident_kernel() { return 0; }
+
+struct GpuPieceDecoder::State {};
+
+GpuPieceDecoder::GpuPieceDecoder(int, size_t, size_t, size_t) {
+    throw Error("invidx was built without CUDA: no GPU stream pieces");
+}
+GpuPieceDecoder::~GpuPieceDecoder() = default;
+char* GpuPieceDecoder::input() { return nullptr; }
+const uint16_t* GpuPieceDecoder::output() const { return nullptr; }
+std::vector<inflate::PieceOutcome> GpuPieceDecoder::decode(size_t, const std::vector<GpuStreamPiece>&) { return {}; }
+GpuPieceDecoder::Timings GpuPieceDecoder::last_timings() const { return {}; }
+double GpuPieceDecoder::time_resident_kernel() { return 0; }
 
 }  // namespace invidx

@@ -27,9 +27,11 @@ namespace invidx::inflate {
 // matches into out from `produced` on. The bit buffer refills a word at a
 // time (refill32) before the literal/length code and again before the
 // distance code, at most 20 and 28 bits each. ok, or why not.
-template <class Lanes>
+// Out: unsigned char for text; uint16_t for a stream piece's symbols
+// (devices/inflate/lockstep_piece_decoding.hpp), whose copies copy markers.
+template <class Lanes, class Out>
 INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus decode_symbols_in_lockstep(BitReader& r, const DecoderTables& t,
-                                                                                  unsigned char* out, uint32_t& produced,
+                                                                                  Out* out, uint32_t& produced,
                                                                                   uint32_t out_size, Lanes& lanes) {
     for (;;) {
         if (!r.refill32()) return InflateStatus::truncated;
@@ -37,7 +39,7 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus decode_symbols_in_lockste
         const uint32_t kind = entry_kind(e);
         if (kind == kLiteral) {
             if (produced >= out_size) return InflateStatus::output_overflow;
-            lanes.write_literal(out + produced, static_cast<unsigned char>(entry_value(e)));
+            lanes.write_literal(out + produced, static_cast<Out>(entry_value(e)));
             ++produced;
             // A run of literals without a refill each: the next ones while
             // their codes are in the primary table and within the bits held
@@ -48,7 +50,7 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE InflateStatus decode_symbols_in_lockste
                 if (entry_kind(next) != kLiteral || entry_bits(next) > r.count) break;
                 r.drop(entry_bits(next));
                 if (produced >= out_size) return InflateStatus::output_overflow;
-                lanes.write_literal(out + produced, static_cast<unsigned char>(entry_value(next)));
+                lanes.write_literal(out + produced, static_cast<Out>(entry_value(next)));
                 ++produced;
             }
             continue;

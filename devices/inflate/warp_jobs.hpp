@@ -38,8 +38,8 @@ struct LaneDecoder {
 // Lane `lane`'s byte of a match of at most 32 bytes at `to` (lane <
 // length): the byte (lane mod distance) of the `distance` bytes before it,
 // written before the match.
-INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE unsigned char short_match_byte(const unsigned char* to, uint32_t distance, uint32_t length,
-                                                                        uint32_t lane) {
+template <class Out>
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE Out short_match_byte(const Out* to, uint32_t distance, uint32_t length, uint32_t lane) {
     return (to - distance)[distance >= length ? lane : lane % distance];
 }
 
@@ -49,8 +49,9 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE unsigned char short_match_byte(const un
 // A match's byte j is the byte (j mod distance) of the `distance` bytes
 // before it (an overlapping match repeats them), all written before the
 // job: no lane waits on another's bytes.
-INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE void copy_job(const WarpJob& job, const unsigned char* in, unsigned char* out, uint32_t lane) {
-    unsigned char* to = out + job.to;
+template <class Out>
+INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE void copy_job(const WarpJob& job, const unsigned char* in, Out* out, uint32_t lane) {
+    Out* to = out + job.to;
     if (job.kind == kJobStored) {
         const unsigned char* from = in + job.source;
 #if defined(__CUDA_ARCH__)
@@ -60,7 +61,7 @@ INVIDX_HOST_DEVICE INVIDX_INFLATE_INLINE void copy_job(const WarpJob& job, const
         return;
     }
     const uint32_t distance = job.source;
-    const unsigned char* from = to - distance;
+    const Out* from = to - distance;
     if (distance >= job.length) {
         for (uint32_t j = lane; j < job.length; j += 32) to[j] = from[j];
         return;

@@ -16,6 +16,7 @@
 #include "devices/inflate/crc32_combine.hpp"
 #include "devices/inflate/lockstep_decoding.hpp"
 #include "devices/inflate/warp_jobs.hpp"
+#include "support/host_lanes.hpp"
 #include "support/inflate_batches.hpp"
 
 namespace {
@@ -33,36 +34,6 @@ void check_all_ok(const InflateBatch& batch, const HostInflated& inflated) {
         CHECK(text_of(batch, inflated.output.data(), i) == batch.texts[i]);
     }
 }
-
-// The lanes of a warp in lockstep taken on the host, as the kernel's
-// WarpLanes takes them: every copy's 32 shares last to first (any order
-// must do: a lane never reads what another writes in one copy), a short
-// match's bytes read at once and stored at the next copy or the flush.
-struct HostLanes {
-    static constexpr uint32_t kNone = 0xFFFFFFFFu;
-    uint32_t pending_to = kNone, pending_length = 0;
-    unsigned char pending[32] = {};
-
-    void write_literal(unsigned char* at, unsigned char byte) const { *at = byte; }
-    void flush(unsigned char* out) {
-        for (uint32_t lane = 32; pending_to != kNone && lane-- > 0;) {
-            if (lane < pending_length) out[pending_to + lane] = pending[lane];
-        }
-        pending_to = kNone;
-    }
-    void copy(const inflate::WarpJob& job, const unsigned char* in, unsigned char* out) {
-        flush(out);
-        if (job.kind == inflate::kJobMatch && job.length <= 32) {
-            for (uint32_t lane = 32; lane-- > 0;) {
-                if (lane < job.length) pending[lane] = inflate::short_match_byte(out + job.to, job.source, job.length, lane);
-            }
-            pending_to = job.to;
-            pending_length = job.length;
-            return;
-        }
-        for (uint32_t lane = 32; lane-- > 0;) inflate::copy_job(job, in, out, lane);
-    }
-};
 
 // The warp kernel's steps on the host (devices/inflate/lockstep_decoding.hpp
 // with HostLanes), and the CRC-32 from the 32 lanes' pieces.

@@ -31,20 +31,23 @@ namespace invidx::inflate {
 // next copy or the end, so the load's latency overlaps the next symbols'
 // decoding instead of stalling the warp (ncu: a store waiting on its load
 // was 18% of the kernel's stall samples).
-struct WarpLanes {
+// Out: unsigned char for a member's text; uint16_t for a stream piece's
+// symbols (warp_piece_decoder.cuh).
+template <class Out>
+struct WarpLanesOf {
     static constexpr uint32_t kNone = 0xFFFFFFFFu;
     uint32_t lane;
     uint32_t pending_at = kNone;  // where this lane's byte of the last short match goes
-    unsigned char pending = 0;
+    Out pending = 0;
 
-    __device__ __forceinline__ void write_literal(unsigned char* at, unsigned char byte) const {
+    __device__ __forceinline__ void write_literal(Out* at, Out byte) const {
         if (lane == 0) *at = byte;
     }
-    __device__ __forceinline__ void flush(unsigned char* out) {
+    __device__ __forceinline__ void flush(Out* out) {
         if (pending_at != kNone) out[pending_at] = pending;
         pending_at = kNone;
     }
-    __device__ __forceinline__ void copy(const WarpJob& job, const unsigned char* in, unsigned char* out) {
+    __device__ __forceinline__ void copy(const WarpJob& job, const unsigned char* in, Out* out) {
         flush(out);
         __syncwarp();
         if (job.kind == kJobMatch && job.length <= 32) {
@@ -57,6 +60,8 @@ struct WarpLanes {
         copy_job(job, in, out, lane);
     }
 };
+
+using WarpLanes = WarpLanesOf<unsigned char>;
 
 // The member in[0, in_size) into out[0, out_size), by the whole warp (every
 // lane calls it with the same arguments); every lane returns the outcome

@@ -13,30 +13,14 @@
 #include <zlib.h>
 
 #include "tests/support/gzip_member.hpp"
+#include "tests/support/web_text.hpp"
 
 namespace invidx {
 namespace {
 
 using testing::member;
 using testing::MemberOptions;
-
-// Web-like text from a vocabulary of a few thousand words, with markup and
-// record headers that repeat: matches reach back across any piece's start.
-std::string web_text(std::mt19937& random, size_t bytes) {
-    std::string text;
-    size_t record = 0;
-    while (text.size() < bytes) {
-        text += "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:" + std::to_string(record++) + ">\r\n\r\n";
-        text += "<html><body><p>";
-        const size_t length = 200 + random() % 3000;
-        for (size_t i = 0; i < length; ++i) {
-            text += "w" + std::to_string(random() % 4000);
-            text += (random() % 17 == 0) ? "</p><p>" : " ";
-        }
-        text += "</p></body></html>\r\n\r\n";
-    }
-    return text;
-}
+using testing::web_text;
 
 struct Decoded {
     std::string text;

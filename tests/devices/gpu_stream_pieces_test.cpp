@@ -1,0 +1,85 @@
+// GpuPieceDecoder (devices/gpu_stream_pieces.hpp) gives the CPU's stream
+// pieces (support/stream_pieces.hpp): the same blocks, stops, symbols and
+// trailers, and fails where the CPU fails. GPU test cases
+// (support/gpu_test.hpp), but for the error where no GPU is usable.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "devices/gpu_stream_pieces.hpp"
+#include "invidx/error.hpp"
+#include "support/gpu_test.hpp"
+#include "support/gzip_member.hpp"
+#include "support/stream_pieces.hpp"
+#include "support/web_text.hpp"
+
+namespace {
+
+using namespace invidx;
+using namespace invidx::testing;
+
+// Every piece in one batch, each over the whole file.
+size_t check_on_gpu(const std::string& file, size_t piece_bytes) {
+    return check_pieces_alike(file, piece_bytes, [&](const std::string& f, const std::vector<inflate::PieceBounds>& bounds) {
+        const uint32_t capacity = test_piece_capacity(piece_bytes);
+        std::vector<GpuStreamPiece> pieces(bounds.size());
+        for (size_t k = 0; k < bounds.size(); ++k) {
+            pieces[k].in_offset = 0;
+            pieces[k].in_size = static_cast<uint32_t>(f.size());
+            pieces[k].out_capacity = capacity;
+            pieces[k].out_offset = uint64_t{k} * capacity;
+            pieces[k].bounds = bounds[k];
+        }
+        GpuPieceDecoder decoder(0, f.size(), uint64_t{capacity} * pieces.size(), pieces.size());
+        std::memcpy(decoder.input(), f.data(), f.size());
+        const std::vector<inflate::PieceOutcome> outcomes = decoder.decode(f.size(), pieces);
+        std::vector<WarpPiece> out(outcomes.size());
+        for (size_t k = 0; k < outcomes.size(); ++k) {
+            out[k].outcome = outcomes[k];
+            const uint16_t* symbols = decoder.output() + pieces[k].out_offset + inflate::kPieceWindowSymbols;
+            if (outcomes[k].ok) out[k].symbols.assign(symbols, symbols + outcomes[k].symbols);
+        }
+        return out;
+    });
+}
+
+}  // namespace
+
+NO_GPU_TEST_CASE("GpuPieceDecoder: without a usable GPU the constructor throws") {
+    CHECK_THROWS_AS(GpuPieceDecoder(0, 1 << 20, 1 << 20, 16), Error);
+}
+
+GPU_TEST_CASE("gpu stream pieces: levels, flush points and piece sizes as the CPU decodes them") {
+    std::mt19937 random(21);
+    const std::string text = web_text(random, 1'500'000);
+    for (const int level : {1, 6, 9}) {
+        for (const size_t flush_every : {size_t{0}, size_t{100'000}}) {
+            MemberOptions options;
+            options.level = level;
+            options.flush_every = flush_every;
+            const std::string file = member(text, options);
+            for (const size_t piece_bytes : {size_t{20'000}, size_t{120'000}}) {
+                CAPTURE(level);
+                CAPTURE(flush_every);
+                CAPTURE(piece_bytes);
+                CHECK(check_on_gpu(file, piece_bytes) > 2);
+            }
+        }
+    }
+}
+
+GPU_TEST_CASE("gpu stream pieces: damage, truncation and stored blocks fail where the CPU's fail") {
+    std::mt19937 random(22);
+    const std::string text = web_text(random, 600'000);
+    const std::string file = member(text);
+    std::string damaged = file;
+    for (size_t at = 30'000; at < damaged.size(); at += 45'000) damaged[at] = static_cast<char>(damaged[at] ^ 0x5A);
+    check_on_gpu(damaged, 25'000);
+    check_on_gpu(file.substr(0, file.size() - 20'000), 25'000);
+    MemberOptions stored;
+    stored.level = 0;
+    CHECK(check_on_gpu(member(text.substr(0, 200'000), stored), 25'000) == 0);
+}
