@@ -7,8 +7,6 @@
 // cross PCIe once, one kernel decodes every piece, and the outcomes and
 // symbols come back on the decoder's own stream.
 //
-// Used by invidx_gpu_inflate_bench --pieces so far (#32); the decompress
-// node does not send pieces to the GPU yet.
 #pragma once
 
 #include <cstddef>
@@ -38,12 +36,13 @@ public:
 
     // Page-locked: write the batch's compressed bytes here (max_input_bytes).
     char* input();
-    // Page-locked: every piece's symbols (its window's markers, then its
-    // text) after decode(), at its out_offset.
+    // Page-locked: after decode(), each decoded piece's text symbols at
+    // its out_offset + kPieceWindowSymbols (the window's markers before
+    // them stay on the device).
     const uint16_t* output() const;
 
     // Copies input()[0, input_size) to the GPU, decodes every piece, copies
-    // the outcomes and the output up to the last piece's end back. Pieces
+    // the outcomes and each decoded piece's text symbols back. Pieces
     // must lie inside input_size and max_output_symbols (else invidx::Error).
     std::vector<inflate::PieceOutcome> decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces);
 

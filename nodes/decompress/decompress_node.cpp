@@ -21,6 +21,8 @@
 #include "nodes/decompress/gpu_inflate_backend.hpp"
 #include "nodes/decompress/gzip_stream.hpp"
 #include "nodes/decompress/inflate_gpus.hpp"
+#include "nodes/decompress/piece_batch_decoder.hpp"
+#include "nodes/decompress/stream_piece_batch.hpp"
 #include "nodes/decompress/split_gzip.hpp"
 #include "nodes/decompress/streaming_decompressor.hpp"
 #include "invidx/available_cores.hpp"
@@ -50,10 +52,18 @@ enum class StreamSplit { off, on, automatic };
 // block's text is decoded on four cores.
 constexpr uint64_t kDefaultStreamPieceBytes = uint64_t{1} << 20;
 
+// Compressed bytes of a piece where the GPU workers search pieces
+// ("gpu_stream_pieces"): a warp decodes a piece at some tens of MB/s of
+// text, so a batch needs hundreds of pieces, each short (on an H200 the
+// kernel decoded 15.5 GB/s of text in 32 KiB pieces, 10.4 in 128 KiB).
+constexpr uint64_t kDefaultGpuStreamPieceBytes = uint64_t{32} << 10;
+
 struct GpuInflateSettings {
     size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
     uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
     unsigned workers_per_gpu = 1;
+    bool stream_pieces = false;                          // the GPU workers search stream pieces too
+    size_t stream_piece_bytes = kDefaultGpuStreamPieceBytes;
 };
 
 // What one kind of chunk decoder did, for the report: the CPU decoders
@@ -74,6 +84,9 @@ struct ChunkDecoderCounts {
     // that was bytes inside compressed data, or damage), decoded again
     // whole, so counted by a GPU worker and here.
     std::atomic<uint64_t> chunks_decoded_again{0};
+    // A GPU worker: stream pieces it searched (among `chunks`), and those it
+    // left to the CPU decoders' search.
+    std::atomic<uint64_t> stream_pieces{0}, stream_pieces_to_cpu{0};
     // A GPU worker's time by step, summed over its batches: filling a batch
     // (host), the device's copy in, kernel and copy out (CUDA events), and
     // the whole run() (the device steps, then the text copied out).
@@ -123,6 +136,7 @@ struct LaterInCollection {
 };
 
 uint64_t compressed_bytes_of(const GzipChunk& chunk) {
+    if (chunk.stream) return chunk.end - chunk.start;  // a piece of its first block
     uint64_t bytes = 0;
     for (size_t t = 0; t < chunk.blocks.size(); ++t) {
         const size_t from = t == 0 ? chunk.start : 0;
@@ -198,13 +212,21 @@ public:
           split_gzip_(split_gzip),
           chunker_(std::max<size_t>(1, state.tokens.capacity() / 4)),
           split_streams_(split_streams),
-          stream_chunker_(stream_piece_bytes),
+          stream_chunker_(gpu_settings.stream_pieces && !gpus.ordinals.empty() ? gpu_settings.stream_piece_bytes
+                                                                                 : stream_piece_bytes),
           compressed_bytes_(collection_compressed_bytes(state.files)),
-          piece_symbols_(std::make_shared<PieceSymbolPool>(size_t{4} * count)),
+          // Searched on the GPUs, a batch's pieces take their symbol
+          // buffers at once: keep that many more (small pieces: some 300 KB each).
+          piece_symbols_(std::make_shared<PieceSymbolPool>(
+              size_t{4} * count + (gpu_settings.stream_pieces && !gpus.ordinals.empty()
+                                       ? 2 * piece_batch_limits(gpu_settings.batch_bytes, gpu_settings.stream_piece_bytes).pieces
+                                       : 0))),
           gpus_(std::move(gpus)),
           backend_(std::move(backend)),
           gpu_batch_bytes_(gpu_settings.batch_bytes),
           gpu_member_bytes_(gpu_settings.member_bytes),
+          gpu_pieces_(gpu_settings.stream_pieces && !gpus_.ordinals.empty()),
+          gpu_piece_bytes_(gpu_settings.stream_piece_bytes),
           chunk_queue_(state.graph),
           chunk_decoders_(chunk_decoder_count(state, count, split_gzip, split_streams, compressed_bytes_)),
           chunk_decoder_(state.graph, chunk_decoders_,
@@ -299,6 +321,10 @@ public:
             gpu["batch_output_bytes"] = limits.output_bytes;
             gpu["batch_members"] = limits.members;
             gpu["seconds"] = worker->counts.gpu_seconds();
+            if (gpu_pieces_) {
+                gpu["stream_pieces"] = worker->counts.stream_pieces.load();
+                gpu["stream_pieces_to_cpu"] = worker->counts.stream_pieces_to_cpu.load();
+            }
             decoders.push_back(std::move(gpu));
         }
         nlohmann::json section = {{"files_split", files_split_},
@@ -327,6 +353,8 @@ public:
             w->thread->submit([w] {
                 w->batch.reset();
                 w->inflater.reset();
+                w->pieces.reset();
+                w->piece_decoder.reset();
             });
         }
     }
@@ -379,10 +407,7 @@ private:
                  gzip_direct(std::string_view(block->bytes.data(), block->bytes.size()), false))
             stream_file_ = block->file_ordinal, ++stream_files_split_;
         if (stream_file_ == block->file_ordinal) {
-            stream_chunker_.push(block, [&](GzipChunkPtr chunk) {
-                chunk->routed_at = std::chrono::steady_clock::now();
-                chunk_queue_.try_put(std::move(chunk));
-            });
+            stream_chunker_.push(block, [&](GzipChunkPtr chunk) { send_chunk(std::move(chunk)); });
             if (block->last) stream_file_.reset();
             return;
         }
@@ -404,6 +429,11 @@ private:
     bool split_stream(const InputFile& file) const {
         if (split_streams_ == StreamSplit::off) return false;
         if (split_streams_ == StreamSplit::on) return file.size_bytes > 0;
+        // Searched on the GPUs, a piece costs the cores only its resolving:
+        // "auto" cuts every file once a GPU worker is ready (before, its
+        // pieces would be searched on the cores, which small pieces cost
+        // more than one worker decoding the file).
+        if (gpu_pieces_ && (backend_->chunks_wait_for_set_up || gpus_ready_.load() > 0)) return file.size_bytes > 0;
         return over_three_shares(file, count_, compressed_bytes_);
     }
     static bool over_three_shares(const InputFile& file, unsigned count, uint64_t collection_bytes) {
@@ -434,11 +464,22 @@ private:
 
     // Router side: a chunk to the GPUs' queue or the chunk decoders'. One of
     // more than two blocks holds a member longer than a block, which no GPU
-    // batch takes; until a GPU worker has made its inflater, the chunk
-    // decoders take every chunk.
+    // batch takes; a stream piece goes to the GPUs for its search (not the
+    // file's first, which starts at the gzip header) where they search
+    // pieces; until a GPU worker has made its inflater, the chunk decoders
+    // take every chunk.
     void send_chunk(GzipChunkPtr chunk) {
         chunk->routed_at = std::chrono::steady_clock::now();
-        if (gpu_chunks_ && chunk->decode && chunk->blocks.size() <= 2 && !chunk->stream) {
+        const bool for_gpus = chunk->stream ? gpu_pieces_ && !chunk->stream->first
+                                            : chunk->decode && chunk->blocks.size() <= 2;
+        if (gpu_chunks_ && for_gpus && chunk->stream) {
+            // A piece waits for the GPUs: searched on a core, a piece this
+            // small costs more than one worker decoding its file.
+            gpu_held_bytes_ += compressed_bytes_of(*chunk);
+            gpu_chunks_->try_put(std::move(chunk));
+            return;
+        }
+        if (gpu_chunks_ && for_gpus) {
             if (!backend_->chunks_wait_for_set_up && gpus_ready_.load() == 0) {
                 ++chunks_before_gpus_ready_;
             } else if (gpu_held_bytes_.load() < gpu_held_limit_) {
@@ -554,6 +595,8 @@ private:
         std::unique_ptr<GpuInflateBody> node;
         std::unique_ptr<MemberBatchInflater> inflater;  // made and used on `thread` only
         std::unique_ptr<ChunkBatch> batch;              // likewise
+        std::unique_ptr<PieceBatchDecoder> piece_decoder;  // with gpu_stream_pieces; likewise
+        std::unique_ptr<StreamPieceBatch> pieces;          // likewise
         std::unique_ptr<AsyncWorker> thread;
     };
 
@@ -593,6 +636,13 @@ private:
                                                                     std::chrono::steady_clock::now() - start)
                                                                     .count());
                     ++gpus_ready_;
+                    // After the inflater is ready: chunks sent meanwhile wait
+                    // on this thread, behind this job.
+                    if (gpu_pieces_) {
+                        w->piece_decoder = backend_->make_piece_decoder(
+                            w->ordinal, piece_batch_limits(gpu_batch_bytes_, gpu_piece_bytes_));
+                        w->pieces = std::make_unique<StreamPieceBatch>(*w->piece_decoder);
+                    }
                 });
             } catch (...) {
                 state_.fail(std::current_exception());
@@ -620,6 +670,7 @@ private:
         }
         chunk.reset();
         if (worker.batch) worker.batch->clear();
+        if (worker.pieces) worker.pieces->clear();
         worker.limiter->decrementer().try_put(flow::continue_msg());
         gateway.release_wait();
     }
@@ -635,19 +686,34 @@ private:
         };
         const auto fill_start = std::chrono::steady_clock::now();
         while (chunk) {
-            const ChunkBatch::Taken taken = worker.batch->take(chunk, state_.files.at(chunk->file_ordinal));
-            if (taken == ChunkBatch::Taken::full) {
-                left_over = std::move(chunk);
-                break;
-            }
-            if (taken == ChunkBatch::Taken::no) {
-                ++worker.counts.chunks_to_cpu;
-                hand_on(chunk, chunk_queue_);
+            if (chunk->stream) {
+                // A stream piece: into the worker's piece batch.
+                const StreamPieceBatch::Taken taken =
+                    worker.pieces ? worker.pieces->take(chunk) : StreamPieceBatch::Taken::no;
+                if (taken == StreamPieceBatch::Taken::full) {
+                    left_over = std::move(chunk);
+                    break;
+                }
+                if (taken == StreamPieceBatch::Taken::no) {
+                    ++worker.counts.stream_pieces_to_cpu;
+                    hand_on(chunk, chunk_queue_);
+                }
+            } else {
+                const ChunkBatch::Taken taken = worker.batch->take(chunk, state_.files.at(chunk->file_ordinal));
+                if (taken == ChunkBatch::Taken::full) {
+                    left_over = std::move(chunk);
+                    break;
+                }
+                if (taken == ChunkBatch::Taken::no) {
+                    ++worker.counts.chunks_to_cpu;
+                    hand_on(chunk, chunk_queue_);
+                }
             }
             chunk.reset();
             if (!gpu_chunks_->try_get(chunk)) break;  // none waiting: inflate what there is
         }
         worker.counts.take_ns += nanoseconds_since(fill_start);
+        if (worker.pieces && !worker.pieces->empty()) search_pieces(worker, gateway);
         if (worker.batch->empty()) return left_over;
         ++worker.counts.batches;
         const auto run_start = std::chrono::steady_clock::now();
@@ -679,6 +745,35 @@ private:
         return left_over;
     }
 
+    // The worker's batch of stream pieces: each decoded one on to the
+    // reassembler as a CPU worker's search would send it, the others to the
+    // CPU decoders for their search.
+    void search_pieces(GpuWorker& worker, GpuInflateBody::gateway_type& gateway) {
+        ++worker.counts.batches;
+        const auto run_start = std::chrono::steady_clock::now();
+        const uint64_t wait_cpu_at_start = gpu_wait_cpu_ns();
+        std::vector<StreamPieceBatch::Done> done = worker.pieces->run(*piece_symbols_);
+        worker.counts.run_ns += static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - run_start).count());
+        worker.counts.wait_cpu_ns += gpu_wait_cpu_ns() - wait_cpu_at_start;
+        const GpuPieceDecoder::Timings device = worker.piece_decoder->last_device_seconds();
+        worker.counts.copy_in_ns += static_cast<uint64_t>(device.copy_in * 1e9);
+        worker.counts.kernel_ns += static_cast<uint64_t>(device.kernel * 1e9);
+        worker.counts.copy_out_ns += static_cast<uint64_t>(device.copy_out * 1e9);
+        for (StreamPieceBatch::Done& d : done) {
+            if (!d.decoded) {
+                ++worker.counts.stream_pieces_to_cpu;
+                hand_on(d.chunk, chunk_queue_);
+                continue;
+            }
+            d.chunk->via_gpu = true;
+            ++worker.counts.stream_pieces;
+            worker.counts.add(0, d.compressed_bytes, d.symbols);
+            ++chunks_;
+            hand_on(d.chunk, gateway);
+        }
+    }
+
     // A chunk leaves its GPU worker: it no longer counts against what the
     // GPUs may hold (counted before it goes, while its blocks are there).
     template <class Receiver>
@@ -707,6 +802,8 @@ private:
     const std::shared_ptr<const GpuInflateBackend> backend_;
     const size_t gpu_batch_bytes_;
     const uint32_t gpu_member_bytes_;  // a chunk with a longer member goes to the CPU
+    const bool gpu_pieces_;            // the GPU workers search stream pieces ("gpu_stream_pieces")
+    const size_t gpu_piece_bytes_;
     unsigned count_ = 1;                  // CPU chunk decoders
     std::atomic<unsigned> gpus_ready_{0};    // GPU workers whose inflater is made
     uint64_t chunks_before_gpus_ready_ = 0;  // sent to the CPU until then (router's thread)
@@ -786,6 +883,20 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     if (split_streams == StreamSplit::on && !split_gzip)
         throw ConfigError(options.pointer("split_gzip_streams"), "needs split_gzip");
     const uint64_t stream_piece_bytes = options.byte_size("stream_piece_bytes", kDefaultStreamPieceBytes);
+    // The GPU workers search stream pieces too (devices/gpu_stream_pieces.hpp),
+    // in pieces of gpu_stream_piece_bytes, and "auto" cuts every one-stream
+    // file: false by default (docs/PIPELINE.md, "GPU inflate").
+    const nlohmann::json& gpu_pieces = options.raw("gpu_stream_pieces");
+    if (!gpu_pieces.is_null() && !gpu_pieces.is_boolean())
+        throw ConfigError(options.pointer("gpu_stream_pieces"), "must be true or false");
+    gpu_settings.stream_pieces = gpu_pieces.is_boolean() && gpu_pieces.get<bool>();
+    if (gpu_settings.stream_pieces && gpus.ordinals.empty())
+        throw ConfigError(options.pointer("gpu_stream_pieces"), "needs GPU inflate (\"gpus\"): " + gpus.reason);
+    if (gpu_settings.stream_pieces && split_streams == StreamSplit::off)
+        throw ConfigError(options.pointer("gpu_stream_pieces"), "needs split_gzip_streams");
+    gpu_settings.stream_piece_bytes = options.byte_size("gpu_stream_piece_bytes", kDefaultGpuStreamPieceBytes);
+    if (gpu_settings.stream_piece_bytes == 0 || gpu_settings.stream_piece_bytes > (uint64_t{1} << 30))
+        throw ConfigError(options.pointer("gpu_stream_piece_bytes"), "must be between 1 and 2^30");
     return std::make_unique<DecompressNode>(state, text_block_bytes, count, split_gzip, split_streams,
                                             stream_piece_bytes, std::move(gpus), backend, gpu_settings);
 }

@@ -23,7 +23,7 @@ std::shared_ptr<const GpuInflateBackend> gpu_inflate_backend() {
 }
 
 GpuInflateBackend cuda_gpu_inflate_backend() {
-    return GpuInflateBackend{"cuda", list_gpus, make_gpu_member_inflater};
+    return GpuInflateBackend{"cuda", list_gpus, make_gpu_member_inflater, make_gpu_piece_decoder};
 }
 
 GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
@@ -31,6 +31,7 @@ GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
         "host reference (tests)",
         [gpus] { return host_reference_gpus(gpus); },
         [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); },
+        [](int, const PieceBatchLimits& limits) { return make_host_piece_decoder(limits); },
         true};
 }
 

@@ -1,7 +1,8 @@
 // Where the decompress node's GPU inflaters come from: the GPUs a backend
-// offers and one MemberBatchInflater per GPU worker. The CUDA backend offers
-// the GPUs CUDA sees and inflates with GpuInflater; the host reference
-// backend offers pretend GPUs that inflate on the host, for tests only, so
+// offers and one MemberBatchInflater (and, for stream pieces, one
+// PieceBatchDecoder) per GPU worker. The CUDA backend offers the GPUs CUDA
+// sees and inflates with GpuInflater and GpuPieceDecoder; the host reference
+// backend offers pretend GPUs that do both on the host, for tests only, so
 // that the CPU test suite runs the decompress node's whole GPU path. A user
 // cannot name it in a pipeline.
 #pragma once
@@ -12,6 +13,7 @@
 
 #include "devices/gpu_devices.hpp"
 #include "nodes/decompress/member_batch_inflater.hpp"
+#include "nodes/decompress/piece_batch_decoder.hpp"
 
 namespace invidx {
 
@@ -19,6 +21,8 @@ struct GpuInflateBackend {
     std::string name;                         // "cuda", "host reference (tests)"
     std::function<GpuInventory()> inventory;  // the GPUs "gpus" may name
     std::function<std::unique_ptr<MemberBatchInflater>(int ordinal, const MemberBatchLimits& limits)> make_inflater;
+    // Where GPU workers also decode stream pieces ("gpu_stream_pieces").
+    std::function<std::unique_ptr<PieceBatchDecoder>(int ordinal, const PieceBatchLimits& limits)> make_piece_decoder;
     // Whether chunks go to the GPU workers before one of them has made its
     // inflater, and wait for it there. Otherwise (CUDA's) the chunk decoders
     // take every chunk until then (decompress_node.cpp). True for tests

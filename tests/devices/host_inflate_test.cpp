@@ -16,13 +16,14 @@
 #include "devices/inflate/crc32_combine.hpp"
 #include "devices/inflate/lockstep_decoding.hpp"
 #include "devices/inflate/warp_jobs.hpp"
-#include "support/host_lanes.hpp"
+#include "devices/inflate/host_lanes.hpp"
 #include "support/inflate_batches.hpp"
 
 namespace {
 
 using namespace invidx;
 using namespace invidx::testing;
+using inflate::HostLanes;
 
 // Every member ok with its text.
 void check_all_ok(const InflateBatch& batch, const HostInflated& inflated) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "support/gzip_member.hpp"
-#include "support/host_lanes.hpp"
+#include "devices/inflate/host_lanes.hpp"
 #include "support/stream_pieces.hpp"
 #include "support/web_text.hpp"
 
@@ -19,6 +19,7 @@ namespace {
 
 using namespace invidx;
 using namespace invidx::testing;
+using inflate::HostPieceLanes;
 
 std::vector<WarpPiece> decode_by_warp_on_host(const std::string& file, const std::vector<inflate::PieceBounds>& bounds,
                                               size_t piece_bytes) {

@@ -1,7 +1,8 @@
 // The decompress node's GPU workers on a real GPU (the CUDA backend: a
-// GpuInflater per worker) build the index the CPU alone builds: byte-
-// identical CIFF on generated per-record WARC.gz files and the sample, and
-// the CPU's error for a damaged file. GPU test cases (support/gpu_test.hpp):
+// GpuInflater per worker, and a GpuPieceDecoder for stream pieces) build the
+// index the CPU alone builds: byte-identical CIFF on generated per-record
+// WARC.gz files, the sample and a one-stream file, and the CPU's error for a
+// damaged file. GPU test cases (support/gpu_test.hpp):
 // gpu_inflate_test.cpp runs the same graph with the host reference backend
 // everywhere.
 #include <doctest/doctest.h>
@@ -12,9 +13,11 @@
 #include "devices/gpu_devices.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/gpu_inflate_backend.hpp"
+#include "support/collections.hpp"
 #include "support/generated_warc.hpp"
 #include "support/gpu_inflate_builds.hpp"
 #include "support/gpu_test.hpp"
+#include "support/gzip_member.hpp"
 
 using namespace invidx;
 using namespace invidx::testing;
@@ -112,4 +115,26 @@ GPU_TEST_CASE("decompress gpus (device): a damaged member fails the build with t
         CHECK(expected != "no error");
         CHECK(error_of(path, nlohmann::json::parse("[0]"), "gpu") == expected);
     }
+}
+
+GPU_TEST_CASE("decompress gpu_stream_pieces (device): a one-stream WARC.gz searched in pieces on gpu:0 gives the unsplit CIFF") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
+    TempDir dir;
+    const std::string path = dir.write("in/one-stream.warc.gz", member(random_warc_records(59, 1500))).string();
+    const std::vector<std::string> small = {"memory.read_block_bytes=65536", "decompress.count=2", "memory.tokens=16"};
+    std::vector<std::string> unsplit = small, gpu = small;
+    unsplit.push_back("decompress.split_gzip_streams=false");
+    for (const char* set : {"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true", "decompress.gpu_stream_piece_bytes=8192",
+                            "decompress.gpu_batch_bytes=262144"})
+        gpu.push_back(set);
+    build_index(standard_pipeline({path}, dir / "unsplit", 2, 2), unsplit);
+    const BuildReport report = build_index(standard_pipeline({path}, dir / "gpu", 2, 2), gpu);
+    CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "unsplit"));
+    const nlohmann::json& section = report.json.at("split_gzip");
+    CAPTURE(section.dump());
+    uint64_t gpu_pieces = 0;
+    for (const auto& decoder : section.at("decoders"))
+        if (decoder.at("kind") == "gpu") gpu_pieces += decoder.at("stream_pieces").get<uint64_t>();
+    CHECK(gpu_pieces > 10);
+    CHECK(section.at("stream_pieces_decoded_again").get<uint64_t>() == 0);
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 
+#include "nodes/decompress/gpu_inflate_backend.hpp"
 #include "support/collections.hpp"
 #include "support/gzip_member.hpp"
 #include "support/temp_dir.hpp"
@@ -319,6 +320,85 @@ TEST_CASE("split_gzip_streams: a file of one gzip stream cut into pieces gives t
         CHECK(section.at("files_decoded_in_order_from_a_chunk").get<uint64_t>() == 0);
         if (!again) CHECK(section.at("stream_pieces_decoded_again").get<uint64_t>() == 0);
     }
+}
+
+TEST_CASE("gpu_stream_pieces (host reference GPU): pieces searched on the GPU workers give the same index and errors") {
+    // The pretend GPU runs the kernel's warp decoder on the host
+    // (devices/inflate/host_lanes.hpp), so every piece but each file's first
+    // goes through the GPU workers' batches and back to the reassembler.
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    const std::string records = random_warc_records(13, 700);
+    const size_t middle = records.find("WARC/1.0", records.size() / 2);
+    const std::string plain = gzip_member(records, {});
+    std::string damaged = plain;
+    damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x21);
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"plain", plain},
+        {"flush-points", gzip_member(records, {.level = 6, .flush_every = 50'000})},
+        {"level-9", gzip_member(records, {.level = 9})},
+        {"stored", gzip_member(records, {.level = 0})},
+        {"two-members", gzip_member(records.substr(0, middle), {}) + gzip_member(records.substr(middle), {})},
+        {"damaged-middle", damaged},
+        {"truncated", plain.substr(0, plain.size() - 3000)},
+    };
+    const std::vector<std::string> small = {"memory.read_block_bytes=65536", "decompress.count=3", "memory.tokens=16"};
+    for (const auto& [name, bytes] : files) {
+        CAPTURE(name);
+        TempDir dir;
+        const auto input = dir.write("in/" + name + ".warc.gz", bytes);
+        std::vector<std::string> unsplit = small, gpu = small;
+        unsplit.push_back("decompress.split_gzip_streams=false");
+        for (const char* set : {"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true",
+                                "decompress.gpu_stream_piece_bytes=8192", "decompress.gpu_batch_bytes=262144"})
+            gpu.push_back(set);
+        const std::string unsplit_error = build_error(input, dir / "unsplit", unsplit);
+        const std::string gpu_error = build_error(input, dir / "gpu", gpu);
+        const bool failed = name == "damaged-middle" || name == "truncated";
+        CHECK(gpu_error.empty() == !failed);
+        // Damage inside the stream decodes to wrong text before the
+        // trailer's CRC-32 is reached: whichever node meets it first (the
+        // frame node's WARC reader, or the CRC-32 check) names the file.
+        if (name == "damaged-middle") {
+            CHECK(gpu_error.find(name + ".warc.gz") != std::string::npos);
+        } else {
+            CHECK(gpu_error == unsplit_error);
+        }
+        if (failed) {
+            CHECK_FALSE(std::filesystem::exists(dir / "gpu"));
+            continue;
+        }
+        CHECK(ciff_bytes(dir / "gpu") == ciff_bytes(dir / "unsplit"));
+        IndexReader index(dir / "gpu");
+        const nlohmann::json& section = index.report()->at("split_gzip");
+        CAPTURE(section.dump());
+        CHECK(section.at("stream_files_split").get<uint64_t>() == 1);
+        uint64_t gpu_pieces = 0;
+        for (const auto& decoder : section.at("decoders"))
+            if (decoder.at("kind") == "gpu") gpu_pieces += decoder.at("stream_pieces").get<uint64_t>();
+        // A stream of stored blocks has no block a search finds: every piece goes back to the CPU.
+        if (name == "stored") {
+            CHECK(gpu_pieces == 0);
+        } else {
+            CHECK(gpu_pieces > 10);
+            CHECK(section.at("stream_pieces_decoded_again").get<uint64_t>() == 0);
+        }
+    }
+}
+
+TEST_CASE("gpu_stream_pieces: bad values and settings it needs name the key") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
+    TempDir dir;
+    const auto input = dir.write("in/a.warc.gz", gzip_member(random_warc_records(14, 50), {}));
+    const auto error_of = [&](const std::vector<std::string>& sets) { return build_error(input, dir / "out", sets); };
+    CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=\"yes\""}).find("/nodes/1/gpu_stream_pieces") !=
+          std::string::npos);
+    CHECK(error_of({"decompress.gpus=\"none\"", "decompress.gpu_stream_pieces=true"}).find("needs GPU inflate") !=
+          std::string::npos);
+    CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true", "decompress.split_gzip_streams=false"})
+              .find("needs split_gzip_streams") != std::string::npos);
+    CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true", "decompress.gpu_stream_piece_bytes=0"})
+              .find("/nodes/1/gpu_stream_piece_bytes") != std::string::npos);
+    CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true"}).empty());
 }
 
 TEST_CASE("split_gzip_streams: \"auto\" cuts only a file of over three times a worker's share; bad values name the key") {

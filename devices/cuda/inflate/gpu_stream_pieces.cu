@@ -83,7 +83,7 @@ struct GpuPieceDecoder::State {
     cuda::PinnedArray<uint16_t> host_output;
     cuda::PinnedArray<GpuStreamPiece> host_pieces;
     cuda::PinnedArray<inflate::PieceOutcome> host_outcomes;
-    cuda::ScopedEvent started, copied_in, decoded, copied_out;
+    cuda::ScopedEvent started, copied_in, decoded, outcomes_back, copied_out;
     uint32_t last_count = 0;
     Timings timings;
 
@@ -100,14 +100,12 @@ struct GpuPieceDecoder::State {
         if (batch.size() > max_count)
             throw Error("GPU pieces: a batch of " + std::to_string(batch.size()) + " pieces, the decoder holds " +
                         std::to_string(max_count));
-        uint64_t output_end = 0;
         for (size_t i = 0; i < batch.size(); ++i) {
             const GpuStreamPiece& p = batch[i];
             if (p.in_offset > input_size || p.in_size > input_size - p.in_offset)
                 throw Error("GPU pieces: piece " + std::to_string(i) + "'s bytes are past the batch's input");
             if (p.out_offset > max_output || p.out_capacity > max_output - p.out_offset)
                 throw Error("GPU pieces: piece " + std::to_string(i) + "'s symbols are past the decoder's output");
-            output_end = std::max<uint64_t>(output_end, p.out_offset + p.out_capacity);
         }
         last_count = static_cast<uint32_t>(batch.size());
         timings = {};
@@ -127,8 +125,16 @@ struct GpuPieceDecoder::State {
         check(cudaMemcpyAsync(host_outcomes.data(), outcomes.data(), batch.size() * sizeof(inflate::PieceOutcome),
                               cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (outcomes)");
-        check(cudaMemcpyAsync(host_output.data(), output.data(), output_end * sizeof(uint16_t), cudaMemcpyDeviceToHost, s),
-              "cudaMemcpyAsync (symbols)");
+        cuda::wait_yielding(s, outcomes_back, "decode_pieces_by_warp");
+        // Then each decoded piece's text symbols, not the room it had.
+        for (size_t i = 0; i < batch.size(); ++i) {
+            const inflate::PieceOutcome& o = host_outcomes.data()[i];
+            if (!o.ok || o.symbols == 0) continue;
+            const uint64_t at = batch[i].out_offset + inflate::kPieceWindowSymbols;
+            check(cudaMemcpyAsync(host_output.data() + at, output.data() + at, uint64_t{o.symbols} * sizeof(uint16_t),
+                                  cudaMemcpyDeviceToHost, s),
+                  "cudaMemcpyAsync (symbols)");
+        }
         copied_out.record(s);
         cuda::wait_yielding(copied_out.get(), "decode_pieces_by_warp");
         timings.copy_in = copied_in.seconds_since(started);
