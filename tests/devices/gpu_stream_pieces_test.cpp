@@ -5,16 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "devices/gpu_stream_pieces.hpp"
 #include "invidx/error.hpp"
 #include "support/gpu_test.hpp"
-#include "support/gzip_member.hpp"
 #include "support/stream_pieces.hpp"
-#include "support/web_text.hpp"
 
 namespace {
 
@@ -53,33 +50,9 @@ NO_GPU_TEST_CASE("GpuPieceDecoder: without a usable GPU the constructor throws")
 }
 
 GPU_TEST_CASE("gpu stream pieces: levels, flush points and piece sizes as the CPU decodes them") {
-    std::mt19937 random(21);
-    const std::string text = web_text(random, 1'500'000);
-    for (const int level : {1, 6, 9}) {
-        for (const size_t flush_every : {size_t{0}, size_t{100'000}}) {
-            MemberOptions options;
-            options.level = level;
-            options.flush_every = flush_every;
-            const std::string file = member(text, options);
-            for (const size_t piece_bytes : {size_t{20'000}, size_t{120'000}}) {
-                CAPTURE(level);
-                CAPTURE(flush_every);
-                CAPTURE(piece_bytes);
-                CHECK(check_on_gpu(file, piece_bytes) > 2);
-            }
-        }
-    }
+    check_every_stream(21, check_on_gpu);
 }
 
 GPU_TEST_CASE("gpu stream pieces: damage, truncation and stored blocks fail where the CPU's fail") {
-    std::mt19937 random(22);
-    const std::string text = web_text(random, 600'000);
-    const std::string file = member(text);
-    std::string damaged = file;
-    for (size_t at = 30'000; at < damaged.size(); at += 45'000) damaged[at] = static_cast<char>(damaged[at] ^ 0x5A);
-    check_on_gpu(damaged, 25'000);
-    check_on_gpu(file.substr(0, file.size() - 20'000), 25'000);
-    MemberOptions stored;
-    stored.level = 0;
-    CHECK(check_on_gpu(member(text.substr(0, 200'000), stored), 25'000) == 0);
+    check_failing_streams(22, check_on_gpu);
 }

@@ -10,11 +10,14 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "devices/inflate/lockstep_piece_decoding.hpp"
 #include "nodes/decompress/deflate_piece.hpp"
+#include "support/gzip_member.hpp"
+#include "support/web_text.hpp"
 
 namespace invidx::testing {
 
@@ -77,6 +80,44 @@ inline size_t check_pieces_alike(const std::string& file, size_t piece_bytes, co
         if (host.final_block) break;
     }
     return ok;
+}
+
+// `check(file, piece_bytes)` (check_pieces_alike with a warp decoder) on
+// the streams both warp decoders are held to: web text at levels 1, 6 and
+// 9, with and without flush points, in pieces of two sizes.
+inline void check_every_stream(unsigned seed, const std::function<size_t(const std::string&, size_t)>& check) {
+    std::mt19937 random(seed);
+    const std::string text = web_text(random, 1'500'000);
+    for (const int level : {1, 6, 9}) {
+        for (const size_t flush_every : {size_t{0}, size_t{100'000}}) {
+            MemberOptions options;
+            options.level = level;
+            options.flush_every = flush_every;
+            const std::string file = member(text, options);
+            for (const size_t piece_bytes : {size_t{20'000}, size_t{120'000}}) {
+                CAPTURE(level);
+                CAPTURE(flush_every);
+                CAPTURE(piece_bytes);
+                CHECK(check(file, piece_bytes) > 2);
+            }
+        }
+    }
+}
+
+// Streams whose pieces fail: damage in the middle of pieces, truncation
+// before the trailer, and a stream of stored blocks (no dynamic block for
+// the search to find).
+inline void check_failing_streams(unsigned seed, const std::function<size_t(const std::string&, size_t)>& check) {
+    std::mt19937 random(seed);
+    const std::string text = web_text(random, 600'000);
+    const std::string file = member(text);
+    std::string damaged = file;
+    for (size_t at = 30'000; at < damaged.size(); at += 45'000) damaged[at] = static_cast<char>(damaged[at] ^ 0x5A);
+    check(damaged, 25'000);
+    check(file.substr(0, file.size() - 20'000), 25'000);
+    MemberOptions stored;
+    stored.level = 0;
+    CHECK(check(member(text.substr(0, 200'000), stored), 25'000) == 0);
 }
 
 }  // namespace invidx::testing
