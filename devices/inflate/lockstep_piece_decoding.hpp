@@ -51,7 +51,7 @@ struct PieceOutcome {
     uint8_t ok = 0;              // decoded from start_bit to end_bit
     uint8_t final_block = 0;     // the stream's final block ended in the piece
     uint8_t trailer_read = 0;    // and the bytes hold its trailer
-    uint8_t unused = 0;
+    uint8_t no_block = 0;        // ok, no block starts before the stop: start_bit = end_bit = the stop
 };
 
 // The lowest set bit's position (x not 0).
@@ -107,7 +107,10 @@ INVIDX_HOST_DEVICE inline PieceOutcome decode_piece_in_lockstep(const unsigned c
     if (capacity <= kPieceWindowSymbols) return o;
     lanes.fill_markers(out);
     t.fixed_built = false;
-    const uint64_t search_end = bounds.search_end_bit < uint64_t{size} * 8 ? bounds.search_end_bit : uint64_t{size} * 8;
+    uint64_t search_end = bounds.search_end_bit < uint64_t{size} * 8 ? bounds.search_end_bit : uint64_t{size} * 8;
+    // As decode_deflate_piece: the search ends at the stop.
+    const bool stops = bounds.has_stop && bounds.stop_bit <= search_end;
+    if (stops) search_end = bounds.stop_bit;
     for (uint64_t group = bounds.search_bit; group < search_end; group += 32) {
         for (uint32_t candidates = lanes.candidates(in, size, group, search_end); candidates != 0; candidates &= candidates - 1) {
             const uint64_t bit = group + lowest_set_bit(candidates);
@@ -121,12 +124,6 @@ INVIDX_HOST_DEVICE inline PieceOutcome decode_piece_in_lockstep(const unsigned c
             bool final_block = false;
             if (decode_piece_block(r, in, out, produced, capacity, t, lanes, final_block) != InflateStatus::ok) continue;
             o.start_bit = bit;
-            if (bounds.has_stop && bit >= bounds.stop_bit) {  // the piece holds no block
-                o.end_bit = bit;
-                o.ok = 1;
-                lanes.flush(out);
-                return o;
-            }
             while (!final_block) {
                 const uint64_t at = r.consumed_bits();
                 // Only a dynamic block ends a piece (the next piece's search
@@ -148,6 +145,12 @@ INVIDX_HOST_DEVICE inline PieceOutcome decode_piece_in_lockstep(const unsigned c
             lanes.flush(out);
             return o;
         }
+    }
+    lanes.flush(out);
+    if (stops) {
+        o.start_bit = o.end_bit = bounds.stop_bit;
+        o.no_block = 1;
+        o.ok = 1;
     }
     return o;
 }

@@ -209,11 +209,7 @@ bool start_piece_at(uint64_t bit, std::string_view bytes, DecoderTables& t, Symb
     const BlockResult first = decode_block(r, bytes, t, s, writer);
     if (first == BlockResult::failed) return false;
     piece.start_bit = bit;
-    if (limits.stop_bit && bit >= *limits.stop_bit) {  // the piece holds no block
-        s.size = s.text_begin;
-        piece.end_bit = bit;
-        piece.ok = true;
-    } else if (first == BlockResult::final_block) {
+    if (first == BlockResult::final_block) {
         finish_final_block(r, bytes, piece);
     } else {
         decode_blocks(r, bytes, t, writer, limits, piece);
@@ -271,7 +267,11 @@ DeflatePiece decode_deflate_piece(std::string_view bytes, uint64_t search_bit, u
     s.text_begin = s.size = kDeflateWindowBytes;
     auto tables = std::make_unique<DecoderTables>();
     tables->fixed_built = false;
-    const uint64_t end = std::min<uint64_t>(search_end_bit, bytes.size() * 8);
+    uint64_t end = std::min<uint64_t>(search_end_bit, bytes.size() * 8);
+    // The search ends at the stop: a block starting past it is the next
+    // piece's to find, and a piece without one holds no block start at all.
+    const bool stops = limits.stop_bit && *limits.stop_bit <= end;
+    if (stops) end = *limits.stop_bit;
     for (uint64_t group = search_bit; group < end; group += 32) {
         // The positions of 32 at once whose type and counts pass (their
         // fields lie in the 57 bits from `group`), then each such one.
@@ -283,6 +283,12 @@ DeflatePiece decode_deflate_piece(std::string_view bytes, uint64_t search_bit, u
             if (could_start_dynamic_block(in, bytes.size(), bit) && start_piece_at(bit, bytes, *tables, writer, limits, piece))
                 return piece;
         }
+    }
+    if (stops) {
+        s.size = s.text_begin;
+        piece.start_bit = piece.end_bit = *limits.stop_bit;
+        piece.no_block = true;
+        piece.ok = true;
     }
     return piece;
 }

@@ -48,6 +48,10 @@ struct PieceSymbols {
 
 struct DeflatePiece {
     bool ok = false;              // decoded from start_bit to end_bit without error
+    // ok, but no block starts in the searched bits before the stop: then
+    // start_bit = end_bit = the stop, no symbols. The piece holds only the
+    // inside of a block that began before it (split_gzip.cpp passes it through).
+    bool no_block = false;
     uint64_t start_bit = 0;       // of the piece's first block, in the bytes given
     uint64_t end_bit = 0;         // the boundary where it stopped (or the final block's end)
     PieceSymbols symbols;         // the text: bytes and markers
@@ -85,8 +89,10 @@ DeflatePiece decode_deflate_from(std::string_view bytes, uint64_t start_bit, std
                                  const DeflatePieceLimits& limits, PieceSymbols buffer = {});
 
 // Decodes from the first dynamic block found at or after bit `search_bit`
-// (searching no further than `search_end_bit`), its window unknown: symbols
-// may be markers. ok false when no block start is found or decoding fails.
+// (searching no further than `search_end_bit`, nor than the stop), its
+// window unknown: symbols may be markers. ok with no_block where none is
+// found before a stop within the bytes; ok false where none is found
+// otherwise, or decoding fails.
 DeflatePiece decode_deflate_piece(std::string_view bytes, uint64_t search_bit, uint64_t search_end_bit,
                                   const DeflatePieceLimits& limits, PieceSymbols buffer = {});
 

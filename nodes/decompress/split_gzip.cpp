@@ -367,6 +367,14 @@ void GzipReassembler::accept_pieces(FileState& state, const InputFile& file, con
             if (symbols_) symbols_->give_back(std::move(piece.symbols));
             continue;
         }
+        // A piece with no block start before its stop holds the inside of
+        // the block the one before ended in: it passes through where that
+        // one ended at or past its stop. Else a block did start in it
+        // (past what its bytes let its search decode): decoded again below.
+        if (piece.ok && piece.no_block && !job.first && stream.expected_bit >= piece.end_bit) {
+            piece.start_bit = piece.end_bit = stream.expected_bit;
+            piece.no_block = false;
+        }
         // A piece where the member ends (its final block may begin in a
         // piece before the file's last) must hold the member's trailer.
         const bool fits = piece.ok && (job.first || piece.start_bit == stream.expected_bit) &&

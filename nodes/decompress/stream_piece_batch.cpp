@@ -83,6 +83,7 @@ std::vector<StreamPieceBatch::Done> StreamPieceBatch::run(PieceSymbolPool& symbo
         const uint64_t base = entries[i].base;
         DeflatePiece piece;
         piece.ok = true;
+        piece.no_block = o.no_block != 0;
         piece.start_bit = o.start_bit + base * 8;
         piece.end_bit = o.end_bit + base * 8;
         piece.final_block = o.final_block != 0;

@@ -217,12 +217,14 @@ std::string numbered_words(std::mt19937& random, size_t bytes) {
 struct PieceRun {
     std::vector<TextBlock> text;
     uint64_t redone = 0;
+    uint64_t altered = 0;  // of the pieces in `wrong`, those that held a block start
 };
 
 // A file of one gzip stream through GzipStreamChunker, the workers' steps
 // and the reassembler, each step's pieces handed on in a shuffled order;
 // the search step's result of the pieces in `wrong` altered as a header
-// found where no block starts would leave it.
+// found where no block starts would leave it (a piece without a block
+// start before its stop passes through unaltered).
 PieceRun pieces_through_reassembler(const std::string& file, size_t block_bytes, size_t piece_bytes,
                                     size_t text_block_bytes, const std::vector<uint64_t>& wrong, uint32_t seed) {
     InputFile input = testing::input_file("x.warc.gz");
@@ -241,8 +243,11 @@ PieceRun pieces_through_reassembler(const std::string& file, size_t block_bytes,
         waiting.pop_back();
         const bool search = chunk->stream->step == PieceStep::search;
         work_on_stream_piece(*chunk, text_block_bytes, nullptr, *symbols);
-        if (search && std::find(wrong.begin(), wrong.end(), chunk->index) != wrong.end())
+        if (search && std::find(wrong.begin(), wrong.end(), chunk->index) != wrong.end() &&
+            !chunk->stream->piece.no_block) {
             chunk->stream->piece.start_bit += 1;
+            ++out.altered;
+        }
         reassembler.push(
             chunk, input, [&](TextBlock&& text) { out.text.push_back(std::move(text)); },
             [&](GzipChunkPtr again) { waiting.push_back(std::move(again)); });
@@ -262,7 +267,8 @@ TEST_CASE("pieces of one gzip stream: the text of decoding it in order, any fini
         Split split;
         split.text = run.text;
         check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
-        CHECK(run.redone == 3);
+        CHECK(run.altered > 0);
+        CHECK(run.redone == run.altered);
     }
 }
 
