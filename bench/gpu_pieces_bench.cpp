@@ -7,7 +7,8 @@
 // FILE (e.g. a ClueWeb-style WARC.gz, or bench/stream_pieces.sh's files) is
 // cut every --piece-bytes compressed bytes; piece k searches its own bytes
 // for its first dynamic block and stops at the first dynamic block at or
-// after piece k + 1's first byte, reading on into the bytes after it. Every
+// after piece k + 1's first byte, reading on into the bytes after it (a
+// piece in which no block starts passes through, as in a build). Every
 // GPU piece is checked against the CPU's (the block found, where it stops,
 // every symbol), and the CPU's pieces, resolved in order, against the gzip
 // trailer's CRC-32 and length, before anything is timed. Rates are GB
@@ -16,11 +17,7 @@
 //   gpu, decode()     the whole call: bytes over PCIe, kernel, symbols back
 //   cpu, 1 core       decode_deflate_piece piece after piece on this thread
 //
-// With --read-ahead A a piece searches on A bytes past its own, as the
-// decompress node's pieces search on into the bytes after them: a piece
-// that holds no block start then decodes the next piece's first block.
-//
-//   invidx_gpu_pieces_bench FILE.gz [--piece-bytes N] [--read-ahead A] [--repeat R] [--device D]
+//   invidx_gpu_pieces_bench FILE.gz [--piece-bytes N] [--repeat R] [--device D]
 
 #include <zlib.h>
 
@@ -60,21 +57,20 @@ double median(std::vector<double> values) {
 }
 
 // Piece k: its bytes from its first byte to the file's end, searched over
-// its own `piece_bytes` and `read_ahead` more (the first from its deflate
-// data), stopping at the next piece's first byte (the last: at the
-// stream's end).
+// its own `piece_bytes` (the first from its deflate data), stopping at the
+// next piece's first byte (the last: at the stream's end).
 struct PiecePlan {
     uint64_t offset = 0;
     inflate::PieceBounds bounds;
 };
 
-std::vector<PiecePlan> plan_pieces(const std::string& file, size_t header, size_t piece_bytes, size_t read_ahead) {
+std::vector<PiecePlan> plan_pieces(const std::string& file, size_t header, size_t piece_bytes) {
     std::vector<PiecePlan> plans;
     for (uint64_t offset = 0; offset < file.size(); offset += piece_bytes) {
         PiecePlan p;
         p.offset = offset;
         p.bounds.search_bit = offset == 0 ? uint64_t{header} * 8 : 0;
-        p.bounds.search_end_bit = uint64_t{piece_bytes + read_ahead} * 8;
+        p.bounds.search_end_bit = uint64_t{piece_bytes} * 8;
         if (offset + piece_bytes < file.size()) {
             p.bounds.stop_bit = uint64_t{piece_bytes} * 8;
             p.bounds.has_stop = 1;
@@ -94,7 +90,6 @@ DeflatePiece cpu_piece(const std::string& file, const PiecePlan& p, PieceSymbols
 tools::Flags bench_flags() {
     tools::Flags flags;
     flags.add({.name = "--piece-bytes", .value_name = "N", .help = "compressed bytes a piece (default 65536)"});
-    flags.add({.name = "--read-ahead", .value_name = "A", .help = "bytes a piece searches past its own, as in a build (default 0)"});
     flags.add({.name = "--repeat", .value_name = "R", .help = "runs per row; the median counts (default 5)"});
     flags.add({.name = "--device", .value_name = "D", .help = "GPU ordinal (default 0)"});
     flags.add({.name = "--help", .help = "this help", .alias = "-h", .stops_parsing = true});
@@ -105,7 +100,6 @@ tools::Flags bench_flags() {
 
 int main(int argc, char** argv) {
     size_t piece_bytes = 65536;
-    size_t read_ahead = 0;
     unsigned repeat = 5;
     int device = 0;
     std::string path;
@@ -113,7 +107,7 @@ int main(int argc, char** argv) {
     try {
         const tools::ParsedFlags given = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
         if (given.has("--help")) {
-            std::cout << flags.help({.usage = "usage: invidx_gpu_pieces_bench FILE.gz [--piece-bytes N] [--read-ahead A] [--repeat R] [--device D]",
+            std::cout << flags.help({.usage = "usage: invidx_gpu_pieces_bench FILE.gz [--piece-bytes N] [--repeat R] [--device D]",
                                      .description = "The pieces of a gzip file of one stream decoded on a GPU, a warp a piece, its\n"
                                                     "window unknown, beside one CPU core decoding the same pieces.",
                                      .options_heading = "Options:\n",
@@ -122,7 +116,6 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (auto value = given.value("--piece-bytes")) piece_bytes = tools::positive_integer("--piece-bytes", *value);
-        if (auto value = given.value("--read-ahead")) read_ahead = tools::unsigned_integer("--read-ahead", *value);
         if (auto value = given.value("--repeat")) repeat = static_cast<unsigned>(tools::positive_integer("--repeat", *value));
         if (auto value = given.value("--device")) device = static_cast<int>(tools::unsigned_integer("--device", *value));
         if (given.arguments().size() != 1) throw tools::UsageError("one FILE.gz");
@@ -136,7 +129,7 @@ int main(int argc, char** argv) {
         ensure(file.size() < (uint64_t{1} << 31), "files of up to 2 GB");
         const std::optional<size_t> header = gzip_header_length(file);
         ensure(header.has_value(), path + " is not gzip");
-        const std::vector<PiecePlan> plans = plan_pieces(file, *header, piece_bytes, read_ahead);
+        const std::vector<PiecePlan> plans = plan_pieces(file, *header, piece_bytes);
 
         // The CPU's pieces, timed, then resolved in order and checked against the trailer.
         std::vector<DeflatePiece> cpu(plans.size());
@@ -183,9 +176,11 @@ int main(int argc, char** argv) {
         const uint32_t crc = static_cast<uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(text.data()), text.size()));
         ensure(crc == trailer_crc && static_cast<uint32_t>(text.size()) == trailer_size,
                "the pieces' text does not match the gzip trailer");
-        std::printf("%s: %.1f MB compressed, %.1f MB of text, %zu pieces of %zu bytes searched on %zu past them; "
+        size_t without_block = 0;
+        for (const DeflatePiece& piece : cpu) without_block += piece.ok && piece.no_block;
+        std::printf("%s: %.1f MB compressed, %.1f MB of text, %zu pieces of %zu bytes, %zu without a block start; "
                     "%zu would be decoded again\n",
-                    path.c_str(), file.size() / 1e6, text.size() / 1e6, plans.size(), piece_bytes, read_ahead, redo);
+                    path.c_str(), file.size() / 1e6, text.size() / 1e6, plans.size(), piece_bytes, without_block, redo);
 
         struct Row {
             std::string what;
