@@ -894,6 +894,9 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
         throw ConfigError(options.pointer("gpu_stream_pieces"), "needs GPU inflate (\"gpus\"): " + gpus.reason);
     if (gpu_settings.stream_pieces && split_streams == StreamSplit::off)
         throw ConfigError(options.pointer("gpu_stream_pieces"), "needs split_gzip_streams");
+    // A piece size for pieces the GPUs do not search would do nothing.
+    if (!gpu_settings.stream_pieces && !options.raw("gpu_stream_piece_bytes").is_null())
+        throw ConfigError(options.pointer("gpu_stream_piece_bytes"), "needs gpu_stream_pieces true");
     gpu_settings.stream_piece_bytes = options.byte_size("gpu_stream_piece_bytes", kDefaultGpuStreamPieceBytes);
     if (gpu_settings.stream_piece_bytes == 0 || gpu_settings.stream_piece_bytes > (uint64_t{1} << 30))
         throw ConfigError(options.pointer("gpu_stream_piece_bytes"), "must be between 1 and 2^30");

@@ -400,6 +400,8 @@ TEST_CASE("gpu_stream_pieces: bad values and settings it needs name the key") {
               .find("needs split_gzip_streams") != std::string::npos);
     CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true", "decompress.gpu_stream_piece_bytes=0"})
               .find("/nodes/1/gpu_stream_piece_bytes") != std::string::npos);
+    CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_piece_bytes=65536"}).find("needs gpu_stream_pieces") !=
+          std::string::npos);
     CHECK(error_of({"decompress.gpus=[0]", "decompress.gpu_stream_pieces=true"}).empty());
 }
 
