@@ -34,6 +34,7 @@
 #include "devices/gpu_stream_pieces.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/deflate_piece.hpp"
+#include "nodes/decompress/piece_batch_decoder.hpp"
 #include "tools/common/flags.hpp"
 
 namespace {
@@ -189,8 +190,8 @@ int main(int argc, char** argv) {
         std::vector<Row> rows;
         std::string gpu_failure;
         try {
-            // Room for 12 symbols a compressed byte: a piece that expands further fails on the GPU.
-            const uint32_t capacity = inflate::kPieceWindowSymbols + static_cast<uint32_t>(piece_bytes) * 12;
+            // A piece's room as in builds: one that makes more fails on the GPU (out of room).
+            const uint32_t capacity = piece_batch_limits(file.size(), piece_bytes).piece_symbols;
             std::vector<GpuStreamPiece> pieces(plans.size());
             for (size_t k = 0; k < plans.size(); ++k) {
                 pieces[k].in_offset = plans[k].offset;
@@ -199,7 +200,8 @@ int main(int argc, char** argv) {
                 pieces[k].out_offset = uint64_t{k} * capacity;
                 pieces[k].bounds = plans[k].bounds;
             }
-            GpuPieceDecoder decoder(device, file.size(), uint64_t{capacity} * plans.size(), plans.size());
+            GpuPieceDecoder decoder(device, file.size(), uint64_t{capacity} * plans.size(), plans.size(),
+                                    uint64_t{8} * file.size());
             std::memcpy(decoder.input(), file.data(), file.size());
             const std::vector<inflate::PieceOutcome> outcomes = decoder.decode(file.size(), pieces);  // warm-up, checked
             size_t differ = 0, failed = 0;
@@ -210,7 +212,7 @@ int main(int argc, char** argv) {
                     ++failed;
                     continue;
                 }
-                const uint16_t* symbols = decoder.output() + pieces[k].out_offset + inflate::kPieceWindowSymbols;
+                const uint16_t* symbols = decoder.text(k);
                 if (!c.ok || bool(o.no_block) != c.no_block || o.start_bit != c.start_bit || o.end_bit != c.end_bit ||
                     o.symbols != c.symbols.text_size() ||
                     !std::equal(symbols, symbols + o.symbols, c.symbols.text()))

@@ -29,22 +29,28 @@ struct GpuStreamPiece {
 
 class GpuPieceDecoder {
 public:
-    GpuPieceDecoder(int device_ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces);
+    // max_output_symbols: the device's room for every piece's symbols
+    // (out_offset, out_capacity); max_text_symbols: the host's for the
+    // decoded pieces' text, which comes back packed (web text fills about
+    // a fifth of the room a piece needs for its largest block).
+    GpuPieceDecoder(int device_ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces,
+                    size_t max_text_symbols);
     ~GpuPieceDecoder();
     GpuPieceDecoder(const GpuPieceDecoder&) = delete;
     GpuPieceDecoder& operator=(const GpuPieceDecoder&) = delete;
 
     // Page-locked: write the batch's compressed bytes here (max_input_bytes).
     char* input();
-    // Page-locked: after decode(), each decoded piece's text symbols at
-    // its out_offset + kPieceWindowSymbols (the window's markers before
-    // them stay on the device).
-    const uint16_t* output() const;
 
     // Copies input()[0, input_size) to the GPU, decodes every piece, copies
     // the outcomes and each decoded piece's text symbols back. Pieces
     // must lie inside input_size and max_output_symbols (else invidx::Error).
+    // A decoded piece whose text finds no host room left is returned not
+    // ok, out_of_room (a CPU worker searches it).
     std::vector<inflate::PieceOutcome> decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces);
+    // After decode(): piece k's text symbols (its outcome's `symbols` of
+    // them; the window's markers before them stay on the device), page-locked.
+    const uint16_t* text(size_t k) const;
 
     struct Timings {
         double copy_in = 0;

@@ -104,12 +104,12 @@ double GpuInflater::time_resident_kernel() { return 0; }
 
 struct GpuPieceDecoder::State {};
 
-GpuPieceDecoder::GpuPieceDecoder(int, size_t, size_t, size_t) {
+GpuPieceDecoder::GpuPieceDecoder(int, size_t, size_t, size_t, size_t) {
     throw Error("invidx was built without CUDA: no GPU stream pieces");
 }
 GpuPieceDecoder::~GpuPieceDecoder() = default;
 char* GpuPieceDecoder::input() { return nullptr; }
-const uint16_t* GpuPieceDecoder::output() const { return nullptr; }
+const uint16_t* GpuPieceDecoder::text(size_t) const { return nullptr; }
 std::vector<inflate::PieceOutcome> GpuPieceDecoder::decode(size_t, const std::vector<GpuStreamPiece>&) { return {}; }
 GpuPieceDecoder::Timings GpuPieceDecoder::last_timings() const { return {}; }
 double GpuPieceDecoder::time_resident_kernel() { return 0; }

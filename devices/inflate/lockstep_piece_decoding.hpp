@@ -11,7 +11,10 @@
 // lockstep (lockstep_decoding.hpp) on uint16 symbols: a header read whole
 // and its block decoded whole, or the next candidate. Then blocks on until
 // the first dynamic block at or after the stop, or the stream's final
-// block. `Lanes` is lockstep_decoding.hpp's, plus
+// block. Unlike the CPU's search (whose symbols grow as needed), a piece
+// has fixed room: a candidate whose block outgrows it ends the search, the
+// piece not ok (out_of_room), where trying later candidates would start
+// the piece at a later block. `Lanes` is lockstep_decoding.hpp's, plus
 //   candidates(in, size, bit, end)  bit k set: position bit + k < end passes
 //                                   could_start_dynamic_block
 //   fill_markers(out)               out[j] = 256 + j for j < kPieceWindowSymbols
@@ -52,6 +55,7 @@ struct PieceOutcome {
     uint8_t final_block = 0;     // the stream's final block ended in the piece
     uint8_t trailer_read = 0;    // and the bytes hold its trailer
     uint8_t no_block = 0;        // ok, no block starts before the stop: start_bit = end_bit = the stop
+    uint8_t out_of_room = 0;     // not ok: its blocks made more symbols than its room
 };
 
 // The lowest set bit's position (x not 0).
@@ -122,7 +126,17 @@ INVIDX_HOST_DEVICE inline PieceOutcome decode_piece_in_lockstep(const unsigned c
             r.drop(static_cast<uint32_t>(bit & 7));
             uint32_t produced = kPieceWindowSymbols;
             bool final_block = false;
-            if (decode_piece_block(r, in, out, produced, capacity, t, lanes, final_block) != InflateStatus::ok) continue;
+            const InflateStatus first = decode_piece_block(r, in, out, produced, capacity, t, lanes, final_block);
+            if (first == InflateStatus::output_overflow) {
+                // A block that decodes this far is the piece's first: no
+                // later candidate may stand in for it (the piece would
+                // start past where the one before ends, and be decoded
+                // again in order). Not ok: a CPU worker, with room, searches it.
+                lanes.flush(out);
+                o.out_of_room = 1;
+                return o;
+            }
+            if (first != InflateStatus::ok) continue;
             o.start_bit = bit;
             while (!final_block) {
                 const uint64_t at = r.consumed_bits();
@@ -135,8 +149,10 @@ INVIDX_HOST_DEVICE inline PieceOutcome decode_piece_in_lockstep(const unsigned c
                     lanes.flush(out);
                     return o;
                 }
-                if (decode_piece_block(r, in, out, produced, capacity, t, lanes, final_block) != InflateStatus::ok) {
+                const InflateStatus next = decode_piece_block(r, in, out, produced, capacity, t, lanes, final_block);
+                if (next != InflateStatus::ok) {
                     lanes.flush(out);
+                    o.out_of_room = next == InflateStatus::output_overflow;
                     return o;  // not ok
                 }
             }

@@ -18,10 +18,14 @@ public:
           tables_(std::make_unique<inflate::DecoderTables>()) {}
     const PieceBatchLimits& limits() const override { return limits_; }
     char* input() override { return input_.data(); }
-    const uint16_t* output() const override { return output_.data(); }
+    const uint16_t* text(size_t k) const override {
+        return output_.data() + text_at_.at(k) + inflate::kPieceWindowSymbols;
+    }
     std::vector<inflate::PieceOutcome> decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces) override {
         ensure(input_size <= input_.size() && pieces.size() <= limits_.pieces, "a piece batch past its limits");
         std::vector<inflate::PieceOutcome> outcomes(pieces.size());
+        text_at_.resize(pieces.size());
+        uint64_t text_symbols = 0;
         for (size_t i = 0; i < pieces.size(); ++i) {
             const GpuStreamPiece& p = pieces[i];
             ensure(p.in_offset + p.in_size <= input_size && p.out_offset + p.out_capacity <= output_.size(),
@@ -30,6 +34,13 @@ public:
             outcomes[i] = inflate::decode_piece_in_lockstep(reinterpret_cast<const unsigned char*>(input_.data()) + p.in_offset,
                                                             p.in_size, p.bounds, output_.data() + p.out_offset,
                                                             p.out_capacity, *tables_, lanes);
+            text_at_[i] = p.out_offset;
+            // As the GPU's: text past the host's room is not returned.
+            if (outcomes[i].ok && outcomes[i].symbols > limits_.text_symbols - text_symbols) {
+                outcomes[i] = inflate::PieceOutcome{};
+                outcomes[i].out_of_room = 1;
+            }
+            if (outcomes[i].ok) text_symbols += outcomes[i].symbols;
         }
         return outcomes;
     }
@@ -38,16 +49,17 @@ private:
     PieceBatchLimits limits_;
     std::string input_;
     std::vector<uint16_t> output_;
+    std::vector<uint64_t> text_at_;  // piece k's room in output_
     std::unique_ptr<inflate::DecoderTables> tables_;
 };
 
 class GpuPieceBatchDecoder final : public PieceBatchDecoder {
 public:
     GpuPieceBatchDecoder(int ordinal, const PieceBatchLimits& limits)
-        : limits_(limits), gpu_(ordinal, limits.input_bytes, limits.output_symbols, limits.pieces) {}
+        : limits_(limits), gpu_(ordinal, limits.input_bytes, limits.output_symbols, limits.pieces, limits.text_symbols) {}
     const PieceBatchLimits& limits() const override { return limits_; }
     char* input() override { return gpu_.input(); }
-    const uint16_t* output() const override { return gpu_.output(); }
+    const uint16_t* text(size_t k) const override { return gpu_.text(k); }
     std::vector<inflate::PieceOutcome> decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces) override {
         return gpu_.decode(input_size, pieces);
     }
@@ -64,9 +76,10 @@ PieceBatchLimits piece_batch_limits(size_t input_bytes, size_t piece_bytes) {
     PieceBatchLimits limits;
     limits.input_bytes = input_bytes;
     limits.pieces = input_bytes / std::max<size_t>(piece_bytes, 1) + 16;
-    const uint64_t symbols = inflate::kPieceWindowSymbols + uint64_t{6} * (piece_bytes + (size_t{32} << 10));
+    const uint64_t symbols = inflate::kPieceWindowSymbols + uint64_t{8} * piece_bytes + (uint64_t{384} << 10);
     limits.piece_symbols = static_cast<uint32_t>(std::min<uint64_t>(symbols, uint64_t{1} << 30));
     limits.output_symbols = limits.pieces * limits.piece_symbols;
+    limits.text_symbols = uint64_t{8} * input_bytes;
     return limits;
 }
 

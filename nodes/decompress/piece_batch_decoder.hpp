@@ -16,13 +16,16 @@
 
 namespace invidx {
 
-// What one batch may hold: compressed bytes in, symbols out, pieces; and
-// the symbols each piece may make (its window's markers included).
+// What one batch may hold: compressed bytes in, symbols out (the room of
+// every piece on the device), pieces, the symbols each piece may make (its
+// window's markers included), and the decoded pieces' text symbols (the
+// host's packed copy).
 struct PieceBatchLimits {
     size_t input_bytes = 0;
     size_t output_symbols = 0;
     size_t pieces = 0;
     uint32_t piece_symbols = 0;
+    size_t text_symbols = 0;
 };
 
 // The read-ahead a GPU piece gets past its stop: its last deflate block
@@ -31,9 +34,12 @@ struct PieceBatchLimits {
 inline constexpr size_t kGpuPieceLookaheadBytes = size_t{256} << 10;
 
 // The limits of a batch of `input_bytes` of compressed input (whole read
-// blocks and their read-ahead) in pieces of `piece_bytes`: symbols for 6
-// text bytes a compressed byte of the piece and of 32 KiB past its stop
-// (web text inflates 4-5x; a piece that makes more is the CPU's).
+// blocks and their read-ahead) in pieces of `piece_bytes`. A piece's room:
+// 8 text bytes a compressed byte of the piece (web text inflates 4-5x)
+// and 384 KiB for its last block, which runs on past its stop (zlib's
+// blocks of web text make up to some 250 KiB; 32 KiB pieces of generated
+// web pages at gzip -6 made at most 411 K symbols). The host's text: 8
+// symbols a byte of input. A piece that makes more is the CPU's.
 PieceBatchLimits piece_batch_limits(size_t input_bytes, size_t piece_bytes);
 
 class PieceBatchDecoder {
@@ -41,9 +47,9 @@ public:
     virtual ~PieceBatchDecoder() = default;
     virtual const PieceBatchLimits& limits() const = 0;
     virtual char* input() = 0;
-    // After decode(): each decoded piece's text symbols at its out_offset + kPieceWindowSymbols.
-    virtual const uint16_t* output() const = 0;
     virtual std::vector<inflate::PieceOutcome> decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces) = 0;
+    // After decode(): piece k's text symbols (GpuPieceDecoder::text).
+    virtual const uint16_t* text(size_t k) const = 0;
     // The last decode()'s device time by step (CUDA events); zeros on the host.
     virtual GpuPieceDecoder::Timings last_device_seconds() const { return {}; }
 };

@@ -96,8 +96,7 @@ std::vector<StreamPieceBatch::Done> StreamPieceBatch::run(PieceSymbolPool& symbo
             s.data.reset(new uint16_t[std::max<uint32_t>(o.symbols, 1)]);
             s.capacity = std::max<uint32_t>(o.symbols, 1);
         }
-        std::memcpy(s.data.get(), decoder_.output() + pieces[i].out_offset + inflate::kPieceWindowSymbols,
-                    size_t{o.symbols} * sizeof(uint16_t));
+        std::memcpy(s.data.get(), decoder_.text(i), size_t{o.symbols} * sizeof(uint16_t));
         s.text_begin = 0;
         s.size = o.symbols;
         piece.symbols = std::move(s);

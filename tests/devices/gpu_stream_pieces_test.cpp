@@ -30,13 +30,14 @@ size_t check_on_gpu(const std::string& file, size_t piece_bytes) {
             pieces[k].out_offset = uint64_t{k} * capacity;
             pieces[k].bounds = bounds[k];
         }
-        GpuPieceDecoder decoder(0, f.size(), uint64_t{capacity} * pieces.size(), pieces.size());
+        GpuPieceDecoder decoder(0, f.size(), uint64_t{capacity} * pieces.size(), pieces.size(),
+                                uint64_t{capacity} * pieces.size());
         std::memcpy(decoder.input(), f.data(), f.size());
         const std::vector<inflate::PieceOutcome> outcomes = decoder.decode(f.size(), pieces);
         std::vector<WarpPiece> out(outcomes.size());
         for (size_t k = 0; k < outcomes.size(); ++k) {
             out[k].outcome = outcomes[k];
-            const uint16_t* symbols = decoder.output() + pieces[k].out_offset + inflate::kPieceWindowSymbols;
+            const uint16_t* symbols = decoder.text(k);
             if (outcomes[k].ok) out[k].symbols.assign(symbols, symbols + outcomes[k].symbols);
         }
         return out;
@@ -46,7 +47,7 @@ size_t check_on_gpu(const std::string& file, size_t piece_bytes) {
 }  // namespace
 
 NO_GPU_TEST_CASE("GpuPieceDecoder: without a usable GPU the constructor throws") {
-    CHECK_THROWS_AS(GpuPieceDecoder(0, 1 << 20, 1 << 20, 16), Error);
+    CHECK_THROWS_AS(GpuPieceDecoder(0, 1 << 20, 1 << 20, 16, 1 << 20), Error);
 }
 
 GPU_TEST_CASE("gpu stream pieces: levels, flush points and piece sizes as the CPU decodes them") {

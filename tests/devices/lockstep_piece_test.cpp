@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,44 @@ TEST_CASE("a warp's stream piece decoder, taken on the host, gives the CPU's pie
 
 TEST_CASE("a warp's stream piece decoder fails where the CPU's fails") {
     check_failing_streams(12, check_on_host);
+}
+
+TEST_CASE("a warp's stream piece whose blocks outgrow its room is not ok, out of room, never started at a later block") {
+    std::mt19937 random(13);
+    const std::string file = member(web_text(random, 1'500'000));
+    const size_t piece_bytes = 20'000;
+    const std::optional<size_t> header = gzip_header_length(file);
+    REQUIRE(header);
+    const auto tables = std::make_unique<inflate::DecoderTables>();
+    size_t tried = 0;
+    for (size_t begin = 0; begin + piece_bytes < file.size(); begin += piece_bytes) {
+        inflate::PieceBounds b;
+        b.search_bit = begin == 0 ? uint64_t{*header} * 8 : uint64_t{begin} * 8;
+        b.search_end_bit = uint64_t{file.size()} * 8;
+        b.stop_bit = uint64_t{begin + piece_bytes} * 8;
+        b.has_stop = 1;
+        DeflatePieceLimits limits;
+        limits.stop_bit = b.stop_bit;
+        const DeflatePiece cpu = decode_deflate_piece(file, b.search_bit, b.search_end_bit, limits);
+        REQUIRE(cpu.ok);
+        if (cpu.no_block) continue;
+        const uint32_t symbols = static_cast<uint32_t>(cpu.symbols.text_size());
+        // Room for half its text (its first block may not fit), and for all but one symbol (its last block does not).
+        for (const uint32_t room : {symbols / 2, symbols - 1}) {
+            CAPTURE(begin);
+            CAPTURE(room);
+            std::vector<uint16_t> out(inflate::kPieceWindowSymbols + room);
+            HostPieceLanes lanes;
+            const inflate::PieceOutcome o =
+                inflate::decode_piece_in_lockstep(reinterpret_cast<const unsigned char*>(file.data()),
+                                                  static_cast<uint32_t>(file.size()), b, out.data(),
+                                                  static_cast<uint32_t>(out.size()), *tables, lanes);
+            CHECK_FALSE(o.ok);
+            CHECK(o.out_of_room == 1);
+            ++tried;
+        }
+    }
+    CHECK(tried > 20);
 }
 
 }  // namespace

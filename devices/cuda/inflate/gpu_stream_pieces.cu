@@ -44,18 +44,19 @@ constexpr size_t kInputSlack = 16;
 }  // namespace
 
 struct GpuPieceDecoder::State {
-    State(int ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces)
+    State(int ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces, size_t max_text_symbols)
         : device(ordinal),
           name(cuda::use_device(ordinal)),
           max_input(max_input_bytes),
           max_output(max_output_symbols),
           max_count(max_pieces),
+          max_text(max_text_symbols),
           input(memory),
           output(memory),
           pieces(memory),
           outcomes(memory),
           host_input(host_memory),
-          host_output(host_memory),
+          host_text(host_memory),
           host_pieces(host_memory),
           host_outcomes(host_memory) {
         const cudaStream_t s = stream.get();
@@ -64,7 +65,7 @@ struct GpuPieceDecoder::State {
         pieces.reserve(std::max<size_t>(max_count, 1), 0, s);
         outcomes.reserve(std::max<size_t>(max_count, 1), 0, s);
         host_input.reserve(max_input + kInputSlack);
-        host_output.reserve(std::max<size_t>(max_output, 1));
+        host_text.reserve(std::max<size_t>(max_text, 1));
         host_pieces.reserve(std::max<size_t>(max_count, 1));
         host_outcomes.reserve(std::max<size_t>(max_count, 1));
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -72,7 +73,7 @@ struct GpuPieceDecoder::State {
 
     int device;
     std::string name;
-    size_t max_input, max_output, max_count;
+    size_t max_input, max_output, max_count, max_text;
     cuda::ScopedStream stream;  // before the arrays: it outlives their frees
     cuda::MemoryCounter memory, host_memory;
     cuda::DeviceArray<unsigned char> input;
@@ -80,11 +81,12 @@ struct GpuPieceDecoder::State {
     cuda::DeviceArray<GpuStreamPiece> pieces;
     cuda::DeviceArray<inflate::PieceOutcome> outcomes;
     cuda::PinnedArray<char> host_input;
-    cuda::PinnedArray<uint16_t> host_output;
+    cuda::PinnedArray<uint16_t> host_text;  // the decoded pieces' text, packed
     cuda::PinnedArray<GpuStreamPiece> host_pieces;
     cuda::PinnedArray<inflate::PieceOutcome> host_outcomes;
     cuda::ScopedEvent started, copied_in, decoded, outcomes_back, copied_out;
     uint32_t last_count = 0;
+    std::vector<uint64_t> text_at;  // piece k's text in host_text
     Timings timings;
 
     void launch(uint32_t count) {
@@ -126,14 +128,23 @@ struct GpuPieceDecoder::State {
                               cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (outcomes)");
         cuda::wait_yielding(s, outcomes_back, "decode_pieces_by_warp");
-        // Then each decoded piece's text symbols, not the room it had.
+        // Then each decoded piece's text symbols, packed, not the room it had.
+        text_at.assign(batch.size(), 0);
+        uint64_t packed = 0;
         for (size_t i = 0; i < batch.size(); ++i) {
-            const inflate::PieceOutcome& o = host_outcomes.data()[i];
+            inflate::PieceOutcome& o = host_outcomes.data()[i];
             if (!o.ok || o.symbols == 0) continue;
+            if (o.symbols > max_text - packed) {
+                o = inflate::PieceOutcome{};
+                o.out_of_room = 1;
+                continue;
+            }
+            text_at[i] = packed;
             const uint64_t at = batch[i].out_offset + inflate::kPieceWindowSymbols;
-            check(cudaMemcpyAsync(host_output.data() + at, output.data() + at, uint64_t{o.symbols} * sizeof(uint16_t),
+            check(cudaMemcpyAsync(host_text.data() + packed, output.data() + at, uint64_t{o.symbols} * sizeof(uint16_t),
                                   cudaMemcpyDeviceToHost, s),
                   "cudaMemcpyAsync (symbols)");
+            packed += o.symbols;
         }
         copied_out.record(s);
         cuda::wait_yielding(copied_out.get(), "decode_pieces_by_warp");
@@ -144,14 +155,17 @@ struct GpuPieceDecoder::State {
     }
 };
 
-GpuPieceDecoder::GpuPieceDecoder(int device_ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces)
-    : state_(std::make_unique<State>(device_ordinal, max_input_bytes, max_output_symbols, max_pieces)) {}
+GpuPieceDecoder::GpuPieceDecoder(int device_ordinal, size_t max_input_bytes, size_t max_output_symbols, size_t max_pieces,
+                                 size_t max_text_symbols)
+    : state_(std::make_unique<State>(device_ordinal, max_input_bytes, max_output_symbols, max_pieces, max_text_symbols)) {}
 
 GpuPieceDecoder::~GpuPieceDecoder() = default;
 
 char* GpuPieceDecoder::input() { return state_->host_input.data(); }
 
-const uint16_t* GpuPieceDecoder::output() const { return state_->host_output.data(); }
+const uint16_t* GpuPieceDecoder::text(size_t k) const {
+    return k < state_->text_at.size() ? state_->host_text.data() + state_->text_at[k] : nullptr;
+}
 
 std::vector<inflate::PieceOutcome> GpuPieceDecoder::decode(size_t input_size, const std::vector<GpuStreamPiece>& pieces) {
     return state_->decode(input_size, pieces);
