@@ -330,6 +330,7 @@ public:
         nlohmann::json section = {{"files_split", files_split_},
                                   {"stream_files_split", stream_files_split_},
                                   {"stream_pieces_decoded_again", reassembler_.pieces_redone()},
+                                  {"stream_piece_text_blocks_joined", reassembler_.small_blocks_joined()},
                                   {"stream_files_decoded_again", reassembler_.stream_files_decoded_again()},
                                   {"stream_files_continued_after_a_member", reassembler_.stream_files_continued()},
                                   {"chunks", chunks_.load()},

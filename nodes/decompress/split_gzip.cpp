@@ -270,6 +270,8 @@ struct GzipReassembler::FileState::Stream {
     uint64_t size = 0;
     bool decoded_again = false;  // the file was decoded again whole: pieces are dropped
     bool ended = false;          // the final piece's text went out
+    TextBlock joined;            // small pieces' text not sent yet (send_piece_text)
+    Lease joined_lease;          // the last of them's
 };
 
 GzipReassembler::GzipReassembler(size_t text_block_bytes, std::shared_ptr<BufferPool<std::string>> buffers,
@@ -458,7 +460,7 @@ void GzipReassembler::emit_pieces(FileState& state, const InputFile& file, const
             text.file_ordinal = file.ordinal;
             text.entry_index = 0;
             text.entry_name = file.name;
-            send(state, std::move(text), last, lease, emit);
+            send_piece_text(state, std::move(text), last, lease, emit);
         }
         give_back(buffers_, chunk->text);
         ++stream.next_emitted;
@@ -478,6 +480,8 @@ void GzipReassembler::emit_pieces(FileState& state, const InputFile& file, const
 void GzipReassembler::decode_file_again(FileState& state, const InputFile& file, const Lease& lease,
                                         const Emit& emit, uint64_t member) {
     FileState::Stream& stream = *state.stream;
+    // Text joined so far goes out first: it counts as sent.
+    if (!stream.joined.bytes.empty()) send_joined(state, false, emit);
     stream.decoded_again = true;
     ++(member > 0 ? stream_files_continued_ : stream_files_decoded_again_);
     for (auto& [index, chunk] : stream.decoded) {
@@ -503,6 +507,48 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
     };
     for (std::string_view bytes = in.next(); !bytes.empty(); bytes = in.next()) again.feed(bytes, false, take);
     again.feed({}, true, take);
+}
+
+// A piece's text block. Blocks of less than a quarter of text_block_bytes
+// (the text of GPU pieces, some 100 KB each) are joined into blocks of
+// three quarters of text_block_bytes to all of it first: the frame node copies out the text of a batch
+// in progress at every block's end, and would copy most of it (and parse
+// smaller batches). The joined text holds the lease of its last piece's
+// blocks, the earlier pieces' read blocks going back meanwhile: at most
+// text_block_bytes a file beyond the tokens.
+void GzipReassembler::send_piece_text(FileState& state, TextBlock&& text, bool last, const Lease& lease,
+                                      const Emit& emit) {
+    FileState::Stream& stream = *state.stream;
+    if (text.bytes.size() >= text_block_bytes_ / 4) {
+        if (!stream.joined.bytes.empty()) send_joined(state, false, emit);
+        send(state, std::move(text), last, lease, emit);
+        return;
+    }
+    if (!stream.joined.bytes.empty() && stream.joined.bytes.size() + text.bytes.size() > text_block_bytes_)
+        send_joined(state, false, emit);
+    if (stream.joined.bytes.empty()) {
+        if (buffers_) stream.joined.bytes = buffers_->take();
+        stream.joined.bytes.clear();
+        stream.joined.bytes.reserve(text_block_bytes_);
+        stream.joined.file_ordinal = text.file_ordinal;
+        stream.joined.entry_index = text.entry_index;
+        stream.joined.entry_name = text.entry_name;
+    }
+    stream.joined.bytes.append(text.bytes);
+    stream.joined_lease = lease;
+    ++small_blocks_joined_;
+    if (buffers_) buffers_->give_back(std::move(text.bytes));
+    if (last || stream.joined.bytes.size() >= text_block_bytes_ / 4 * 3) send_joined(state, last, emit);
+}
+
+void GzipReassembler::send_joined(FileState& state, bool last, const Emit& emit) {
+    FileState::Stream& stream = *state.stream;
+    ++joined_blocks_;
+    const Lease lease = std::move(stream.joined_lease);
+    stream.joined_lease = {};
+    TextBlock text = std::move(stream.joined);
+    stream.joined = TextBlock{};
+    send(state, std::move(text), last, lease, emit);
 }
 
 void GzipReassembler::send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit) {

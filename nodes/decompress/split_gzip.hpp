@@ -191,6 +191,10 @@ public:
     uint64_t files_in_order() const { return files_in_order_; }
     // Pieces of one-stream files decoded again from where the piece before ended.
     uint64_t pieces_redone() const { return pieces_redone_; }
+    // Text blocks of pieces (of less than a quarter of text_block_bytes)
+    // joined into larger ones, and the blocks they made.
+    uint64_t small_blocks_joined() const { return small_blocks_joined_; }
+    uint64_t joined_blocks() const { return joined_blocks_; }
     // One-stream files decoded again in order from their start (damage, a
     // stream no piece could start in), and files continued in order after
     // their first member (more members, padding).
@@ -217,6 +221,8 @@ private:
     void decode_file_again(FileState& state, const InputFile& file, const Lease& lease, const Emit& emit,
                            uint64_t member = 0);
     void send(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit);
+    void send_piece_text(FileState& state, TextBlock&& text, bool last, const Lease& lease, const Emit& emit);
+    void send_joined(FileState& state, bool last, const Emit& emit);
 
     size_t text_block_bytes_;
     std::shared_ptr<BufferPool<std::string>> buffers_;
@@ -224,6 +230,8 @@ private:
     std::map<uint32_t, FileState> files_;
     uint64_t files_in_order_ = 0;
     uint64_t pieces_redone_ = 0;
+    uint64_t small_blocks_joined_ = 0;
+    uint64_t joined_blocks_ = 0;
     uint64_t stream_files_decoded_again_ = 0;
     uint64_t stream_files_continued_ = 0;
 };

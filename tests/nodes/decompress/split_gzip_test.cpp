@@ -218,6 +218,7 @@ struct PieceRun {
     std::vector<TextBlock> text;
     uint64_t redone = 0;
     uint64_t altered = 0;  // of the pieces in `wrong`, those that held a block start
+    uint64_t small_blocks_joined = 0;
 };
 
 // A file of one gzip stream through GzipStreamChunker, the workers' steps
@@ -253,6 +254,7 @@ PieceRun pieces_through_reassembler(const std::string& file, size_t block_bytes,
             [&](GzipChunkPtr again) { waiting.push_back(std::move(again)); });
     }
     out.redone = reassembler.pieces_redone();
+    out.small_blocks_joined = reassembler.small_blocks_joined();
     CHECK(reassembler.stream_files_decoded_again() == 0);
     return out;
 }
@@ -269,6 +271,24 @@ TEST_CASE("pieces of one gzip stream: the text of decoding it in order, any fini
         check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
         CHECK(run.altered > 0);
         CHECK(run.redone == run.altered);
+    }
+}
+
+TEST_CASE("pieces of one gzip stream: text blocks under a quarter of text_block_bytes go out joined, the same text") {
+    std::mt19937 random(22);
+    const std::string file = testing::member(numbered_words(random, 900'000));
+    for (const size_t text_block_bytes : {size_t{600'000}, size_t{1'000'000}}) {
+        for (const uint32_t seed : {1u, 2u}) {
+            CAPTURE(text_block_bytes);
+            CAPTURE(seed);
+            const PieceRun run = pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {5}, seed);
+            Split split;
+            split.text = run.text;
+            check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
+            CHECK(run.small_blocks_joined > 10);
+            // Every block but the last holds at least three quarters of text_block_bytes.
+            for (size_t i = 0; i + 1 < run.text.size(); ++i) CHECK(run.text[i].bytes.size() >= text_block_bytes / 4 * 3);
+        }
     }
 }
 
