@@ -25,13 +25,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "devices/gpu_stream_pieces.hpp"
+#include "bench/whole_file.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/deflate_piece.hpp"
 #include "nodes/decompress/piece_batch_decoder.hpp"
@@ -41,16 +41,6 @@ namespace {
 
 using namespace invidx;
 using Clock = std::chrono::steady_clock;
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    ensure(in.good(), "cannot open " + path);
-    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    ensure(in.gcount() == static_cast<std::streamsize>(bytes.size()), "cannot read " + path);
-    return bytes;
-}
 
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
@@ -126,7 +116,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        const std::string file = read_file(path);
+        const std::string file = bench::read_whole_file(path);
         ensure(file.size() < (uint64_t{1} << 31), "files of up to 2 GB");
         const std::optional<size_t> header = gzip_header_length(file);
         ensure(header.has_value(), path + " is not gzip");

@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "graph/buffer_pool.hpp"
+#include "bench/whole_file.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/archive_stream.hpp"
 #include "nodes/decompress/deflate_piece.hpp"
@@ -82,16 +83,6 @@ constexpr size_t kChunkBlocks = 4;                   // split_gzip: a quarter of
 
 // In one read: a ceiling process must not spend on reading (istreambuf_iterator
 // goes byte by byte) what the decoder would spend on decoding.
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    ensure(in.good(), "cannot open " + path);
-    std::string bytes(static_cast<size_t>(in.tellg()), '\0');
-    in.seekg(0);
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    ensure(in.gcount() == static_cast<std::streamsize>(bytes.size()), "cannot read " + path);
-    return bytes;
-}
-
 // All members of a gzip file, or the bytes as they are.
 std::string text_of(const std::string& bytes) {
     if (bytes.size() < 2 || bytes[0] != '\x1f' || bytes[1] != '\x8b') return bytes;
@@ -557,12 +548,12 @@ int main(int argc, char** argv) {
                    "--gunzip: " + gunzip + " is not built (igzip, libdeflate or zlib)");
             for (const std::string& path : inputs) {
                 Output out;
-                decode(read_file(path), out);
+                decode(bench::read_whole_file(path), out);
             }
             return 0;
         }
         std::string text;
-        for (const std::string& path : inputs) text += text_of(read_file(path));
+        for (const std::string& path : inputs) text += text_of(bench::read_whole_file(path));
         ensure(!text.empty(), "no text in the input");
         const Shapes shapes = compress_shapes(text, level);
         const std::string tar_gz = tar_gz_of(text, level);
