@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench/whole_file.hpp"
+#include "devices/inflate/piece_chains.hpp"
 #include "invidx/error.hpp"
 #include "nodes/decompress/deflate_piece.hpp"
 #include "tools/common/flags.hpp"
@@ -32,13 +33,17 @@ namespace {
 
 using namespace invidx;
 
-// A piece's window place and its text symbols, as a GPU piece lies in its room.
-using Room = std::vector<uint16_t>;
+// The pieces with a block start, each its window's place and its text
+// symbols, back to back, as a GPU batch holds them in their rooms.
+struct Rooms {
+    std::vector<uint16_t> symbols;
+    std::vector<inflate::ChainedRoom> pieces;
+};
 
-std::vector<Room> decode_pieces(const std::string& file, size_t piece_bytes) {
+Rooms decode_pieces(const std::string& file, size_t piece_bytes) {
     const std::optional<size_t> header = gzip_header_length(file);
     ensure(header.has_value(), "not gzip");
-    std::vector<Room> rooms;
+    Rooms rooms;
     for (uint64_t offset = 0; offset < file.size(); offset += piece_bytes) {
         DeflatePieceLimits limits;
         if (offset + piece_bytes < file.size()) limits.stop_bit = uint64_t{piece_bytes} * 8;
@@ -46,10 +51,12 @@ std::vector<Room> decode_pieces(const std::string& file, size_t piece_bytes) {
                                                         offset == 0 ? uint64_t{*header} * 8 : 0, file.size() * 8, limits);
         ensure(piece.ok, "piece at byte " + std::to_string(offset) + " does not decode");
         if (piece.no_block) continue;  // inside the block the piece before ended in: no text of its own
-        Room room(kDeflateWindowBytes);
-        for (uint32_t j = 0; j < kDeflateWindowBytes; ++j) room[j] = static_cast<uint16_t>(256 + j);
-        room.insert(room.end(), piece.symbols.text(), piece.symbols.text() + piece.symbols.text_size());
-        rooms.push_back(std::move(room));
+        inflate::ChainedRoom room;
+        room.offset = rooms.symbols.size();
+        room.symbols = static_cast<uint32_t>(piece.symbols.text_size());
+        for (uint32_t j = 0; j < kDeflateWindowBytes; ++j) rooms.symbols.push_back(static_cast<uint16_t>(256 + j));
+        rooms.symbols.insert(rooms.symbols.end(), piece.symbols.text(), piece.symbols.text() + piece.symbols.text_size());
+        rooms.pieces.push_back(room);
         if (piece.final_block) break;
     }
     return rooms;
@@ -63,33 +70,31 @@ struct Chains {
     uint64_t furthest = 0;
 };
 
-Chains follow_markers(const std::vector<Room>& rooms, size_t run) {
+// Each run's pieces but its first chained to the piece before them, every
+// marker of theirs followed back with resolve_through_chain.
+Chains follow_markers(Rooms& rooms, size_t run) {
     Chains c;
-    for (size_t k = 0; k < rooms.size(); ++k) {
-        const size_t first = k / run * run;
-        if (k == first) continue;
+    const size_t count = rooms.pieces.size();
+    for (size_t k = 0; k < count; ++k)
+        rooms.pieces[k].before = k % run == 0 ? inflate::kNoPieceBefore : static_cast<uint32_t>(k - 1);
+    for (uint32_t k = 0; k < count; ++k) {
+        if (k % run == 0) continue;
         ++c.pieces;
+        const inflate::ChainedRoom& p = rooms.pieces[k];
         uint64_t left = 0;
-        for (size_t i = kDeflateWindowBytes; i < rooms[k].size(); ++i) {
+        for (uint32_t i = 0; i < p.symbols; ++i) {
             ++c.symbols;
-            uint16_t s = rooms[k][i];
+            const uint16_t s = rooms.symbols[p.offset + kDeflateWindowBytes + i];
             if (s < 256) continue;
             ++c.markers;
-            size_t piece = k;
-            uint64_t back = 0;
-            while (s >= 256 && piece > first) {
-                // Piece k's window is the last 32 KiB of piece k-1's room.
-                const Room& before = rooms[piece - 1];
-                s = before[before.size() - kDeflateWindowBytes + (s - 256)];
-                --piece;
-                ++back;
-            }
-            if (s >= 256) {
+            uint32_t back = 0;
+            if (inflate::resolve_through_chain(rooms.symbols.data(), rooms.pieces.data(), k, s, UINT32_MAX, back) ==
+                inflate::kUnresolved) {
                 ++left;
                 continue;
             }
             ++c.reach[std::min<uint64_t>(back, 9) - 1];
-            c.furthest = std::max(c.furthest, back);
+            c.furthest = std::max<uint64_t>(c.furthest, back);
         }
         c.left += left;
         if (left == 0) ++c.resolved_whole;
@@ -129,9 +134,9 @@ int main(int argc, char** argv) {
     if (runs.empty()) runs = {8, 32, 128, 512};
     try {
         const std::string file = bench::read_whole_file(path);
-        const std::vector<Room> rooms = decode_pieces(file, piece_bytes);
+        Rooms rooms = decode_pieces(file, piece_bytes);
         std::printf("%s: %.1f MB compressed, %zu pieces of %zu bytes with a block start\n\n", path.c_str(), file.size() / 1e6,
-                    rooms.size(), piece_bytes);
+                    rooms.pieces.size(), piece_bytes);
         std::printf("| run | pieces (not first) | resolved whole | markers of symbols | left to the cores | back 1 | 2 | 3-4 | 5-8 | more | furthest |\n");
         std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (const size_t run : runs) {
