@@ -4,14 +4,15 @@
 // A gzip file of one deflate stream is cut every --piece-bytes compressed
 // bytes and each piece decoded as the decompress node's search does
 // (decode_deflate_piece: text bytes, and markers 256 + j for byte j of the
-// unknown 32 KiB window before the piece). The pieces are then taken in
-// runs of --run consecutive pieces with a block start (as a batch would
-// hold the pieces of its read blocks), and every marker of a run's pieces
-// but its first is followed back through the pieces before it (a marker
-// of piece k names a symbol of piece k-1's last 32 KiB, window included)
-// until it meets a byte, or the run's first piece's window: a marker there
-// is left for the cores (they know that window only once the pieces before
-// the run are resolved). Prints, per run length, the pieces whose text the
+// unknown 32 KiB window before the piece). The pieces but the file's first
+// (which a build decodes on the CPU, from the stream's start) are then
+// taken in runs of --run consecutive pieces with a block start (as a batch
+// would hold the pieces of its read blocks), and every marker of a run's
+// pieces but its first is followed back through the pieces before it (a
+// marker of piece k names a symbol of piece k-1's last 32 KiB, window
+// included) until it meets a byte, or the run's first piece's window: a
+// marker there is left for the cores (they know that window only once the
+// pieces before the run are resolved). Prints, per run length, the pieces whose text the
 // run resolves whole, the symbols left, and how many pieces back the
 // markers reach.
 //
@@ -75,10 +76,12 @@ struct Chains {
 Chains follow_markers(Rooms& rooms, size_t run) {
     Chains c;
     const size_t count = rooms.pieces.size();
+    // Piece 0 is the file's first: runs start at piece 1.
+    const auto first_of_run = [&](size_t k) { return k == 0 || (k - 1) % run == 0; };
     for (size_t k = 0; k < count; ++k)
-        rooms.pieces[k].before = k % run == 0 ? inflate::kNoPieceBefore : static_cast<uint32_t>(k - 1);
+        rooms.pieces[k].before = first_of_run(k) ? inflate::kNoPieceBefore : static_cast<uint32_t>(k - 1);
     for (uint32_t k = 0; k < count; ++k) {
-        if (k % run == 0) continue;
+        if (first_of_run(k)) continue;
         ++c.pieces;
         const inflate::ChainedRoom& p = rooms.pieces[k];
         uint64_t left = 0;
