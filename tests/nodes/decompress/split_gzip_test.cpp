@@ -276,28 +276,20 @@ TEST_CASE("pieces of one gzip stream: the text of decoding it in order, any fini
     const std::string file = testing::member(numbered_words(random, 900'000));
     const size_t text_block_bytes = 100'000;
     for (const uint32_t seed : {1u, 2u, 3u}) {
-        CAPTURE(seed);
-        const PieceRun run = pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {3, 7, 8}, seed);
-        Split split;
-        split.text = run.text;
-        check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
-        CHECK(run.altered > 0);
-        CHECK(run.redone == run.altered);
-    }
-}
-
-TEST_CASE("pieces of one gzip stream: a piece without a block start where one starts is decoded again, same text") {
-    std::mt19937 random(23);
-    const std::string file = testing::member(numbered_words(random, 900'000));
-    const size_t text_block_bytes = 100'000;
-    for (const uint32_t seed : {1u, 2u}) {
-        CAPTURE(seed);
-        const PieceRun run = pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {}, seed, {2, 6, 9});
-        Split split;
-        split.text = run.text;
-        check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
-        CHECK(run.altered > 0);
-        CHECK(run.redone == run.altered);
+        // Starts off by a bit; or no block start reported where one starts
+        // before the stop (as a read-ahead that ran out before the block's
+        // end would leave it: a piece passed through unchecked fails here).
+        for (const bool blind : {false, true}) {
+            CAPTURE(seed);
+            CAPTURE(blind);
+            const PieceRun run = blind ? pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {}, seed, {2, 6, 9})
+                                       : pieces_through_reassembler(file, 60'000, 15'000, text_block_bytes, {3, 7, 8}, seed);
+            Split split;
+            split.text = run.text;
+            check_same_text(split, in_order(file, text_block_bytes), text_block_bytes);
+            CHECK(run.altered > 0);
+            CHECK(run.redone == run.altered);
+        }
     }
 }
 
