@@ -270,7 +270,8 @@ struct GzipReassembler::FileState::Stream {
     uint64_t size = 0;
     bool decoded_again = false;  // the file was decoded again whole: pieces are dropped
     bool ended = false;          // the final piece's text went out
-    TextBlock joined;            // small pieces' text not sent yet (send_piece_text)
+    TextBlock joined;            // small pieces' text not sent yet (send_piece_text)...
+    size_t joined_count = 0;     // ...of this many blocks
     Lease joined_lease;          // the last of them's
 };
 
@@ -481,7 +482,7 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
                                         const Emit& emit, uint64_t member) {
     FileState::Stream& stream = *state.stream;
     // Text joined so far goes out first: it counts as sent.
-    if (!stream.joined.bytes.empty()) send_joined(state, false, emit);
+    if (stream.joined_count > 0) send_joined(state, false, emit);
     stream.decoded_again = true;
     ++(member > 0 ? stream_files_continued_ : stream_files_decoded_again_);
     for (auto& [index, chunk] : stream.decoded) {
@@ -520,30 +521,38 @@ void GzipReassembler::send_piece_text(FileState& state, TextBlock&& text, bool l
                                       const Emit& emit) {
     FileState::Stream& stream = *state.stream;
     if (text.bytes.size() >= text_block_bytes_ / 4) {
-        if (!stream.joined.bytes.empty()) send_joined(state, false, emit);
+        if (stream.joined_count > 0) send_joined(state, false, emit);
         send(state, std::move(text), last, lease, emit);
         return;
     }
-    if (!stream.joined.bytes.empty() && stream.joined.bytes.size() + text.bytes.size() > text_block_bytes_)
+    if (stream.joined_count > 0 && stream.joined.bytes.size() + text.bytes.size() > text_block_bytes_)
         send_joined(state, false, emit);
-    if (stream.joined.bytes.empty()) {
-        if (buffers_) stream.joined.bytes = buffers_->take();
-        stream.joined.bytes.clear();
-        stream.joined.bytes.reserve(text_block_bytes_);
-        stream.joined.file_ordinal = text.file_ordinal;
-        stream.joined.entry_index = text.entry_index;
-        stream.joined.entry_name = text.entry_name;
+    if (stream.joined_count == 0) {
+        stream.joined = std::move(text);  // copied only once a second one comes
+    } else {
+        if (stream.joined.bytes.capacity() < text_block_bytes_) {
+            std::string bytes = buffers_ ? buffers_->take() : std::string();
+            bytes.clear();
+            bytes.reserve(text_block_bytes_);
+            bytes.append(stream.joined.bytes);
+            if (buffers_) buffers_->give_back(std::move(stream.joined.bytes));
+            stream.joined.bytes = std::move(bytes);
+        }
+        stream.joined.bytes.append(text.bytes);
+        if (buffers_) buffers_->give_back(std::move(text.bytes));
     }
-    stream.joined.bytes.append(text.bytes);
+    ++stream.joined_count;
     stream.joined_lease = lease;
-    ++small_blocks_joined_;
-    if (buffers_) buffers_->give_back(std::move(text.bytes));
     if (last || stream.joined.bytes.size() >= text_block_bytes_ / 4 * 3) send_joined(state, last, emit);
 }
 
 void GzipReassembler::send_joined(FileState& state, bool last, const Emit& emit) {
     FileState::Stream& stream = *state.stream;
-    ++joined_blocks_;
+    if (stream.joined_count > 1) {
+        small_blocks_joined_ += stream.joined_count;
+        ++joined_blocks_;
+    }
+    stream.joined_count = 0;
     const Lease lease = std::move(stream.joined_lease);
     stream.joined_lease = {};
     TextBlock text = std::move(stream.joined);

@@ -192,7 +192,7 @@ public:
     // Pieces of one-stream files decoded again from where the piece before ended.
     uint64_t pieces_redone() const { return pieces_redone_; }
     // Text blocks of pieces (of less than a quarter of text_block_bytes)
-    // joined into larger ones, and the blocks they made.
+    // that went out joined with others, and the blocks they made.
     uint64_t small_blocks_joined() const { return small_blocks_joined_; }
     uint64_t joined_blocks() const { return joined_blocks_; }
     // One-stream files decoded again in order from their start (damage, a
