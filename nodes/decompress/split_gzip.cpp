@@ -512,9 +512,9 @@ void GzipReassembler::decode_file_again(FileState& state, const InputFile& file,
 
 // A piece's text block. Blocks of less than a quarter of text_block_bytes
 // (the text of GPU pieces, some 100 KB each) are joined into blocks of
-// three quarters of text_block_bytes to all of it first: the frame node copies out the text of a batch
-// in progress at every block's end, and would copy most of it (and parse
-// smaller batches). The joined text holds the lease of its last piece's
+// three quarters of text_block_bytes or more first: the frame node copies
+// out the text of a batch in progress at every block's end, and would copy
+// most of it (and parse smaller batches). The joined text holds the lease of its last piece's
 // blocks, the earlier pieces' read blocks going back meanwhile: at most
 // text_block_bytes a file beyond the tokens.
 void GzipReassembler::send_piece_text(FileState& state, TextBlock&& text, bool last, const Lease& lease,
@@ -548,10 +548,7 @@ void GzipReassembler::send_piece_text(FileState& state, TextBlock&& text, bool l
 
 void GzipReassembler::send_joined(FileState& state, bool last, const Emit& emit) {
     FileState::Stream& stream = *state.stream;
-    if (stream.joined_count > 1) {
-        small_blocks_joined_ += stream.joined_count;
-        ++joined_blocks_;
-    }
+    if (stream.joined_count > 1) small_blocks_joined_ += stream.joined_count;
     stream.joined_count = 0;
     const Lease lease = std::move(stream.joined_lease);
     stream.joined_lease = {};

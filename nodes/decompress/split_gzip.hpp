@@ -192,9 +192,8 @@ public:
     // Pieces of one-stream files decoded again from where the piece before ended.
     uint64_t pieces_redone() const { return pieces_redone_; }
     // Text blocks of pieces (of less than a quarter of text_block_bytes)
-    // that went out joined with others, and the blocks they made.
+    // that went out joined with others.
     uint64_t small_blocks_joined() const { return small_blocks_joined_; }
-    uint64_t joined_blocks() const { return joined_blocks_; }
     // One-stream files decoded again in order from their start (damage, a
     // stream no piece could start in), and files continued in order after
     // their first member (more members, padding).
@@ -231,7 +230,6 @@ private:
     uint64_t files_in_order_ = 0;
     uint64_t pieces_redone_ = 0;
     uint64_t small_blocks_joined_ = 0;
-    uint64_t joined_blocks_ = 0;
     uint64_t stream_files_decoded_again_ = 0;
     uint64_t stream_files_continued_ = 0;
 };
