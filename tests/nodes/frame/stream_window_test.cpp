@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,6 +71,81 @@ TEST_CASE("StreamWindow: a record longer than several pieces is completed and of
         CHECK(framer.lines == expected);
         CHECK(framer.window.carried_bytes() == 0);
     }
+}
+
+namespace {
+
+// A toy framer of records of known length: 8 decimal digits, then that many
+// bytes. Like the WARC framer it tells the window the room and the bytes a
+// record in progress needs.
+struct LengthFramer {
+    StreamWindow window;
+    std::vector<std::string> records;
+    std::vector<std::string_view> views;  // every view it was given
+    size_t length = 0;                    // of the record in progress, once its digits are read
+    bool in_record = false;
+
+    size_t frame(std::string_view view) {
+        views.push_back(view);
+        size_t pos = 0;
+        while (true) {
+            if (!in_record) {
+                if (view.size() - pos < 8) return pos;
+                length = std::stoul(std::string(view.substr(pos, 8)));
+                pos += 8;
+                in_record = true;
+            }
+            if (view.size() - pos < length) {
+                window.reserve_at_close(length);
+                window.need_at_close(length);
+                return pos;
+            }
+            records.emplace_back(view.substr(pos, length));
+            pos += length;
+            in_record = false;
+        }
+    }
+    void feed(std::string_view bytes) {
+        window.feed(bytes, [&](std::string_view view) { return frame(view); });
+    }
+};
+
+}  // namespace
+
+TEST_CASE("StreamWindow: a record of known length is carried in one buffer and completed by exactly its bytes") {
+    std::string input;
+    std::vector<std::string> expected;
+    for (const size_t length : {size_t{1000}, size_t{5000000}, size_t{20}, size_t{3000000}, size_t{7}}) {
+        std::string record(length, 'r');
+        record[0] = static_cast<char>('a' + expected.size());
+        char digits[9];
+        std::snprintf(digits, sizeof digits, "%08zu", length);
+        input += digits + record;
+        expected.push_back(record);
+    }
+    const size_t feed_bytes = size_t{1} << 20;  // each long record spans several feeds
+    LengthFramer framer;
+    for (size_t at = 0; at < input.size(); at += feed_bytes) {
+        framer.feed(std::string_view(input).substr(at, feed_bytes));
+    }
+    CHECK(framer.records == expected);
+    CHECK(framer.window.carried_bytes() == 0);
+    // Every view of carried bytes that completes a long record holds that
+    // record and nothing past it (no piece beyond its end), and every view of
+    // one record in progress starts at the same address (reserved at once,
+    // never regrown).
+    const std::string_view whole(input);
+    const char* carried_start = nullptr;
+    size_t completing = 0;
+    for (const std::string_view view : framer.views) {
+        if (view.data() >= whole.data() && view.data() < whole.data() + whole.size()) continue;  // the feed itself
+        if (view.size() == 5000000 || view.size() == 3000000) {
+            ++completing;
+            if (carried_start != nullptr) CHECK(view.data() == carried_start);
+        }
+        if (view.size() > 1000000) carried_start = view.data();
+    }
+    CHECK(completing == 2);
 }
 
 TEST_CASE("framers: records larger than the window's first piece frame alike however they are split") {
