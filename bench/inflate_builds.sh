@@ -49,7 +49,7 @@
 # first variant's. TSV rows (OUT/inflate-builds.tsv): build, collection,
 # variant, run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu
 # s/GB, wall MB/s, pipeline s, wall s, GPU share, slots' wait cpu s/GB,
-# pipeline MB/s.
+# pipeline MB/s, GPU busy s (GPU_UTIL=0: not sampled; bench/gpu_busy_seconds.py).
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -197,11 +197,23 @@ for collection in $collections; do
       set_args=()
       for pair in ${settings_of[$label]}; do set_args+=(--set "$pair"); done
       rm -rf "$idx"
+      # The GPUs' utilization, sampled by nvidia-smi every 50 ms during the
+      # build (GPU_UTIL=0: not sampled): the time some kernel ran.
+      smi=
+      if [ "${GPU_UTIL:-1}" != 0 ] && command -v nvidia-smi > /dev/null 2>&1; then
+        nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv,noheader,nounits -lms 50 > "$work/gpu-util.csv" 2> /dev/null &
+        smi=$!
+      fi
       wall_start=$(date +%s.%N)
       # shellcheck disable=SC2086
       env ${env_of[$label]} "${bin_of[$label]}/invidx-run" "${config_of[$label]}" "${input_args[@]}" --output "$idx" --quiet --progress off "${set_args[@]}" 2> "$work/build.log" ||
         { echo "build $collection $label failed:"; cat "$work/build.log"; exit 1; }
       wall_end=$(date +%s.%N)
+      gpu_busy=-
+      if [ -n "$smi" ]; then
+        kill "$smi" 2> /dev/null; wait "$smi" 2> /dev/null
+        gpu_busy=$(python3 bench/gpu_busy_seconds.py "$work/gpu-util.csv")
+      fi
       wall_mbps=$(python3 -c "print('%.1f' % ($(text_mb "$collection") / ($wall_end - $wall_start)))")
       mkdir -p "$out/reports"
       cp "$idx/report.json" "$out/reports/$collection-$label-$r.json"
@@ -233,8 +245,8 @@ PY
 )"
       # Fields added later go last, so that rows written before them still parse.
       wall_s=$(python3 -c "print('%.3f' % ($wall_end - $wall_start))")
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
-        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" "$pipeline_mbps" >> "$results"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" "$pipeline_mbps" "$gpu_busy" >> "$results"
       echo "build $collection $label run $r: $mbps MB/s ($wall_mbps over the process's wall time), decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
@@ -261,7 +273,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | x first | " + " | ".join("x %s" % d for d in decoders) + \
-       " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | CIFF same |"
+       " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | GPU busy s/GB | pipeline s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -298,7 +310,10 @@ for c in collections:
         # MB/s over the flow graph's run alone (stages.pipeline): without the
         # plan's CUDA start, which varies by 0.1 s from run to run.
         pipeline_rate = [float(r[10]) for r in runs if len(r) > 10]
-        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s |" % (
+        # Seconds some kernel ran on the GPUs (summed over them; nvidia-smi's
+        # utilization) per GB, beside the pipeline's seconds per GB.
+        gpu_busy = [float(r[11]) / (float(r[10]) * float(r[6]) / 1e3) for r in runs if len(r) > 11 and r[11] != "-"]
+        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s | %s | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), by_first, ratios,
             "%.0f" % statistics.median(wall) if wall else "-",
             "%.0f" % statistics.median(pipeline_rate) if pipeline_rate else "-",
@@ -307,5 +322,7 @@ for c in collections:
             "%.3f" % statistics.median(decompress_cpu) if decompress_cpu else "-",
             statistics.median(float(r[2]) for r in runs),
             "%.0f%%" % (100 * statistics.median(gpu_share)) if gpu_share else "-",
-            "%.3f" % statistics.median(slot_wait) if slot_wait else "-", same))
+            "%.3f" % statistics.median(slot_wait) if slot_wait else "-",
+            "%.3f" % statistics.median(gpu_busy) if gpu_busy else "-",
+            "%.3f" % statistics.median(1e3 / v for v in pipeline_rate) if pipeline_rate else "-", same))
 PY
