@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -36,6 +37,7 @@ BlockReader::BlockReader(const InputFile& file, size_t block_bytes, ReadSchedule
         throw Error(std::string("cannot stat input: ") + std::strerror(error), read_context(file_));
     }
     size_at_open_ = static_cast<uint64_t>(info.st_size);
+    size_known_ = S_ISREG(info.st_mode);
     // Advice only: a failure here changes speed, never results.
     (void)::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
@@ -50,13 +52,19 @@ bool BlockReader::next(RawBlock& block) {
     block.file_offset = offset_;
     block.first = offset_ == 0;
     block.end_of_input = false;
-    // The one copy of the data: read(2) straight into the block's buffer.
-    block.bytes.resize(block_bytes_);
+    // The one copy of the data: read(2) straight into the block's buffer,
+    // which holds no more than a regular file has left of its size when it
+    // was opened: a whole block's buffer, zero-filled and faulted in for each
+    // small file, cost more than reading it (a directory of small pages).
+    const size_t wanted = size_known_ ? static_cast<size_t>(std::min<uint64_t>(
+                                            block_bytes_, size_at_open_ > offset_ ? size_at_open_ - offset_ : 0))
+                                      : block_bytes_;
+    block.bytes.resize(wanted);
     size_t filled = 0;
     {
         const auto turn = scheduler_.acquire();
-        while (filled < block_bytes_) {
-            const ssize_t n = ::read(fd_, block.bytes.data() + filled, block_bytes_ - filled);
+        while (filled < wanted) {
+            const ssize_t n = ::read(fd_, block.bytes.data() + filled, wanted - filled);
             if (n < 0) {
                 if (errno == EINTR) continue;
                 const int error = errno;
@@ -73,7 +81,7 @@ bool BlockReader::next(RawBlock& block) {
     // A short read is the end; so is reaching the size the file had when
     // opened, which sets `last` on the final full block without one more
     // read(2) that would return nothing.
-    block.last = filled < block_bytes_ || offset_ >= size_at_open_;
+    block.last = filled < wanted || offset_ >= size_at_open_;
     if (block.last) {
         done_ = true;
         ::close(fd_);

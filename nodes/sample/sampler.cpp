@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include "analysis/analyzer.hpp"
@@ -13,11 +14,11 @@
 namespace invidx {
 namespace {
 
-CollectionSample sample_file(const InputFile& file, uint64_t budget, const AnalysisSettings& analysis) {
+CollectionSample sample_file(const InputFile& file, uint64_t budget, const AnalysisSettings& analysis,
+                             Analyzer& analyzer) {
     CollectionSample sample;
     sample.tokens.assign(kCollections, 0);
     sample.files = 1;
-    Analyzer analyzer(analysis);
     DocumentTerms terms;
     std::unique_ptr<Framer> framer;
     const auto count_record = [&](const FramedRecord& record) {
@@ -54,8 +55,11 @@ CollectionSample sample_collections(const std::vector<InputFile>& files, const S
     for (size_t i = 0; i < count; ++i) chosen[i] = i * files.size() / count;
 
     std::vector<CollectionSample> samples(count);
+    // An analyzer a thread, not a file: making one (its token cache's
+    // table) costs more than sampling a small file.
+    oneapi::tbb::enumerable_thread_specific<Analyzer> analyzers([&analysis] { return Analyzer(analysis); });
     oneapi::tbb::parallel_for(size_t{0}, count, [&](size_t i) {
-        samples[i] = sample_file(files[chosen[i]], config.bytes_per_file, analysis);
+        samples[i] = sample_file(files[chosen[i]], config.bytes_per_file, analysis, analyzers.local());
     });
     for (const auto& sample : samples) {
         for (size_t c = 0; c < kCollections; ++c) total.tokens[c] += sample.tokens[c];

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,27 @@ TEST_CASE("files are cut into blocks that put the file back together") {
         RawBlock after;
         CHECK_FALSE(reader.next(after));
     }
+}
+
+TEST_CASE("a regular file is read as it was when opened, its last block no larger than what is left") {
+    TempDir dir;
+    const std::string bytes = pattern(1000);
+    const auto path = dir.write("small.html", bytes);
+    BlockReader reader(input_file(path));  // the default block, 4 MiB
+    {
+        std::ofstream grow(path, std::ios::binary | std::ios::app);
+        grow << "appended after the file was opened";
+    }
+    RawBlock block;
+    REQUIRE(reader.next(block));
+    CHECK(block.bytes.size() == bytes.size());
+    CHECK(std::string(block.bytes.begin(), block.bytes.end()) == bytes);
+    CHECK(block.last);
+    // A small file's buffer is not a whole block's (zero-filled and faulted
+    // in for every small file of a directory, that cost more than the reads).
+    CHECK(block.bytes.capacity() < (size_t{64} << 10));
+    RawBlock after;
+    CHECK_FALSE(reader.next(after));
 }
 
 TEST_CASE("a missing file is an error naming it") {
