@@ -15,7 +15,6 @@ RSS.
   small_files.py [--copies 8] [--repeat 3] [--work /tmp/small-files] [--source WARC] LABEL=INVIDX_RUN ...
 """
 import argparse
-import gzip
 import json
 import os
 import shutil
@@ -23,33 +22,7 @@ import statistics
 import subprocess
 import sys
 
-
-def html_pages(warc_path):
-    """The HTTP bodies of a WARC file's response records."""
-    opener = gzip.open if warc_path.endswith(".gz") else open
-    with opener(warc_path, "rb") as f:
-        data = f.read()
-    pos = 0
-    while True:
-        start = data.find(b"WARC/", pos)
-        if start < 0:
-            return
-        header_end = data.find(b"\r\n\r\n", start)
-        header = data[start:header_end].decode("latin-1")
-        length = 0
-        kind = ""
-        for line in header.split("\r\n"):
-            name, _, value = line.partition(":")
-            if name.lower() == "content-length":
-                length = int(value.strip())
-            elif name.lower() == "warc-type":
-                kind = value.strip()
-        block = data[header_end + 4:header_end + 4 + length]
-        pos = header_end + 4 + length
-        if kind == "response":
-            body = block.find(b"\r\n\r\n")
-            if body >= 0:
-                yield block[body + 4:]
+from gen_collection import read_warc_responses
 
 
 def write_pages(source, copies, work):
@@ -60,7 +33,7 @@ def write_pages(source, copies, work):
         return pages_dir
     shutil.rmtree(pages_dir, ignore_errors=True)
     os.makedirs(pages_dir)
-    pages = list(html_pages(source))
+    pages = [body for _, body in read_warc_responses(source)]
     for copy in range(copies):
         for i, page in enumerate(pages):
             with open(os.path.join(pages_dir, "c%02d-p%05d.html" % (copy, i)), "wb") as out:

@@ -110,7 +110,7 @@ size_t WarcFramer::frame(std::string_view view, bool at_end, const EmitRecord& e
                 if (view.size() - pos < block_bytes_) {
                     if (at_end) fail("WARC record's Content-Length runs past the end of the file", record_offset_);
                     window_.reserve_at_close(static_cast<size_t>(std::min(block_bytes_, kMaxReserveBytes)));
-                    window_.need_at_close(static_cast<size_t>(std::min<uint64_t>(block_bytes_, SIZE_MAX)));
+                    window_.need_at_close(static_cast<size_t>(block_bytes_));
                     return pos;
                 }
                 const std::string_view block = view.substr(pos, block_bytes_);

@@ -55,10 +55,12 @@ bool BlockReader::next(RawBlock& block) {
     // The one copy of the data: read(2) straight into the block's buffer,
     // which holds no more than a regular file has left of its size when it
     // was opened: a whole block's buffer, zero-filled and faulted in for each
-    // small file, cost more than reading it (a directory of small pages).
-    const size_t wanted = size_known_ ? static_cast<size_t>(std::min<uint64_t>(
-                                            block_bytes_, size_at_open_ > offset_ ? size_at_open_ - offset_ : 0))
-                                      : block_bytes_;
+    // small file, cost more than reading it (a directory of small pages). A
+    // size of 0 says nothing (procfs files hold bytes): a whole block, as
+    // for pipes.
+    const size_t wanted = size_known_ && size_at_open_ > offset_
+                              ? static_cast<size_t>(std::min<uint64_t>(block_bytes_, size_at_open_ - offset_))
+                              : block_bytes_;
     block.bytes.resize(wanted);
     size_t filled = 0;
     {

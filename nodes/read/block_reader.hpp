@@ -52,7 +52,7 @@ private:
     ReadScheduler& scheduler_;
     int fd_ = -1;
     uint64_t size_at_open_ = 0;
-    bool size_known_ = false;  // a regular file: its size at open bounds what is read
+    bool size_known_ = false;  // a regular file: a size at open above 0 bounds what is read
     uint64_t offset_ = 0;
     bool done_ = false;
 };

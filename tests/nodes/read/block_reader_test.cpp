@@ -88,6 +88,15 @@ TEST_CASE("a regular file is read as it was when opened, its last block no large
     CHECK_FALSE(reader.next(after));
 }
 
+TEST_CASE("a regular file whose size reads 0 but holds bytes (procfs) is read, not taken for empty") {
+    const std::filesystem::path status = "/proc/self/status";
+    if (!std::filesystem::exists(status)) return;  // not Linux
+    BlockReader reader(input_file(status));
+    const auto blocks = read_all(reader);
+    REQUIRE(blocks.size() == 1);
+    CHECK(std::string(blocks[0].bytes.begin(), blocks[0].bytes.end()).find("Name:") == 0);
+}
+
 TEST_CASE("a missing file is an error naming it") {
     TempDir dir;
     const auto path = dir / "gone.warc";
