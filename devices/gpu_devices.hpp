@@ -37,4 +37,17 @@ void warm_up_gpu(int ordinal);
 // before and after a job: how much of a GPU slot's host CPU is waiting.
 uint64_t gpu_wait_cpu_ns();
 
+// Host memory this process has page-locked for its GPUs so far (every
+// node's staging and transfer buffers): allocations, how many of them were
+// registered without holding up the threads beside them rather than taken
+// from cudaMallocHost (devices/cuda/common/page_locked_memory.hpp), their
+// bytes and the wall time spent making them. Zeros without CUDA.
+struct PageLockedTotals {
+    uint64_t allocations = 0;
+    uint64_t registered = 0;
+    uint64_t bytes = 0;
+    double seconds = 0;
+};
+PageLockedTotals page_locked_totals();
+
 }  // namespace invidx

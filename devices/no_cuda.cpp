@@ -26,6 +26,8 @@ void warm_up_gpu(int) {}
 
 uint64_t gpu_wait_cpu_ns() { return 0; }
 
+PageLockedTotals page_locked_totals() { return {}; }
+
 GpuDecodeResult gpu_decode_bp128(const std::string&, const std::vector<uint64_t>&, const std::vector<uint32_t>&, bool,
                                  GpuDecodePasses) {
     throw Error("invidx was built without CUDA: no GPU decoding");

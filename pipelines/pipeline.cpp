@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "devices/gpu_devices.hpp"
 #include "graph/build_state.hpp"
 #include "graph/builder.hpp"
 #include "graph/resource_usage.hpp"
@@ -66,6 +67,7 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     const auto start = std::chrono::steady_clock::now();
     const double sync_wait_at_start = sync_wait_seconds();
     const double cpu_at_start = process_cpu_seconds();
+    const PageLockedTotals page_locked_at_start = page_locked_totals();
     // Every thread's CPU by name at the end (the report's
     // cpu_seconds_by_thread): the flow graph's workers named as they come.
     const TbbWorkerNames tbb_worker_names;
@@ -300,6 +302,14 @@ BuildReport run_pipeline(const PipelineConfig& given, const RunOptions& options,
     // publish after report.json syncs the rest of the index at once. In a
     // cluster rank running several pipelines, the rank's whole wait.
     report["sync_wait_seconds"] = sync_wait_seconds() - sync_wait_at_start;
+    // Host memory page-locked for the GPUs during the build (the process's,
+    // so a build beside this one adds its own): registered is how many
+    // allocations were made without holding up the other threads.
+    const PageLockedTotals page_locked = page_locked_totals();
+    report["page_locked_host"] = {{"allocations", page_locked.allocations - page_locked_at_start.allocations},
+                                  {"registered", page_locked.registered - page_locked_at_start.registered},
+                                  {"bytes", page_locked.bytes - page_locked_at_start.bytes},
+                                  {"seconds", page_locked.seconds - page_locked_at_start.seconds}};
     uint64_t dictionary_bytes = 0;
     for (const auto& indexer : report.value("indexers", nlohmann::json::array()))
         dictionary_bytes += indexer.value("memory_bytes", uint64_t{0});

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/page_locked_memory.hpp"
 
 namespace invidx::cuda {
 
@@ -89,7 +90,7 @@ public:
     PinnedArray(const PinnedArray&) = delete;
     PinnedArray& operator=(const PinnedArray&) = delete;
     ~PinnedArray() {
-        if (data_) cudaFreeHost(data_);
+        free_page_locked(block_);
         counter_->remove(capacity_ * sizeof(T));
     }
 
@@ -100,17 +101,21 @@ public:
     void reserve(size_t needed) {
         if (needed <= capacity_) return;
         const size_t capacity = std::max(needed, capacity_ * 2);
-        if (data_) check(cudaFreeHost(data_), "cudaFreeHost");
+        free_page_locked(block_);
         counter_->remove(capacity_ * sizeof(T));
+        block_ = {};
         data_ = nullptr;
         capacity_ = 0;
-        check(cudaMallocHost(reinterpret_cast<void**>(&data_), capacity * sizeof(T)), "cudaMallocHost");
+        // Made without stalling the threads beside it (page_locked_memory.hpp).
+        block_ = allocate_page_locked(capacity * sizeof(T));
+        data_ = static_cast<T*>(block_.data);
         capacity_ = capacity;
         counter_->add(capacity_ * sizeof(T));
     }
 
 private:
     MemoryCounter* counter_;
+    PageLockedBlock block_;
     T* data_ = nullptr;
     size_t capacity_ = 0;
 };
