@@ -56,6 +56,30 @@ private:
     bool ended_ = false;
 };
 
+namespace {
+
+// A file that came in one block: its bytes once, then the end.
+class OneBlockSource final : public ByteSource {
+public:
+    explicit OneBlockSource(std::string_view bytes) : bytes_(bytes) {}
+    std::string_view next() override { return std::exchange(bytes_, std::string_view{}); }
+
+private:
+    std::string_view bytes_;
+};
+
+}  // namespace
+
+void StreamingDecompressor::decode_one_block(const RawBlock& block, const InputFile& file, const Emit& emit) {
+    OneBlockSource source(std::string_view(block.bytes.data(), block.bytes.size()));
+    ArchiveStream stream(source, file);
+    emit_text_blocks(stream, file, text_block_bytes_, [&](TextBlock&& text) {
+        text.lease = block.lease;
+        emit(std::move(text));
+        return true;
+    });
+}
+
 StreamingDecompressor::StreamingDecompressor(size_t text_block_bytes) : text_block_bytes_(text_block_bytes) {
     ensure(text_block_bytes_ > 0, "text block size must be positive", decompress_context(""));
 }
@@ -99,6 +123,7 @@ void StreamingDecompressor::start(const InputFile& file) {
     active_ = true;
     active_ordinal_ = file.ordinal;
     ignored_ordinal_.reset();
+    ++decoder_threads_started_;
     decoder_ = std::thread([this, file] {
         name_this_thread("invidx-archive");
         decode(file);
@@ -153,6 +178,13 @@ void StreamingDecompressor::push(std::shared_ptr<const RawBlock> block, const In
             throw Error("file " + std::to_string(file.ordinal) + " started before file " +
                             std::to_string(unfinished) + " got its last block",
                         decompress_context(file.path));
+        }
+        if (block->last) {
+            // The whole file in one block, as every small file comes: the
+            // same ArchiveStream decodes it here, on this thread, without a
+            // decoder thread to start and hand its bytes to and back.
+            decode_one_block(*block, file, emit);
+            return;
         }
         start(file);
     } else if (!active_) {

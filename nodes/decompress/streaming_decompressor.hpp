@@ -2,7 +2,8 @@
 // pushes RawBlocks, libarchive wants to pull. Each file is decoded by an
 // ArchiveStream on its own decoder thread, fed through a small bounded channel
 // of RawBlocks; decoded TextBlocks come back through an output queue that
-// push() drains on the caller's thread.
+// push() drains on the caller's thread. A file that comes in one block (a
+// small file) is decoded by the same ArchiveStream on the caller's thread.
 #pragma once
 
 #include <condition_variable>
@@ -43,8 +44,14 @@ public:
     // The same without copying the bytes: the channel holds the pointer.
     void push(std::shared_ptr<const RawBlock> block, const InputFile& file, const Emit& emit);
 
+    // How many files so far were decoded on a decoder thread: those that
+    // came in more than one block.
+    size_t decoder_threads_started() const { return decoder_threads_started_; }
+
 private:
     class ChannelSource;
+    // A file whose first block is its last, decoded on the calling thread.
+    void decode_one_block(const RawBlock& block, const InputFile& file, const Emit& emit);
     void start(const InputFile& file);
     void decode(InputFile file);
     // Pops ready output and emits it with the lock released.
@@ -69,6 +76,7 @@ private:
     std::thread decoder_;
 
     // Owned by the pushing thread only.
+    size_t decoder_threads_started_ = 0;
     bool active_ = false;
     uint32_t active_ordinal_ = 0;
     std::optional<uint32_t> ignored_ordinal_;  // a file that finished early or failed

@@ -80,6 +80,45 @@ TEST_CASE("pushed blocks of any size decode exactly like decompress_file") {
     }
 }
 
+TEST_CASE("a file that comes in one block is decoded without a decoder thread, its errors as from one") {
+    TempDir dir;
+    const auto files = write_inputs(dir);
+    std::vector<TextBlock> expected;
+    for (const auto& file : files) {
+        auto blocks = testing::blocks_with_libarchive(file, 4096);
+        expected.insert(expected.end(), std::make_move_iterator(blocks.begin()), std::make_move_iterator(blocks.end()));
+    }
+    StreamingDecompressor decompressor(4096);
+    std::vector<TextBlock> got;
+    for (const auto& file : files) {
+        BlockReader reader(file, size_t{1} << 20);
+        RawBlock block;
+        while (reader.next(block)) {
+            block.lease = std::make_shared<int>(0);
+            decompressor.push(block, file, [&](TextBlock&& text) {
+                CHECK(text.lease == block.lease);
+                got.push_back(std::move(text));
+            });
+        }
+    }
+    CHECK(decompressor.decoder_threads_started() == 0);
+    REQUIRE(got.size() == expected.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(same_block(got[i], expected[i]));
+
+    // Damaged, in one block: the error names the file, and the next file decodes.
+    std::string corrupt = testing::compress(testing::sample_text(5000, 3), ARCHIVE_FILTER_GZIP);
+    corrupt[10] = 0x07;  // reserved deflate block type
+    const auto bad = input_file(dir.write("bad.gz", corrupt), 20);
+    got.clear();
+    CHECK_THROWS_WITH_AS(stream(decompressor, bad, size_t{1} << 20, got), doctest::Contains(bad.path.c_str()), Error);
+    got.clear();
+    stream(decompressor, files[2], size_t{1} << 20, got);
+    CHECK(!got.empty());
+    // A file in several blocks still gets its thread.
+    stream(decompressor, files[2], 64, got);
+    CHECK(decompressor.decoder_threads_started() == 1);
+}
+
 TEST_CASE("each text block carries the lease of the latest pushed block, and no lease is kept after the file") {
     TempDir dir;
     const auto file = input_file(dir.write("f.gz", testing::compress(testing::sample_text(20000), ARCHIVE_FILTER_GZIP)), 0);
