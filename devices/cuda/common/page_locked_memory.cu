@@ -50,6 +50,10 @@ char* map_aligned(size_t length, bool huge) {
     void* raw = mmap(nullptr, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     char* const begin = static_cast<char*>(raw);
+    // Not inherited by a child made by fork() (cudaMallocHost's memory is):
+    // pinned pages a child shared would be copied at the fork or left under
+    // the device's writes, and a child cannot use CUDA anyway.
+    madvise(begin, length + slack, MADV_DONTFORK);
     if (!huge) return begin;
     char* const aligned = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(begin), kHugePage));
     if (aligned > begin) munmap(begin, static_cast<size_t>(aligned - begin));
