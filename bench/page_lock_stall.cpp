@@ -55,8 +55,8 @@ struct Workers {
             threads.emplace_back([this] {
                 const size_t bytes = size_t{4} << 20;
                 while (!stop.load(std::memory_order_relaxed)) {
-                    // Fresh memory each time (mmap'd by malloc at this size
-                    // until its threshold rises; forced below): page faults.
+                    // Fresh memory each time, mapped and unmapped here:
+                    // page faults, and the memory map taken for writing.
                     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
                     if (p == MAP_FAILED) std::abort();
                     std::memset(p, 1, bytes);
@@ -113,7 +113,8 @@ Locked lock_memory(const std::string& way, size_t bytes, size_t piece) {
             locked.allocations.push_back(p);
         }
     } else {
-        // "register" (one call) or "register-pieces": an mmap'd region;
+        // "register" (one call) or "register-pieces": an mmap'd region,
+        // registered with the default flags;
         // "-huge": transparent huge pages asked for (2 MiB aligned);
         // "-touched": its pages made present by writing them first.
         const bool huge = way.find("-huge") != std::string::npos;

@@ -76,6 +76,11 @@ GPU_TEST_CASE("gpu pipelines: CPU-only and CPU+GPU builds export the same CIFF")
             CHECK(indexer.contains("busy_seconds"));
             if (indexer.at("device") != "cpu") CHECK(indexer.at("peak_device_bytes").get<uint64_t>() > 0);
         }
+        // A GPU indexer's staging is page-locked, every buffer registered
+        // (devices/cuda/common/page_locked_memory.hpp), none by cudaMallocHost.
+        const nlohmann::json& locked = report.json.at("page_locked_host");
+        if (i > 0) CHECK(locked.at("allocations").get<uint64_t>() > 0);
+        CHECK(locked.at("registered") == locked.at("allocations"));
     }
 }
 

@@ -84,6 +84,11 @@ TEST_CASE("a build reports every node's busy CPU seconds next to its busy second
     CHECK(named <= report.at("cpu_seconds").get<double>() + 0.01 * static_cast<double>(by_thread.size()));
     if (std::thread::hardware_concurrency() >= 2) CHECK(by_thread.contains("invidx-tbb"));
 
+    // A CPU-only build page-locks no host memory (report's page_locked_host).
+    REQUIRE(report.contains("page_locked_host"));
+    CHECK(report.at("page_locked_host").at("allocations").get<uint64_t>() == 0);
+    CHECK(report.at("page_locked_host").at("bytes").get<uint64_t>() == 0);
+
     // The summary invidx-run prints has the CPU seconds as a column.
     const std::string summary = built.summary_table();
     CHECK(summary.find("cpu s") != std::string::npos);

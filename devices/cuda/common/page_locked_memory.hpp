@@ -3,12 +3,13 @@
 // holding the process's memory map meanwhile: every other thread that faults
 // in memory or maps some waits. A build makes its GPU buffers while its
 // decoders start, so 144 MiB locked that way cost them about a core-second
-// (bench/page_lock_stall.cpp: 12 threads touching fresh memory ran at 6-8%
-// of their rate for the 70-110 ms it took). Here the pages are mapped as
-// transparent huge pages where the kernel allows, faulted in by this thread
-// one at a time (others fault in beside it), and only then registered with
-// CUDA, which then has little left to do (5-9 ms for 144 MiB, the others at
-// 87-100% of their rate). Copies run as fast as from cudaMallocHost's.
+// (bench/page_lock_stall.cpp on an H200 host: 12 threads touching fresh
+// memory ran at 6-9% of their rate for the 62-110 ms it took). Here the
+// pages are mapped as transparent huge pages where the kernel allows,
+// faulted in by this thread one at a time (others fault in beside it), and
+// only then registered with CUDA, which then has little left to do (3-9 ms
+// for 144 MiB; the others kept 92-114% of their rate). Copies run as fast
+// as from cudaMallocHost's.
 // Unlike cudaMallocHost's, the memory is not inherited by fork() children.
 #pragma once
 
