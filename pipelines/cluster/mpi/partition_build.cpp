@@ -31,6 +31,7 @@
 #include "pipelines/cluster/mpi/postings_exchange.hpp"
 #include "pipelines/cluster/postings_wire.hpp"
 #include "pipelines/cluster/rank_figures.hpp"
+#include "pipelines/cluster/share_config.hpp"
 #include "pipelines/resolve_plan.hpp"
 #include "store/concatenate.hpp"
 #include "store/durable_sync.hpp"
@@ -73,6 +74,7 @@ struct RankBuild {
     std::string who;  // "rank r of n", in every error
     Messages messages;
     size_t regroup_at = 0;
+    IndexPlan indexing;                // this rank's indexers, as its plan placed them
     std::vector<std::string> devices;  // of this rank's indexers
     uint32_t exchange_credits = 0;
 
@@ -115,6 +117,7 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
     const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
     regroup_at = regroup_position(config, plan);
     if (!plan.indexing) throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
+    indexing = *plan.indexing;
     for (const Device& device : plan.indexing->devices()) devices.push_back(device.name());
     exchange_credits = config.cluster->exchange_credits.value_or(plan.tokens);
 }
@@ -213,30 +216,6 @@ const Share* own_share(const RankBuild& build, const RankPipelines& pipelines) {
     return nullptr;
 }
 
-// The pipeline for `source`'s stream: this rank's own files up to the
-// distributor and its indexers, or another rank's postings from the
-// exchange to this rank's indexers.
-PipelineConfig share_config(const RankBuild& build, int source) {
-    PipelineConfig config = build.config;
-    config.cluster.reset();
-    config.output = build.part_dir(source);
-    if (source != build.rank || build.rank != 0) config.progress = ProgressMode::off;  // one progress line per job
-    const auto after_regroup = build.config.nodes.begin() + static_cast<std::ptrdiff_t>(build.regroup_at) + 1;
-    if (source == build.rank && build.ranks == 1) {
-        // Nothing leaves a lone rank: no distributor, the single build's graph.
-    } else if (source == build.rank) {
-        config.nodes.insert(config.nodes.begin() + static_cast<std::ptrdiff_t>(build.regroup_at) + 1,
-                            NodeSpec{.kind = "cluster_distribute", .name = "distribute", .pointer = "/cluster",
-                                     .options = {{"kind", "cluster_distribute"}}});
-    } else {
-        std::vector<NodeSpec> nodes = {NodeSpec{.kind = "cluster_receive", .name = "receive", .pointer = "/cluster",
-                                                .options = {{"kind", "cluster_receive"}, {"source", source}}}};
-        nodes.insert(nodes.end(), after_regroup, build.config.nodes.end());
-        config.nodes = std::move(nodes);
-    }
-    return config;
-}
-
 // One pipeline per source: this rank's own files (where it has any) and
 // every other rank's stream.
 void start_shares(const RankBuild& build, const RankOwnership& ownership, RankPipelines& pipelines) {
@@ -253,7 +232,10 @@ void start_shares(const RankBuild& build, const RankOwnership& ownership, RankPi
         hooks.check_duplicate_names = false;  // the joined index is checked whole
         Share& share = pipelines.shares.emplace_back();
         share.source = source;
-        share.future = std::async(std::launch::async, [config = share_config(build, source), options = std::move(options),
+        const RankLayout layout{
+            .rank = build.rank, .ranks = build.ranks, .regroup_at = build.regroup_at, .indexing = &build.indexing};
+        share.future = std::async(std::launch::async, [config = share_config(build.config, layout, source, build.part_dir(source)),
+                                                       options = std::move(options),
                                                        hooks = std::move(hooks), &registry = pipelines.registry] {
             return run_pipeline(config, options, hooks, registry);
         });
