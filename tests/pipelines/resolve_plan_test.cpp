@@ -173,6 +173,22 @@ TEST_CASE("plan: a rank of a cluster build sizes itself from its own cores") {
     CHECK(big.parsing->cpu_parsers == 48);
     CHECK(big.indexing->indexers.size() == 16);
     CHECK(big.tokens == 192);
+    CHECK(big.batch_bytes == 2 * MiB);
+}
+
+TEST_CASE("plan: a rank of a cluster build with a GPU uses it as default.json does") {
+    const ScopedGpuParseBackend one(host_reference_gpu_parse_backend(1));
+    const BuildPlan rank = resolve(config_file("cluster.json"), machine(16, {0}));
+    const BuildPlan single = resolve(config_file("default.json"), machine(16, {0}));
+    CHECK(rank.parsing->gpus_only());
+    CHECK(rank.parsing->gpu_ordinals() == std::vector<int>{0});
+    CHECK(indexers_on(rank, false) == 8);
+    REQUIRE(indexers_on(rank, true) == 1);
+    CHECK(rank.device_terms_indexer == std::map<int, uint32_t>{{0, 8}});
+    CHECK(rank.batch_bytes == 4 * MiB);
+    CHECK(rank.tokens == single.tokens);
+    CHECK(rank.counts.at("/nodes/1").value == single.counts.at("/nodes/1").value);
+    CHECK(rank.to_json().at("index") == single.to_json().at("index"));
 }
 
 TEST_CASE("plan: configuration errors come from the resolve step, naming the key") {
