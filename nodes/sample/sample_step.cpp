@@ -27,14 +27,20 @@ constexpr double kGpuIndexerFedOnDeviceWeight = 32;
 
 }  // namespace
 
-double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device) {
+double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device,
+                                  double fed_share) {
+    ensure(fed_share > 0 && fed_share <= 1, "the share of a GPU indexer's tokens fed on its device lies in (0, 1]");
+    // Its tokens take 1/kGpuIndexerFedOnDeviceWeight of a CPU indexer's time
+    // each where they arrive on the device, 1/kGpuIndexerWeight where they
+    // come through the host: its capacity is the mix's harmonic mean.
+    const double fed_weight = 1 / (fed_share / kGpuIndexerFedOnDeviceWeight + (1 - fed_share) / kGpuIndexerWeight);
     double cpus = 0, gpu_capacity = 0;
     for (size_t i = 0; i < on_gpu.size(); ++i) {
         if (!on_gpu[i]) {
             cpus += 1;
         } else {
             const bool fed = i < fed_on_device.size() && fed_on_device[i];
-            gpu_capacity += fed ? kGpuIndexerFedOnDeviceWeight : kGpuIndexerWeight;
+            gpu_capacity += fed ? fed_weight : kGpuIndexerWeight;
         }
     }
     if (gpu_capacity == 0 || cpus == 0) return 0.5;

@@ -38,8 +38,12 @@ CollectionAssignment assign_from_sample(RunState& state, const TimedSample& take
 // indexing capacity, a GPU indexer counted as kGpuIndexerWeight CPU ones;
 // 0.5 when the indexers are all CPU or all GPU.
 // A GPU indexer that GPU parsers feed on its device (fed_on_device[i], as
-// many entries as on_gpu or none) counts kGpuIndexerFedOnDeviceWeight.
-double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {});
+// many entries as on_gpu or none) counts kGpuIndexerFedOnDeviceWeight, for
+// the share `fed_share` of its tokens that arrive there: all of them on one
+// machine; in a cluster build of P ranks 1/P (its own rank's files), the
+// rest coming from other ranks through the host.
+double automatic_popular_fraction(const std::vector<bool>& on_gpu, const std::vector<bool>& fed_on_device = {},
+                                  double fed_share = 1.0);
 
 // GPU contexts take a while to create (0.05-0.2 s): this creates those of
 // the GPUs `ordinals` on threads of their own, so that it overlaps what

@@ -11,14 +11,15 @@
 namespace invidx {
 
 SampleMessage sample_own_files(const PipelineConfig& config, const std::vector<InputFile>& share,
-                               const std::vector<std::string>& devices) {
+                               const std::vector<std::string>& devices, const std::vector<bool>& fed_on_device) {
     CollectionSample sample;
     if (config.sampler.enabled && !share.empty()) {
         sample = sample_collections(share, config.sampler, config.analysis);
     } else {
         sample.tokens.assign(kCollections, 0);
     }
-    return SampleMessage{.devices = devices, .tokens = std::move(sample.tokens), .bytes = sample.bytes,
+    return SampleMessage{.devices = devices, .fed_on_device = fed_on_device, .tokens = std::move(sample.tokens),
+                         .bytes = sample.bytes,
                          .documents = sample.documents, .files = sample.files};
 }
 
@@ -32,17 +33,23 @@ ControlMessage decide_ownership(const PipelineConfig& config, const std::vector<
     OwnershipMessage ownership;
     ownership.tokens.assign(kCollections, 0);
     ownership.first_indexer = {0};
-    std::vector<bool> on_gpu;
+    std::vector<bool> on_gpu, fed_on_device;
     for (const auto& message : samples) {
         const auto& sample = std::get<SampleMessage>(message);
         for (uint32_t c = 0; c < kCollections; ++c) ownership.tokens[c] += sample.tokens.at(c);
-        for (const auto& device : sample.devices) on_gpu.push_back(device != "cpu");
+        for (size_t i = 0; i < sample.devices.size(); ++i) {
+            on_gpu.push_back(sample.devices[i] != "cpu");
+            fed_on_device.push_back(i < sample.fed_on_device.size() && sample.fed_on_device[i]);
+        }
         ownership.first_indexer.push_back(static_cast<uint32_t>(on_gpu.size()));
         ownership.sampled.push_back(
             SampledShare{.bytes = sample.bytes, .documents = sample.documents, .files = sample.files});
     }
-    ownership.popular_token_fraction =
-        config.sampler.popular_token_fraction.value_or(automatic_popular_fraction(on_gpu));
+    // A GPU indexer fed on its device gets there only its own rank's share
+    // of its collections' tokens: the other ranks' come through the host.
+    const double fed_share = 1.0 / static_cast<double>(samples.size());
+    ownership.popular_token_fraction = config.sampler.popular_token_fraction.value_or(
+        automatic_popular_fraction(on_gpu, fed_on_device, fed_share));
     CollectionAssignment global = assign_collections(ownership.tokens, on_gpu, ownership.popular_token_fraction,
                                                      config.sampler.max_popular);
     for (uint32_t c = 0; c < kCollections; ++c)

@@ -31,11 +31,12 @@ json body(const SampleMessage& sample) {
     json tokens = json::array();  // sparse: [collection, tokens] pairs
     for (uint32_t c = 0; c < sample.tokens.size(); ++c)
         if (sample.tokens[c] != 0) tokens.push_back({c, sample.tokens[c]});
-    return {{"devices", sample.devices}, {"tokens", tokens}, {"bytes", sample.bytes},
+    return {{"devices", sample.devices}, {"fed_on_device", sample.fed_on_device}, {"tokens", tokens}, {"bytes", sample.bytes},
             {"documents", sample.documents}, {"files", sample.files}};
 }
 void read(const json& j, SampleMessage& sample) {
     sample.devices = j.at("devices").get<std::vector<std::string>>();
+    sample.fed_on_device = j.at("fed_on_device").get<std::vector<bool>>();
     sample.tokens.assign(kCollections, 0);
     for (const auto& pair : j.at("tokens")) sample.tokens.at(pair.at(0).get<uint32_t>()) = pair.at(1).get<uint64_t>();
     sample.bytes = j.at("bytes").get<uint64_t>();

@@ -35,6 +35,9 @@ struct ClusterPlan {
 // sampler found in its own files.
 struct SampleMessage {
     std::vector<std::string> devices;  // "cpu", "gpu:0", ...
+    // Per device entry: a GPU indexer the rank's GPU parsers feed on its
+    // device (BuildPlan::fed_on_device); empty for none.
+    std::vector<bool> fed_on_device;
     std::vector<uint64_t> tokens;      // kCollections entries: sampled tokens per collection
     uint64_t bytes = 0;
     uint64_t documents = 0;

@@ -76,6 +76,7 @@ struct RankBuild {
     size_t regroup_at = 0;
     IndexPlan indexing;                // this rank's indexers, as its plan placed them
     std::vector<std::string> devices;  // of this rank's indexers
+    std::vector<bool> fed_on_device;   // per indexer: its GPU parsers leave its terms on its device
     uint32_t exchange_credits = 0;
 
     // From the plan.
@@ -119,6 +120,7 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
     if (!plan.indexing) throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
     indexing = *plan.indexing;
     for (const Device& device : plan.indexing->devices()) devices.push_back(device.name());
+    fed_on_device = plan.fed_on_device;
     exchange_credits = config.cluster->exchange_credits.value_or(plan.tokens);
 }
 
@@ -142,7 +144,8 @@ RankOwnership sample_and_own(RankBuild& build) {
     const auto sampling_start = Clock::now();
     ControlMessage sample;
     try {
-        sample = sample_own_files(build.config, files_of_range(build.files, build.range), build.devices);
+        sample = sample_own_files(build.config, files_of_range(build.files, build.range), build.devices,
+                                  build.fed_on_device);
     } catch (const std::exception& error) {
         sample = FailureMessage{.error = build.who + " (" + build.range_text() + "): sampling failed: " + error.what()};
     }

@@ -7,14 +7,15 @@
 #include <string>
 
 #include "invidx/collections.hpp"
+#include "nodes/sample/sample_step.hpp"
 #include "pipelines/cluster/collection_ownership.hpp"
 
 using namespace invidx;
 
 namespace {
 
-SampleMessage sample_of(std::vector<std::string> devices, uint32_t seed) {
-    SampleMessage sample{.devices = std::move(devices), .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 10,
+SampleMessage sample_of(std::vector<std::string> devices, uint32_t seed, std::vector<bool> fed_on_device = {}) {
+    SampleMessage sample{.devices = std::move(devices), .fed_on_device = std::move(fed_on_device), .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 10,
                          .documents = 1, .files = 1};
     for (uint32_t c = seed; c < kCollections; c += 7) sample.tokens[c] = c % 13 + seed;
     return sample;
@@ -57,4 +58,26 @@ TEST_CASE("a rank whose sample failed fails the ownership, every failure named")
     const auto* failure = std::get_if<FailureMessage>(&decided);
     REQUIRE(failure != nullptr);
     CHECK(failure->error == "rank 1 of 3: sampling failed: a; rank 2 of 3: sampling failed: b");
+}
+
+TEST_CASE("ownership: a GPU indexer fed on its device counts as on one machine for its own rank's share of its tokens") {
+    PipelineConfig config;
+    const std::vector<std::string> rank_devices = {"cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "cpu", "gpu:0"};
+    const std::vector<bool> fed = {false, false, false, false, false, false, false, false, true};
+    const auto fraction = [&](std::vector<ControlMessage> samples) {
+        return std::get<OwnershipMessage>(decide_ownership(config, samples)).popular_token_fraction;
+    };
+    // One rank: the single build's plan (configs/default.json, 16 cores, one GPU): 8 / (8 + 32).
+    CHECK(fraction({sample_of(rank_devices, 1, fed)}) == doctest::Approx(0.2));
+    CHECK(fraction({sample_of(rank_devices, 1, fed)}) ==
+          doctest::Approx(automatic_popular_fraction(std::vector<bool>(fed.begin(), fed.end()), fed)));
+    // Not fed: a GPU indexer counts 8 CPU ones.
+    CHECK(fraction({sample_of(rank_devices, 1)}) == doctest::Approx(0.5));
+    // Two ranks: half of each GPU indexer's tokens come from the other rank
+    // through the host; its capacity the harmonic mean, 1 / (0.5/32 + 0.5/8) = 12.8.
+    CHECK(fraction({sample_of(rank_devices, 1, fed), sample_of(rank_devices, 2, fed)}) ==
+          doctest::Approx(16.0 / (16.0 + 2 * 12.8)));
+    // A rank without GPU parsers beside one with.
+    CHECK(fraction({sample_of(rank_devices, 1, fed), sample_of(rank_devices, 2)}) ==
+          doctest::Approx(16.0 / (16.0 + 12.8 + 8)));
 }

@@ -28,12 +28,13 @@ TEST_CASE("control messages: every kind reads back as it was written") {
     CHECK(plan.files[0].size_bytes == 7);
     CHECK(plan.parts_dir == "/out.tmp-1/cluster-parts");
 
-    SampleMessage sample{.devices = {"cpu", "gpu:0"}, .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 100,
-                         .documents = 3, .files = 2};
+    SampleMessage sample{.devices = {"cpu", "gpu:0"}, .fed_on_device = {false, true},
+                         .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 100, .documents = 3, .files = 2};
     sample.tokens[5] = 40;
     sample.tokens[kCollections - 1] = 2;
     const SampleMessage sample_read = round_trip(sample);
     CHECK(sample_read.devices == sample.devices);
+    CHECK(sample_read.fed_on_device == std::vector<bool>{false, true});
     CHECK(sample_read.tokens == sample.tokens);
     CHECK(sample_read.bytes == 100);
     CHECK(sample_read.documents == 3);
