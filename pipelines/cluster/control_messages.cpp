@@ -31,7 +31,8 @@ json body(const SampleMessage& sample) {
     json tokens = json::array();  // sparse: [collection, tokens] pairs
     for (uint32_t c = 0; c < sample.tokens.size(); ++c)
         if (sample.tokens[c] != 0) tokens.push_back({c, sample.tokens[c]});
-    return {{"devices", sample.devices}, {"fed_on_device", sample.fed_on_device}, {"tokens", tokens}, {"bytes", sample.bytes},
+    return {{"devices", sample.devices}, {"fed_on_device", sample.fed_on_device}, {"tokens", tokens},
+            {"bytes", sample.bytes},
             {"documents", sample.documents}, {"files", sample.files}};
 }
 void read(const json& j, SampleMessage& sample) {

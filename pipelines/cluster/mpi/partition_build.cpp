@@ -237,11 +237,12 @@ void start_shares(const RankBuild& build, const RankOwnership& ownership, RankPi
         share.source = source;
         const RankLayout layout{
             .rank = build.rank, .ranks = build.ranks, .regroup_at = build.regroup_at, .indexing = &build.indexing};
-        share.future = std::async(std::launch::async, [config = share_config(build.config, layout, source, build.part_dir(source)),
-                                                       options = std::move(options),
-                                                       hooks = std::move(hooks), &registry = pipelines.registry] {
-            return run_pipeline(config, options, hooks, registry);
-        });
+        share.future = std::async(std::launch::async,
+                                  [config = share_config(build.config, layout, source, build.part_dir(source)),
+                                   options = std::move(options), hooks = std::move(hooks),
+                                   &registry = pipelines.registry] {
+                                      return run_pipeline(config, options, hooks, registry);
+                                  });
     }
 }
 

@@ -15,8 +15,12 @@ using namespace invidx;
 namespace {
 
 SampleMessage sample_of(std::vector<std::string> devices, uint32_t seed, std::vector<bool> fed_on_device = {}) {
-    SampleMessage sample{.devices = std::move(devices), .fed_on_device = std::move(fed_on_device), .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 10,
-                         .documents = 1, .files = 1};
+    SampleMessage sample{.devices = std::move(devices),
+                         .fed_on_device = std::move(fed_on_device),
+                         .tokens = std::vector<uint64_t>(kCollections, 0),
+                         .bytes = 10,
+                         .documents = 1,
+                         .files = 1};
     for (uint32_t c = seed; c < kCollections; c += 7) sample.tokens[c] = c % 13 + seed;
     return sample;
 }

@@ -32,7 +32,8 @@ MachineResources machine(unsigned cores, std::vector<int> gpus) {
 // The standard kinds and the two the MPI build adds (never made here: the
 // resolve step only asks for their names).
 void add_cluster_kinds(NodeRegistry& registry) {
-    for (const NodeKind& kind : node_registry().kinds()) registry.add(kind.name, kind.description, kind.factory, kind.resolve);
+    for (const NodeKind& kind : node_registry().kinds())
+        registry.add(kind.name, kind.description, kind.factory, kind.resolve);
     for (const char* name : {"cluster_distribute", "cluster_receive"})
         registry.add(name, "for this test", [](NodeOptions&, RunState&) -> std::unique_ptr<Node> { return nullptr; });
 }
@@ -72,7 +73,8 @@ TEST_CASE("cluster shares: another rank's stream gets the indexers the rank's pl
         REQUIRE(rank_plan.indexing);
         const std::vector<std::string> planned = indexers_of(rank_plan);
         CHECK(planned.size() == (gpus ? 9u : 4u));
-        const RankLayout layout{.rank = 0, .ranks = 2, .regroup_at = regroup_position(config), .indexing = &*rank_plan.indexing};
+        const RankLayout layout{
+            .rank = 0, .ranks = 2, .regroup_at = regroup_position(config), .indexing = &*rank_plan.indexing};
 
         const PipelineConfig received = share_config(config, layout, 1, "/tmp/part-1");
         CHECK(kinds_of(received) == std::vector<std::string>{"cluster_receive", "index", "compress", "flush"});
