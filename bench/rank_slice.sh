@@ -22,7 +22,7 @@ if [ "${SLICE_BY:-core}" = thread ]; then
   exec taskset -c "$first-$((first + cores - 1))" "$@"
 fi
 threads=$(python3 - "$rank" "$cores" <<'PY'
-import glob, sys
+import glob, os, sys
 rank, cores = int(sys.argv[1]), int(sys.argv[2])
 def expand(text):
     out = []
@@ -33,6 +33,8 @@ def expand(text):
 groups = set()
 for path in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list"):
     groups.add(tuple(sorted(expand(open(path).read()))))
+if not groups:  # no topology to read (some sandboxes): one thread a core
+    groups = {(t,) for t in sorted(os.sched_getaffinity(0))}
 order = [t for group in sorted(groups) for t in group]
 mine = order[rank * cores:(rank + 1) * cores]
 if len(mine) < cores:

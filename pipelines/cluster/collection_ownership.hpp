@@ -21,7 +21,7 @@ namespace invidx {
 // This rank's sample of `share` (its own files), its indexers' `devices`
 // and which of them its GPU parsers feed on their device (BuildPlan::fed_on_device).
 SampleMessage sample_own_files(const PipelineConfig& config, const std::vector<InputFile>& share,
-                               const std::vector<std::string>& devices, const std::vector<bool>& fed_on_device = {});
+                               const std::vector<std::string>& devices, const std::vector<bool>& fed_on_device);
 
 // Rank 0, from every rank's sample in rank order: the ownership, or a
 // failure joining the failures some ranks sent instead of a sample.
