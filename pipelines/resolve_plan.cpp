@@ -11,16 +11,17 @@ namespace invidx {
 namespace {
 
 void settle_tokens(const PipelineConfig& config, BuildPlan& plan) {
+    const bool gpus_parse = plan.parsing && !plan.parsing->gpus.empty();
     const bool gpus_parse_alone = plan.parsing && plan.parsing->gpus_only();
     if (config.memory.tokens) {
         plan.tokens = *config.memory.tokens;
         plan.tokens_reason = "memory.tokens is given";
         return;
     }
-    plan.tokens = automatic_token_count(plan.machine.cores, gpus_parse_alone);
-    plan.tokens_reason = gpus_parse_alone
-                             ? "\"auto\": 4 per core (at least 16) where GPUs do all the parsing"
-                             : "\"auto\": 3 per core (at least 16)";
+    plan.tokens = automatic_token_count(plan.machine.cores, gpus_parse, gpus_parse_alone);
+    plan.tokens_reason = gpus_parse_alone ? "\"auto\": 4 per core (at least 16) where GPUs do all the parsing"
+                         : gpus_parse     ? "\"auto\": 3 per core (at least 16) where GPUs parse beside the CPU"
+                                          : "\"auto\": 3 per core (at least 8) where the CPU parses alone";
 }
 
 // memory.batch_bytes "auto": larger batches where GPUs parse. With 4 MiB
@@ -78,8 +79,9 @@ MachineResources this_machine() {
     return machine;
 }
 
-uint32_t automatic_token_count(unsigned cores, bool gpus_parse_alone) {
-    return std::max(16u, (gpus_parse_alone ? 4 : 3) * cores);
+uint32_t automatic_token_count(unsigned cores, bool gpus_parse, bool gpus_parse_alone) {
+    if (gpus_parse_alone) return std::max(16u, 4 * cores);
+    return std::max(gpus_parse ? 16u : 8u, 3 * cores);
 }
 
 BuildPlan resolve_build_plan(const PipelineConfig& config, const NodeRegistry& registry,

@@ -43,9 +43,11 @@ PipelineConfig configuration_to_run(const PipelineConfig& config, const std::vec
 ResolvedBuild resolve_build(const PipelineConfig& config, const std::vector<InputFile>& files, bool detect_vectors,
                             const NodeRegistry& registry, const MachineResources& machine);
 
-// "auto" memory.tokens: 3 per core, at least 16, so on many cores the
-// decoders and parsers stay fed; 4 per core where GPUs do all the parsing,
-// since a batch is held longer on its way through a GPU's slots.
-uint32_t automatic_token_count(unsigned cores, bool gpus_parse_alone);
+// "auto" memory.tokens: 3 per core, so on many cores the decoders and
+// parsers stay fed; 4 per core where GPUs do all the parsing, since a batch
+// is held longer on its way through a GPU's slots. At least 16 where GPUs
+// parse, at least 8 where only the CPU does (on 2 cores 8 build as fast as
+// 16, with a third less memory).
+uint32_t automatic_token_count(unsigned cores, bool gpus_parse, bool gpus_parse_alone);
 
 }  // namespace invidx

@@ -163,6 +163,21 @@ TEST_CASE("plan: what the pipeline gives wins over \"auto\"") {
     CHECK_FALSE(plan.popular_token_fraction_auto);
 }
 
+TEST_CASE("plan: memory.tokens \"auto\" is 3 per core, 4 where GPUs parse alone, at least 8 on the CPU alone") {
+    CHECK(automatic_token_count(1, false, false) == 8);
+    CHECK(automatic_token_count(2, false, false) == 8);
+    CHECK(automatic_token_count(3, false, false) == 9);
+    CHECK(automatic_token_count(16, false, false) == 48);
+    CHECK(automatic_token_count(2, true, false) == 16);   // GPUs beside CPU parsers
+    CHECK(automatic_token_count(16, true, false) == 48);
+    CHECK(automatic_token_count(2, true, true) == 16);    // GPUs alone
+    CHECK(automatic_token_count(16, true, true) == 64);
+    const ScopedGpuParseBackend no_gpus(host_reference_gpu_parse_backend(0));
+    const BuildPlan two_cores = resolve(config_file("default.json"), machine(2));
+    CHECK(two_cores.tokens == 8);
+    CHECK(two_cores.to_json().at("memory_tokens").at("why").get<std::string>().find("at least 8") != std::string::npos);
+}
+
 TEST_CASE("plan: a rank of a cluster build sizes itself from its own cores") {
     const ScopedGpuParseBackend no_gpus(host_reference_gpu_parse_backend(0));
     const PipelineConfig cluster = config_file("cluster.json");
