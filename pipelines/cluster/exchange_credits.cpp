@@ -23,6 +23,7 @@ Lease ExchangeCredits::admit(Lease batch_hold) {
             figures_.peak_in_use = std::max(figures_.peak_in_use, in_use_);
         } else {
             ++figures_.waited;
+            entry->queued = std::chrono::steady_clock::now();
             entry->batch_hold = std::move(batch_hold);
             waiting_.push_back(entry);
         }
@@ -39,16 +40,22 @@ void ExchangeCredits::finished(const std::shared_ptr<Entry>& entry) {
     std::vector<Lease> released;
     {
         std::lock_guard lock(mutex_);
+        const auto now = std::chrono::steady_clock::now();
+        const auto waited_since = [&](const Entry& e) {
+            figures_.wait_seconds += std::chrono::duration<double>(now - e.queued).count();
+        };
         if (entry->credited) {
             --in_use_;
         } else {
             // Done before a credit came: its token goes, no credit taken.
             waiting_.erase(std::find(waiting_.begin(), waiting_.end(), entry));
+            waited_since(*entry);
             released.push_back(std::move(entry->batch_hold));
         }
         while (in_use_ < capacity_ && !waiting_.empty()) {
             const std::shared_ptr<Entry> next = std::move(waiting_.front());
             waiting_.pop_front();
+            waited_since(*next);
             next->credited = true;
             ++in_use_;
             released.push_back(std::move(next->batch_hold));

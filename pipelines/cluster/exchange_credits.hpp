@@ -14,6 +14,7 @@
 // `capacity` credits cost far less than as many tokens.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -28,6 +29,7 @@ struct ExchangeCreditFigures {
     uint32_t peak_in_use = 0;
     uint64_t batches = 0;          // admitted
     uint64_t waited = 0;           // admitted with every credit out (kept their token a while)
+    double wait_seconds = 0;       // how long those kept their tokens, summed
 };
 
 class ExchangeCredits : public std::enable_shared_from_this<ExchangeCredits> {
@@ -46,6 +48,7 @@ private:
     struct Entry {
         Lease batch_hold;     // until it has a credit
         bool credited = false;
+        std::chrono::steady_clock::time_point queued{};  // when it began to wait
     };
     void finished(const std::shared_ptr<Entry>& entry);
 

@@ -68,9 +68,13 @@ struct RankBuild {
     const NodeRegistry& registry;
     Clock::time_point start;
     double sync_wait_at_start = 0;
+    // This machine's cores and GPUs, listed on a thread of its own while MPI
+    // starts: CUDA's start (0.1-0.2 s where there are GPUs) overlaps MPI_Init's.
+    std::future<MachineResources> machine;
     int rank = 0;
     int ranks = 1;
     double mpi_start_seconds = 0;
+    double rank_plan_seconds = 0;  // this rank's plan, after MPI's start: what the GPUs' listing still took
     std::string who;  // "rank r of n", in every error
     Messages messages;
     size_t regroup_at = 0;
@@ -108,6 +112,7 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
       registry(registry_),
       start(Clock::now()),
       sync_wait_at_start(sync_wait_seconds()),
+      machine(std::async(std::launch::async, this_machine)),
       rank(MpiSession::get().rank()),  // MPI_Init on the first call: counted in the build, reported apart
       ranks(MpiSession::get().size()),
       mpi_start_seconds(seconds_since(start)),
@@ -115,7 +120,9 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
       messages(rank, ranks) {
     // This rank's plan, from its own cores and GPUs, as its pipelines will
     // resolve it.
-    const BuildPlan plan = resolve_build_plan(config, registry, this_machine());
+    const auto plan_start = Clock::now();
+    const BuildPlan plan = resolve_build_plan(config, registry, machine.get());
+    rank_plan_seconds = seconds_since(plan_start);
     regroup_at = regroup_position(config, plan);
     if (!plan.indexing) throw ConfigError("/nodes", "a partition cluster build needs an \"index\" node");
     indexing = *plan.indexing;
@@ -361,6 +368,7 @@ json rank_figures(const RankBuild& build, const RankPipelines& pipelines, uint32
                     {"part_runs", part_runs},
                     {"build_seconds", seconds_since(build.start)},
                     {"mpi_start_seconds", build.mpi_start_seconds},
+                    {"rank_plan_seconds", build.rank_plan_seconds},
                     {"plan_seconds", build.plan_seconds},
                     {"sampling_seconds", build.sampling_seconds},
                     {"sync_wait_seconds", sync_wait_seconds() - build.sync_wait_at_start},
@@ -376,6 +384,7 @@ json rank_figures(const RankBuild& build, const RankPipelines& pipelines, uint32
                     {"exchange_credits", credits.capacity},
                     {"peak_exchange_credits_in_use", credits.peak_in_use},
                     {"batches_waiting_for_credit", credits.waited},
+                    {"credit_wait_seconds", credits.wait_seconds},
                     {"ok", pipelines.local_error.empty() && !pipelines.stopped_by_peer && !interrupted},
                     {"stopped_by_peer", pipelines.stopped_by_peer},
                     {"interrupted", interrupted},

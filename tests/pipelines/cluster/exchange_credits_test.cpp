@@ -3,7 +3,9 @@
 // back when the last destination is done with them.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "pipelines/cluster/exchange_credits.hpp"
@@ -34,6 +36,8 @@ TEST_CASE("exchange credits: tokens go back while credits last, then when a cred
     CHECK(*holds[1].released);
     CHECK_FALSE(*holds[2].released);
     CHECK_FALSE(*holds[3].released);
+    CHECK(credits->figures().wait_seconds == 0);  // nobody has finished waiting yet
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
 
     outstanding[1].reset();  // batch 1 acknowledged everywhere: its credit goes to batch 2
     CHECK(*holds[2].released);
@@ -47,6 +51,7 @@ TEST_CASE("exchange credits: tokens go back while credits last, then when a cred
     CHECK(figures.peak_in_use == 2);
     CHECK(figures.batches == 4);
     CHECK(figures.waited == 2);
+    CHECK(figures.wait_seconds >= 0.04);  // batches 2 and 3 each waited 20 ms or more
 
     // The credits held by batches 0 and 2 come back: a new batch passes at once.
     outstanding[0].reset();
