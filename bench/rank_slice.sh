@@ -11,12 +11,19 @@
 # and two ranks would share them. SLICE_BY=thread keeps that older numbering
 # (rank r gets threads r*SLICE_CORES ..). Outside mpirun it is slice 0, so a
 # single build run through it gets what one rank gets. For
+# RANK_GPUS (optional): the GPU of each local rank, e.g. "0 0" for two ranks
+# sharing one GPU on a one-GPU machine. For
 # bench/cluster_ranks.sh on one multi-GPU machine:
 #   LAUNCH=bench/rank_slice.sh SLICE_CORES=16 bench/cluster_ranks.sh COLLECTION CONFIG 2
 set -euo pipefail
 rank=${OMPI_COMM_WORLD_LOCAL_RANK:-${PMI_LOCAL_RANK:-0}}
 cores=${SLICE_CORES:-16}
-export CUDA_VISIBLE_DEVICES=$rank
+if [ -n "${RANK_GPUS:-}" ]; then
+  gpus=($RANK_GPUS)
+  export CUDA_VISIBLE_DEVICES=${gpus[$rank]:?RANK_GPUS names no GPU for local rank $rank}
+else
+  export CUDA_VISIBLE_DEVICES=$rank
+fi
 if [ "${SLICE_BY:-core}" = thread ]; then
   first=$((rank * cores))
   exec taskset -c "$first-$((first + cores - 1))" "$@"
