@@ -101,6 +101,10 @@ void BinaryWriter::finish() {
     flush_buffer();
     if (sync_ == SyncOnFinish::yes && timed_fsync(fd_) != 0)
         throw Error("cannot sync: " + system_message(), in_file(path_.string()));
+#if defined(__linux__)
+    // Advice: a failure shows in the owner's fsync later, never here.
+    if (sync_ == SyncOnFinish::start_writeback) (void)::sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) throw Error("cannot close: " + system_message(), in_file(path_.string()));

@@ -24,8 +24,10 @@ inline ErrorContext in_file(std::string file) {
 
 // Whether finish() fsyncs the file, or its owner syncs it later with others
 // (IndexWriter::publish syncs its files all at once: one wait, not one per
-// file).
-enum class SyncOnFinish { yes, no };
+// file). `start_writeback`: the owner syncs it later, and finish() asks the
+// kernel to start writing it to disk now (Linux: sync_file_range), so that
+// little is left to wait for by then and the writer's thread never waits.
+enum class SyncOnFinish { yes, no, start_writeback };
 
 // Buffered writer on a POSIX descriptor, so that finish() can fsync: the
 // publish protocol needs every byte on disk before the manifest names it.

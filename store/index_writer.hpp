@@ -64,9 +64,10 @@ struct WrittenRun {
 // Writes run file `run` (docs/FORMAT.md) into index_dir/runs/. What
 // IndexWriter::write_run does, for a process that writes a run into another
 // process's index (a cluster build's rank, into rank 0's temporary
-// directory), which then adopts it.
+// directory), which then adopts it. `sync`: fsynced before it returns
+// (yes), or left to whoever syncs it later.
 WrittenRun write_run_file(const std::filesystem::path& index_dir, uint32_t run, bool positional,
-                          std::vector<CompressedRun> parts);
+                          std::vector<CompressedRun> parts, SyncOnFinish sync = SyncOnFinish::yes);
 
 // Per run, per indexer, the postings count of every slot (WrittenRun::slots).
 using RunSlotPostings = std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>>;
