@@ -76,4 +76,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # piped into head: the rows asked for were printed
+        sys.stderr.close()
