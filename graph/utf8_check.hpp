@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -22,6 +24,10 @@ inline std::optional<size_t> first_invalid_utf8(std::string_view text) {
         unsigned char low = 0x80, high = 0xBF;  // the second byte's range
         if (lead < 0x80) {
             ++i;
+            // ASCII runs eight bytes at a time: most text is mostly ASCII.
+            uint64_t word = 0;
+            while (i + 8 <= text.size() && (std::memcpy(&word, text.data() + i, 8), word & 0x8080808080808080ULL) == 0)
+                i += 8;
             continue;
         } else if (lead >= 0xC2 && lead <= 0xDF) {
             length = 2;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "invidx/error.hpp"
+#include "nodes/frame/id_contents_line.hpp"
 #include "nodes/frame/term_vector.hpp"
 
 namespace invidx {
@@ -58,6 +59,17 @@ size_t JsonlFramer::frame(std::string_view view, bool at_end, const EmitRecord& 
 
 void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const EmitRecord& emit) {
     if (is_blank(line)) return;
+    record_.source_offset = line_offset;
+    record_.record_number = line_number_;
+    // Most lines are {"id": "...", "contents": "..."} alone: read without a
+    // JSON tree. Every other line, and every error, takes nlohmann's way.
+    if (!vector_scale_ && read_id_contents_line(line, record_.name, text_)) {
+        record_.text = text_;
+        metadata_.clear();
+        record_.metadata = metadata_;
+        emit(record_);
+        return;
+    }
     nlohmann::json object;
     try {
         object = nlohmann::json::parse(line);
@@ -107,8 +119,6 @@ void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const 
     object.erase(body);
     metadata_ = object.empty() ? std::string() : object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     record_.metadata = metadata_;
-    record_.source_offset = line_offset;
-    record_.record_number = line_number_;
     emit(record_);
 }
 
