@@ -1,7 +1,10 @@
 #include "nodes/frame/id_contents_line.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "graph/utf8_check.hpp"
 
@@ -120,47 +123,98 @@ bool read_string(std::string_view s, size_t& i, std::string& out) {
     }
 }
 
+// `text` as nlohmann's dump writes a string (no ASCII escaping): quote,
+// backslash and the control characters escaped, everything else as is.
+void append_dumped_string(std::string& out, std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    for (const char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    out += "\\u00";
+                    out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
+                    out.push_back(kHex[static_cast<unsigned char>(c) & 0xF]);
+                } else {
+                    out.push_back(c);
+                }
+        }
+    }
+    out.push_back('"');
+}
+
 }  // namespace
 
-bool read_id_contents_line(std::string_view line, std::string& id, std::string& contents) {
+bool read_id_contents_line(std::string_view line, std::string& id, std::string& contents, std::string& metadata) {
     // JSON's strings must be UTF-8, and nothing outside them may be other
     // than ASCII: one check of the whole line covers both.
     if (first_invalid_utf8(line)) return false;
+    thread_local std::vector<std::pair<std::string, std::string>> others;  // fields but id and contents
+    thread_local std::string key;
+    others.clear();
     size_t i = 0;
     skip_spaces(line, i);
     if (i == line.size() || line[i] != '{') return false;
     ++i;
     bool have_id = false, have_contents = false;
-    for (int member = 0; member < 2; ++member) {
+    while (true) {
         skip_spaces(line, i);
         if (i == line.size() || line[i] != '"') return false;
-        const size_t key_end = line.find('"', i + 1);
-        if (key_end == std::string_view::npos) return false;
-        const std::string_view key = line.substr(i + 1, key_end - i - 1);
-        std::string* value = nullptr;
-        if (key == "id" && !have_id) {
-            have_id = true;
-            value = &id;
-        } else if (key == "contents" && !have_contents) {
-            have_contents = true;
-            value = &contents;
-        } else {
-            return false;  // another key, or one of these twice
-        }
-        i = key_end + 1;
+        ++i;
+        if (!read_string(line, i, key)) return false;
         skip_spaces(line, i);
         if (i == line.size() || line[i] != ':') return false;
         ++i;
         skip_spaces(line, i);
-        if (i == line.size() || line[i] != '"') return false;
+        if (i == line.size() || line[i] != '"') return false;  // a value that is not a string
         ++i;
+        std::string* value = nullptr;
+        if (key == "id") {
+            if (have_id) return false;
+            have_id = true;
+            value = &id;
+        } else if (key == "contents") {
+            if (have_contents) return false;
+            have_contents = true;
+            value = &contents;
+        } else {
+            others.emplace_back(key, std::string());
+            value = &others.back().second;
+        }
         if (!read_string(line, i, *value)) return false;
         skip_spaces(line, i);
-        if (i == line.size() || line[i] != (member == 0 ? ',' : '}')) return false;
+        if (i == line.size()) return false;
+        if (line[i] == ',') {
+            ++i;
+            continue;
+        }
+        if (line[i] != '}') return false;
         ++i;
+        break;
     }
     skip_spaces(line, i);
-    return i == line.size();
+    if (i != line.size() || !have_id || !have_contents) return false;
+    // The other fields as nlohmann dumps its object: keys in byte order.
+    metadata.clear();
+    if (others.empty()) return true;
+    std::sort(others.begin(), others.end());
+    metadata.push_back('{');
+    for (size_t f = 0; f < others.size(); ++f) {
+        if (f > 0 && others[f].first == others[f - 1].first) return false;  // a key twice
+        if (f > 0) metadata.push_back(',');
+        append_dumped_string(metadata, others[f].first);
+        metadata.push_back(':');
+        append_dumped_string(metadata, others[f].second);
+    }
+    metadata.push_back('}');
+    return true;
 }
 
 }  // namespace invidx

@@ -61,11 +61,11 @@ void JsonlFramer::frame_line(std::string_view line, uint64_t line_offset, const 
     if (is_blank(line)) return;
     record_.source_offset = line_offset;
     record_.record_number = line_number_;
-    // Most lines are {"id": "...", "contents": "..."} alone: read without a
-    // JSON tree. Every other line, and every error, takes nlohmann's way.
-    if (!vector_scale_ && read_id_contents_line(line, record_.name, text_)) {
+    // Most lines are {"id": "...", "contents": "..."}, maybe with other
+    // string fields: read without a JSON tree. Every other line, and every
+    // error, takes nlohmann's way.
+    if (!vector_scale_ && read_id_contents_line(line, record_.name, text_, metadata_)) {
         record_.text = text_;
-        metadata_.clear();
         record_.metadata = metadata_;
         emit(record_);
         return;
