@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/json_string.hpp"
 #include "graph/utf8_check.hpp"
 
 namespace invidx {
@@ -123,33 +124,6 @@ bool read_string(std::string_view s, size_t& i, std::string& out) {
     }
 }
 
-// `text` as nlohmann's dump writes a string (no ASCII escaping): quote,
-// backslash and the control characters escaped, everything else as is.
-void append_dumped_string(std::string& out, std::string_view text) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    out.push_back('"');
-    for (const char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    out += "\\u00";
-                    out.push_back(kHex[static_cast<unsigned char>(c) >> 4]);
-                    out.push_back(kHex[static_cast<unsigned char>(c) & 0xF]);
-                } else {
-                    out.push_back(c);
-                }
-        }
-    }
-    out.push_back('"');
-}
-
 }  // namespace
 
 bool read_id_contents_line(std::string_view line, std::string& id, std::string& contents, std::string& metadata) {
@@ -209,9 +183,9 @@ bool read_id_contents_line(std::string_view line, std::string& id, std::string& 
     for (size_t f = 0; f < others.size(); ++f) {
         if (f > 0 && others[f].first == others[f - 1].first) return false;  // a key twice
         if (f > 0) metadata.push_back(',');
-        append_dumped_string(metadata, others[f].first);
+        append_json_string(metadata, others[f].first);
         metadata.push_back(':');
-        append_dumped_string(metadata, others[f].second);
+        append_json_string(metadata, others[f].second);
     }
     metadata.push_back('}');
     return true;

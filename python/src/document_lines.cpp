@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "graph/json_string.hpp"
 #include "invidx/document_source.hpp"
 #include "invidx/error.hpp"
 
@@ -13,36 +14,6 @@ namespace invidx::python {
 namespace {
 
 void append_text(std::vector<char>& block, std::string_view text) { block.insert(block.end(), text.begin(), text.end()); }
-
-// A JSON string: UTF-8 kept as it is, '"', '\\' and control bytes escaped
-// (json.dumps would write \uXXXX for non-ASCII; the framer decodes both to
-// the same bytes).
-void append_json_string(std::vector<char>& block, std::string_view text) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    block.push_back('"');
-    size_t plain_from = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        append_text(block, text.substr(plain_from, i - plain_from));
-        plain_from = i + 1;
-        switch (c) {
-            case '"': append_text(block, "\\\""); break;
-            case '\\': append_text(block, "\\\\"); break;
-            case '\n': append_text(block, "\\n"); break;
-            case '\r': append_text(block, "\\r"); break;
-            case '\t': append_text(block, "\\t"); break;
-            case '\b': append_text(block, "\\b"); break;
-            case '\f': append_text(block, "\\f"); break;
-            default: {
-                const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-                append_text(block, std::string_view(escape, sizeof escape));
-            }
-        }
-    }
-    append_text(block, text.substr(plain_from));
-    block.push_back('"');
-}
 
 // Whether the mapping `document` has `key` (a Python error raised by its
 // lookup other than KeyError propagates).

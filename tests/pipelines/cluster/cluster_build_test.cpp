@@ -242,6 +242,12 @@ TEST_CASE("a partition cluster build with a single exchange credit waits for it 
     // Hundreds of 4 kB batches a rank, each acknowledged only once another
     // rank has indexed it: some batch found the one credit out.
     CHECK(sum_of(per_rank, "batches_waiting_for_credit") > 0);
+    // ... and kept its token meanwhile, for a time the figures add up.
+    double credit_wait = 0;
+    for (const auto& figures : per_rank) credit_wait += figures.at("credit_wait_seconds").get<double>();
+    CHECK(credit_wait > 0);
+    // Each rank's plan came after MPI's start, from a machine listed beside it.
+    for (const auto& figures : per_rank) CHECK(figures.at("rank_plan_seconds").get<double>() >= 0);
 }
 
 TEST_CASE("a files cluster build on 2 and 4 ranks exports the single machine's CIFF") {
