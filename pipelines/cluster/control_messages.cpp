@@ -15,7 +15,7 @@ using nlohmann::json;
 // In the order of ControlMessage's alternatives.
 constexpr std::array<std::string_view, std::variant_size_v<ControlMessage>> kKindNames = {
     "plan",     "sample", "ownership",   "figures", "placement", "runs", "finished", "failure", "part_built",
-    "stop_count", "parts_placement", "part_run", "join_report"};
+    "stop_count", "parts_placement", "join_report"};
 
 // One body() and one read() per kind: the fields beside "kind".
 
@@ -145,17 +145,6 @@ void read(const json& j, PartsPlacementMessage& placement) {
                                                    .terms = part.at("terms").get<uint64_t>(),
                                                    .has_run = part.at("has_run").get<bool>(),
                                                    .run = part.at("run").get<uint32_t>()});
-}
-
-// The run carries its slots: rank 0 writes the joined dictionary from them.
-json body(const PartRunMessage& message) {
-    json j = {{"run_seconds", message.run_seconds}};
-    if (message.run) j["run"] = written_run_to_json(*message.run, true);
-    return j;
-}
-void read(const json& j, PartRunMessage& message) {
-    message.run_seconds = j.at("run_seconds").get<double>();
-    if (j.contains("run")) message.run = written_run_from_json(j.at("run"));
 }
 
 json body(const JoinReportMessage& report) {

@@ -121,12 +121,6 @@ struct PartsPlacementMessage {
     std::vector<ConcatenatedPart> parts;  // per rank
 };
 
-// A rank to rank 0 (files mode): the run its part became, where it had one.
-struct PartRunMessage {
-    std::optional<WrittenRun> run;
-    double run_seconds = 0;
-};
-
 // A rank to rank 0 at the end of a join in which every rank wrote its own
 // byte ranges of one file: its figures, one count, and the checksum spans
 // of what it wrote (pipelines/cluster/mpi/join_reports.hpp).
@@ -138,7 +132,7 @@ struct JoinReportMessage {
 
 using ControlMessage = std::variant<ClusterPlan, SampleMessage, OwnershipMessage, FiguresMessage, PlacementMessage,
                                     RunsMessage, FinishedMessage, FailureMessage, PartBuiltMessage, StopCountMessage,
-                                    PartsPlacementMessage, PartRunMessage, JoinReportMessage>;
+                                    PartsPlacementMessage, JoinReportMessage>;
 
 std::string encode(const ControlMessage& message);
 // An invidx::Error for text that is not a control message.

@@ -25,6 +25,7 @@
 #include "pipelines/cluster/rank_figures.hpp"
 #include "pipelines/cluster/written_run_json.hpp"
 #include "store/concatenate.hpp"
+#include "store/index_reader.hpp"
 #include "store/index_writer.hpp"
 
 namespace invidx {
@@ -256,74 +257,69 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         return fail_everywhere(failure->error, bool(local_failure));
     const std::vector<ConcatenatedPart> placement = expect<PartsPlacementMessage>(decision).parts;
 
-    // 4. Each rank writes its part's postings as one run of the joined
-    // index, docids shifted, straight into rank 0's temporary directory:
-    // the postings are re-encoded by all ranks at once, not by rank 0 alone.
-    const auto run_start = std::chrono::steady_clock::now();
-    const ConcatenatedPart& my_part = placement.at(static_cast<size_t>(rank));
-    ControlMessage run_report = PartRunMessage{};
-    if (my_part.has_run) {
-        try {
-            std::get<PartRunMessage>(run_report).run =
-                write_part_run(IndexPart{.directory = part_dir, .first_file = range.begin}, my_part, parts_dir.parent_path());
-        } catch (const std::exception& error) {
-            run_report = FailureMessage{.error = who + ": writing its run failed: " + std::string(error.what())};
-        }
-    }
-    if (auto* written = std::get_if<PartRunMessage>(&run_report)) written->run_seconds = seconds_since(run_start);
-    const std::vector<ControlMessage> all_runs = messages.gather(run_report);
-
-    // 5. Rank 0 adopts the runs, appends the documents, merges the
-    // dictionaries, writes the report and publishes; every rank learns the
-    // outcome, so all exit alike.
+    // 4. Rank 0 joins the parts as they are: every part's run files moved
+    // into the joined index in (rank, run) order, each with its part's
+    // first docid as its base (no posting read or rewritten: docs/FORMAT.md
+    // "Cluster builds"), the parts' dictionaries merged (a term's lists in
+    // rank order, df and cf summed), their documents appended; then the
+    // report, and the index published. Every rank learns the outcome, so
+    // all exit alike.
     json report;
     const ClusterOutcome outcome = finish_cluster_build(messages, ranks, [&] {
         const auto join_start = std::chrono::steady_clock::now();
-        std::vector<WrittenRun> runs;
-        std::string failures;
-        for (size_t r = 0; r < all_runs.size(); ++r) {
-            if (const auto* failure = std::get_if<FailureMessage>(&all_runs[r])) {
-                failures += (failures.empty() ? "" : "; ") + failure->error;
-                continue;
-            }
-            const auto written = expect<PartRunMessage>(all_runs[r]);
-            per_rank[r]["run_seconds"] = written.run_seconds;
-            if (written.run) runs.push_back(*written.run);
-        }
-        if (!failures.empty()) throw Error(failures);
-        std::vector<IndexPart> parts;
-        std::vector<ConcatenatedPart> plan;
+        std::vector<SourcePart> sources;
+        std::vector<std::unique_ptr<IndexReader>> documents;  // opened before their parts' runs move
+        std::vector<uint32_t> first_files;
         std::vector<int> part_ranks;
         for (int r = 0; r < ranks; ++r) {
             const FileRange& share = ranges[static_cast<size_t>(r)];
             if (share.begin == share.end) continue;
-            parts.push_back(IndexPart{.directory = parts_dir / ("rank-" + std::to_string(r)), .first_file = share.begin});
-            plan.push_back(placement.at(static_cast<size_t>(r)));
+            const fs::path directory = parts_dir / ("rank-" + std::to_string(r));
+            const uint64_t first_docid = placement.at(static_cast<size_t>(r)).first_docid;
+            sources.push_back(SourcePart{.directory = directory, .first_docid = first_docid});
+            documents.push_back(std::make_unique<IndexReader>(directory));
+            first_files.push_back(share.begin);
             part_ranks.push_back(r);
-            per_rank[static_cast<size_t>(r)]["first_docid"] = plan.back().first_docid;
-            if (plan.back().has_run) per_rank[static_cast<size_t>(r)]["run"] = plan.back().run;
+            per_rank[static_cast<size_t>(r)]["first_docid"] = first_docid;
         }
         // The first part's report gives the stage and node figures (its
         // rank's); the totals are the whole build's.
         report = part_report.contains("nodes") ? part_report : json::object();
-        if (!parts.empty() && !report.contains("nodes")) {
-            std::ifstream in(parts.front().directory / "report.json");
+        if (!sources.empty() && !report.contains("nodes")) {
+            std::ifstream in(sources.front().directory / "report.json");
             if (in) report = json::parse(in, nullptr, false);
             if (report.is_discarded()) report = json::object();
         }
         if (!report.contains("nodes")) report["nodes"] = json::array();
         report["nodes_of_rank"] = part_ranks.empty() ? -1 : part_ranks.front();
-        const ConcatenatedIndex joined = join_parts(parts, plan, runs, *writer);
+        // Rank 0's join, step by step, for the report.
+        json join_seconds = json::object();
+        auto step_start = std::chrono::steady_clock::now();
+        const auto step_end = [&](const char* name) {
+            join_seconds[name] = seconds_since(step_start);
+            step_start = std::chrono::steady_clock::now();
+        };
+        OwnedTerms joined = adopt_source_parts(sources, 0, parts_dir.parent_path());
+        step_end("dictionaries_merged_runs_moved");
+        JoinedCounts counts{.input_files = files.size(), .terms = joined.dictionary.size()};
+        for (size_t p = 0; p < documents.size(); ++p) {
+            append_part_documents(*documents[p], first_files[p], *writer);
+            counts.documents += documents[p]->num_documents();
+        }
+        step_end("documents");
+        for (const WrittenRun& run : joined.runs) writer->adopt_run(run), counts.postings += run.postings;
+        writer->write_dictionary(std::move(joined.dictionary));
+        step_end("dictionary");
         // The parts are not part of the index: gone before the report and
         // the manifest are written.
+        documents.clear();
         fs::remove_all(parts_dir);
+        step_end("remove_parts");
         report["cluster"] = {{"mode", "files"}, {"assign_files", mode_name(config.cluster->assign_files)},
-                             {"join", "each rank writes its part's run, rank 0 joins documents and dictionaries"}};
-        report["stages"]["cluster_runs"] = largest_over_ranks(per_rank, "run_seconds");
-        report_and_publish(report, per_rank,
-                           JoinedCounts{.input_files = files.size(), .documents = joined.documents,
-                                        .terms = joined.terms, .postings = joined.postings},
-                           config, options, *writer, start, join_start);
+                             {"join", "each rank's part's runs moved in with their docid bases, rank 0 merges the "
+                                      "dictionaries and appends the documents"},
+                             {"join_seconds", join_seconds}};
+        report_and_publish(report, per_rank, counts, config, options, *writer, start, join_start);
     });
     if (!outcome.ok) {
         // Rank 0 stopped by its caller ends as Interrupted, as a stopped share does.

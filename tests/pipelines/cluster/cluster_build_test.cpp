@@ -250,12 +250,12 @@ TEST_CASE("a partition cluster build with a single exchange credit waits for it 
     for (const auto& figures : per_rank) CHECK(figures.at("rank_plan_seconds").get<double>() >= 0);
 }
 
-TEST_CASE("a files cluster build on 2 and 4 ranks exports the single machine's CIFF") {
+TEST_CASE("a files cluster build on 1, 2 and 4 ranks exports the single machine's CIFF, its parts' runs moved in") {
     TempDir dir;
     const auto input = mixed_collection(dir);
     const std::string single_ciff = single_machine_ciff(dir, input, true);
     const auto pipeline = write_pipeline(dir, cluster_pipeline({input.string()}, dir / "unused", "files"));
-    for (const unsigned ranks : {2u, 4u}) {
+    for (const unsigned ranks : {1u, 2u, 4u}) {
         CAPTURE(ranks);
         const auto output = dir / ("cluster-" + std::to_string(ranks));
         const JobResult job = run_job(dir, ranks, pipeline, output);
@@ -264,7 +264,19 @@ TEST_CASE("a files cluster build on 2 and 4 ranks exports the single machine's C
         CHECK(ciff_bytes(output) == single_ciff);
         IndexReader index(output);
         CHECK(index.report()->at("cluster").at("mode") == "files");
-        CHECK(index.report()->at("per_rank").size() == ranks);
+        const nlohmann::json& per_rank = index.report()->at("per_rank");
+        CHECK(per_rank.size() == ranks);
+        CHECK(sum_of(per_rank, "documents") == index.num_documents());
+        // Every part's run files are runs of the index, moved, not
+        // rewritten into one run a part: each keeps its part's first docid
+        // as its base (30 kB runs: several a part).
+        CHECK(index.manifest().runs.size() > ranks);
+        CHECK(index.manifest().run_docid_bases.size() == (ranks > 1 ? index.manifest().runs.size() : 0));
+        CHECK(index.manifest().format_version == (ranks > 1 ? 2u : 1u));
+        CheckOptions full;
+        full.full = true;
+        CHECK(check_index(output, full).ok());
+        CHECK(!std::filesystem::exists(output / "cluster-parts"));
     }
 }
 
