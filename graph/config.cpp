@@ -259,7 +259,8 @@ Mode read_mode(const json& value, const std::string& pointer, const std::string&
 
 constexpr std::pair<const char*, ClusterMode> kClusterModes[] = {{"partition", ClusterMode::partition},
                                                                  {"files", ClusterMode::files}};
-constexpr std::pair<const char*, FileAssignment> kFileAssignments[] = {{"size", FileAssignment::by_size},
+constexpr std::pair<const char*, FileAssignment> kFileAssignments[] = {{"work", FileAssignment::by_work},
+                                                                       {"size", FileAssignment::by_size},
                                                                        {"count", FileAssignment::by_count}};
 constexpr std::pair<const char*, DictionaryJoinMode> kDictionaryJoins[] = {{"parallel", DictionaryJoinMode::parallel},
                                                                        {"serial", DictionaryJoinMode::serial}};
@@ -282,6 +283,12 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
     if (const json* v = reader.find("mode")) cluster.mode = read_mode(*v, reader.at("mode"), "cluster mode", kClusterModes);
     if (const json* v = reader.find("assign_files"))
         cluster.assign_files = read_mode(*v, reader.at("assign_files"), "way to assign files", kFileAssignments);
+    if (const json* v = reader.find("stream_file_weight"); v && !(v->is_string() && *v == "auto")) {
+        const double weight = read_number(*v, reader.at("stream_file_weight"));
+        if (!(weight >= 0.1 && weight <= 10))
+            throw ConfigError(reader.at("stream_file_weight"), "must be \"auto\" or a number from 0.1 to 10");
+        cluster.stream_file_weight = weight;
+    }
     if (const json* v = reader.find("join"))
         cluster.join = read_mode(*v, reader.at("join"), "way to join the dictionary", kDictionaryJoins);
     if (const json* v = reader.find("exchange_credits")) {

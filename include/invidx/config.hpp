@@ -78,7 +78,7 @@ struct SamplerConfig {
 // The modes of a pipeline, parsed once into these (graph/config.cpp);
 // mode_name gives each one's word back for reports and messages.
 enum class ClusterMode { partition, files };
-enum class FileAssignment { by_size, by_count };
+enum class FileAssignment { by_work, by_size, by_count };
 enum class DictionaryJoinMode { parallel, serial };
 enum class ProgressMode { automatic, bar, lines, off };
 // What a build does with document names that several documents have
@@ -101,8 +101,14 @@ struct ClusterConfig {
     // "files" (each rank indexes its files alone, rank 0 joins the parts).
     ClusterMode mode = ClusterMode::partition;
     // How the sorted file list is cut into one contiguous range per rank:
+    // "work" (nearly equal bytes on disk, a one-stream gzip file's bytes
+    // weighed by stream_file_weight: pipelines/cluster/file_work.hpp),
     // "size" (nearly equal bytes on disk) or "count" (nearly equal files).
-    FileAssignment assign_files = FileAssignment::by_size;
+    FileAssignment assign_files = FileAssignment::by_work;
+    // "work": what a byte of a one-stream gzip file weighs against a byte of
+    // a file of gzip members; unset ("auto"): 1.3 where the GPUs inflate
+    // members (decompress.gpus), else 1.
+    std::optional<double> stream_file_weight;
     // How a partition build's dictionary parts become dictionary.bin:
     // "parallel" (every rank merges and writes one range of the terms) or
     // "serial" (rank 0 alone). The bytes are the same.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "invidx/collections.hpp"
+#include "invidx/error.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
 #include "pipelines/cluster/written_run_json.hpp"
 
@@ -20,11 +21,15 @@ constexpr std::array<std::string_view, std::variant_size_v<ControlMessage>> kKin
 // One body() and one read() per kind: the fields beside "kind".
 
 json body(const ClusterPlan& plan) {
-    return {{"files", files_to_json(plan.files)}, {"parts", plan.parts_dir.string()}};
+    return {{"files", files_to_json(plan.files)}, {"parts", plan.parts_dir.string()},
+            {"file_weights", plan.file_weights}, {"stream_file_weight", plan.stream_file_weight}};
 }
 void read(const json& j, ClusterPlan& plan) {
     plan.files = files_from_json(j.at("files"));
     plan.parts_dir = j.at("parts").get<std::string>();
+    plan.file_weights = j.at("file_weights").get<std::vector<uint64_t>>();
+    plan.stream_file_weight = j.at("stream_file_weight").get<double>();
+    ensure(plan.file_weights.size() == plan.files.size(), "a cluster plan whose file weights are not one a file");
 }
 
 json body(const SampleMessage& sample) {

@@ -24,11 +24,15 @@
 
 namespace invidx {
 
-// Rank 0 to every rank, first: the input files as rank 0 expanded them, and
-// the folder in rank 0's temporary directory where the ranks' parts go.
+// Rank 0 to every rank, first: the input files as rank 0 expanded them, the
+// folder in rank 0's temporary directory where the ranks' parts go, and
+// what each file weighs when the list is cut among the ranks
+// (file_ranges.hpp), with the weight rank 0 gave a one-stream gzip file.
 struct ClusterPlan {
     std::vector<InputFile> files;
     std::filesystem::path parts_dir;
+    std::vector<uint64_t> file_weights;
+    double stream_file_weight = 1.0;
 };
 
 // A rank to rank 0 (partition mode): its indexers' devices, and what the

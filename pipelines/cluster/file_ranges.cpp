@@ -5,6 +5,7 @@
 #include "invidx/error.hpp"
 #include "nodes/frame/framer.hpp"
 #include "nodes/read/input_files.hpp"
+#include "pipelines/cluster/file_work.hpp"
 
 namespace invidx {
 
@@ -16,13 +17,19 @@ std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config) {
     return expand_inputs(specs, [](std::string_view name) { return detect_format(name); });
 }
 
-std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size) {
+std::vector<uint64_t> assignment_weights(const std::vector<InputFile>& files, FileAssignment mode, double stream_weight) {
+    if (mode == FileAssignment::by_work) return file_work(files, stream_weight);
+    std::vector<uint64_t> weights(files.size(), 1);
+    if (mode == FileAssignment::by_size)
+        for (size_t i = 0; i < files.size(); ++i) weights[i] = std::max<uint64_t>(1, files[i].size_bytes);
+    return weights;
+}
+
+std::vector<FileRange> assign_file_ranges(const std::vector<uint64_t>& weights, uint32_t ranks) {
     ensure(ranks > 0, "a cluster build needs at least one rank");
-    // weight_before[i]: bytes (or files) before file i; a file of 0 bytes
-    // counts 1 so that empty files still spread.
-    std::vector<uint64_t> weight_before(files.size() + 1, 0);
-    for (size_t i = 0; i < files.size(); ++i)
-        weight_before[i + 1] = weight_before[i] + (by_size ? std::max<uint64_t>(1, files[i].size_bytes) : 1);
+    // weight_before[i]: the weights of the files before file i.
+    std::vector<uint64_t> weight_before(weights.size() + 1, 0);
+    for (size_t i = 0; i < weights.size(); ++i) weight_before[i + 1] = weight_before[i] + std::max<uint64_t>(1, weights[i]);
     const uint64_t total = weight_before.back();
     std::vector<FileRange> ranges(ranks);
     uint32_t file = 0;
@@ -31,13 +38,18 @@ std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, u
         // A file goes to the rank whose share holds its middle (equal files
         // split evenly); the last rank takes the rest. Doubled to stay integral.
         const unsigned __int128 share_end = static_cast<unsigned __int128>(total) * (r + 1) * 2;
-        while (file < files.size() &&
+        while (file < weights.size() &&
                (r + 1 == ranks ||
                 static_cast<unsigned __int128>(weight_before[file] + weight_before[file + 1]) * ranks < share_end))
             ++file;
         ranges[r].end = file;
     }
     return ranges;
+}
+
+std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size) {
+    return assign_file_ranges(assignment_weights(files, by_size ? FileAssignment::by_size : FileAssignment::by_count, 1.0),
+                              ranks);
 }
 
 std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileRange range) {

@@ -24,13 +24,22 @@ struct FileRange {
 // there is no input, invidx::Error when an input is missing or unreadable.
 std::vector<InputFile> expand_pipeline_inputs(const PipelineConfig& config);
 
-// `ranks` contiguous ranges covering every file once, in rank order.
-// by_size: a file goes to the rank whose share of the total bytes, [r/ranks,
-// (r+1)/ranks), holds the file's middle byte (so ranges hold nearly equal
-// bytes, a file is never split, and a rank gets no file when there are more
-// ranks than files or one file outweighs several ranks' shares); otherwise
-// the same by count.
+// Per file, what cluster.assign_files balances: its bytes on disk, a
+// one-stream gzip file's weighed by `stream_weight` ("work",
+// pipelines/cluster/file_work.hpp), its bytes ("size") or 1 ("count"); a
+// file of 0 bytes weighs 1, so that empty files still spread. Rank 0
+// computes them and sends them with the file list, so every rank cuts the
+// list alike.
+std::vector<uint64_t> assignment_weights(const std::vector<InputFile>& files, FileAssignment mode, double stream_weight);
+
+// `ranks` contiguous ranges covering every file once, in rank order: a file
+// goes to the rank whose share of the total weight, [r/ranks, (r+1)/ranks),
+// holds the file's middle (so ranges hold nearly equal weights, a file is
+// never split, and a rank gets no file when there are more ranks than files
+// or one file outweighs several ranks' shares).
 // Deterministic: every rank computes the same ranges.
+std::vector<FileRange> assign_file_ranges(const std::vector<uint64_t>& weights, uint32_t ranks);
+// The same with the files' sizes (by_size) or 1 each as weights.
 std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size);
 
 // Files [range.begin, range.end) with their ordinals renumbered from 0, as

@@ -20,6 +20,8 @@
 #include "pipelines/cluster/mpi/cluster_finish.hpp"
 #include "pipelines/cluster/mpi/cluster_start.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
+#include "pipelines/cluster/file_work.hpp"
+#include "pipelines/resolve_plan.hpp"
 #include "pipelines/cluster/mpi/mpi_session.hpp"
 #include "pipelines/cluster/mpi/partition_build.hpp"
 #include "pipelines/cluster/rank_figures.hpp"
@@ -126,15 +128,20 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     // 1. Rank 0 expands the input and takes the output (lock, temporary
     // directory, leftovers of killed builds), then tells every rank the file
     // list and where the parts go. Nothing starts before all know.
+    // A one-stream gzip file's weight in cutting the list ("work"), from the
+    // plan each rank's part build will resolve: on every rank, so that a
+    // configuration error stops every rank alike; rank 0's is used.
+    const double stream_weight = config.cluster->assign_files == FileAssignment::by_work
+                                     ? stream_file_weight(config, resolve_build_plan(config, registry, this_machine()))
+                                     : 1.0;
     std::optional<IndexWriter> writer;
-    ClusterPlan cluster_plan = start_cluster_build(config, options, hooks, messages, who, writer);
+    ClusterPlan cluster_plan = start_cluster_build(config, options, hooks, messages, who, stream_weight, writer);
     std::vector<InputFile> files = std::move(cluster_plan.files);
     const fs::path parts_dir = cluster_plan.parts_dir;
 
     // 2. This rank's contiguous share of the sorted files, indexed by the
     // single-node pipeline into a part index with docids from 0.
-    const bool by_size = config.cluster->assign_files == FileAssignment::by_size;
-    const std::vector<FileRange> ranges = assign_file_ranges(files, static_cast<uint32_t>(ranks), by_size);
+    const std::vector<FileRange> ranges = assign_file_ranges(cluster_plan.file_weights, static_cast<uint32_t>(ranks));
     const FileRange range = ranges[static_cast<size_t>(rank)];
     const fs::path part_dir = parts_dir / ("rank-" + std::to_string(rank));
     json part_report = json::object();
@@ -316,6 +323,7 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         fs::remove_all(parts_dir);
         step_end("remove_parts");
         report["cluster"] = {{"mode", "files"}, {"assign_files", mode_name(config.cluster->assign_files)},
+                             {"stream_file_weight", cluster_plan.stream_file_weight},
                              {"join", "each rank's part's runs moved in with their docid bases, rank 0 merges the "
                                       "dictionaries and appends the documents"},
                              {"join_seconds", join_seconds}};

@@ -9,8 +9,8 @@
 namespace invidx {
 
 ClusterPlan start_cluster_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
-                                Messages& messages,
-                                const std::string& who, std::optional<IndexWriter>& writer) {
+                                Messages& messages, const std::string& who, double stream_weight,
+                                std::optional<IndexWriter>& writer) {
     std::exception_ptr start_failure;
     std::optional<ControlMessage> started;
     if (messages.rank() == 0) {
@@ -19,8 +19,11 @@ ClusterPlan start_cluster_build(const PipelineConfig& config, const RunOptions& 
             writer.emplace(config.output, config.analysis, files,
                            PublishOptions{.notice = options.notice, .at_step = hooks.at_publish_step,
                                           .exchange = hooks.publish_by_exchange});
+            std::vector<uint64_t> weights = assignment_weights(files, config.cluster->assign_files, stream_weight);
             started = ClusterPlan{.files = std::move(files),
-                                  .parts_dir = writer->temporary_directory() / "cluster-parts"};
+                                  .parts_dir = writer->temporary_directory() / "cluster-parts",
+                                  .file_weights = std::move(weights),
+                                  .stream_file_weight = stream_weight};
         } catch (const std::exception& error) {
             start_failure = std::current_exception();
             started = FailureMessage{.error = error.what()};

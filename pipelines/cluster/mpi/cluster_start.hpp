@@ -16,12 +16,14 @@ namespace invidx {
 class Messages;
 
 // Rank 0 expands the input and takes the output into `writer` (lock,
-// temporary directory, leftovers of killed builds), then broadcasts the
-// plan, which every rank returns: nothing starts before all know. When rank
+// temporary directory, leftovers of killed builds), weighs the files for
+// cluster.assign_files (a one-stream gzip file's bytes by `stream_weight`,
+// rank 0's own: file_work.hpp), then broadcasts the plan, which every rank
+// returns: nothing starts before all know. When rank
 // 0 cannot start, it rethrows its error and every other rank throws
 // "`who`: stopped: rank 0 could not start the build: ...".
 ClusterPlan start_cluster_build(const PipelineConfig& config, const RunOptions& options, const BuildHooks& hooks,
-                                Messages& messages,
-                                const std::string& who, std::optional<IndexWriter>& writer);
+                                Messages& messages, const std::string& who, double stream_weight,
+                                std::optional<IndexWriter>& writer);
 
 }  // namespace invidx

@@ -22,6 +22,7 @@
 #include "pipelines/cluster/collection_ownership.hpp"
 #include "pipelines/cluster/control_messages.hpp"
 #include "pipelines/cluster/file_ranges.hpp"
+#include "pipelines/cluster/file_work.hpp"
 #include "pipelines/cluster/mpi/cluster_finish.hpp"
 #include "pipelines/cluster/mpi/cluster_nodes.hpp"
 #include "pipelines/cluster/mpi/cluster_start.hpp"
@@ -82,6 +83,9 @@ struct RankBuild {
     std::vector<std::string> devices;  // of this rank's indexers
     std::vector<bool> fed_on_device;   // per indexer: its GPU parsers leave its terms on its device
     uint32_t exchange_credits = 0;
+    // What a byte of a one-stream gzip file weighs in cutting the file
+    // list ("work"); rank 0's is the one used (file_work.hpp).
+    double stream_weight = 1.0;
 
     // From the plan.
     std::optional<IndexWriter> writer;  // rank 0's
@@ -129,6 +133,7 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
     for (const Device& device : plan.indexing->devices()) devices.push_back(device.name());
     fed_on_device = plan.fed_on_device;
     exchange_credits = config.cluster->exchange_credits.value_or(plan.tokens);
+    if (config.cluster->assign_files == FileAssignment::by_work) stream_weight = stream_file_weight(config, plan);
 }
 
 // Plan: rank 0 expands the input and takes the output (lock, temporary
@@ -136,12 +141,13 @@ RankBuild::RankBuild(const PipelineConfig& config_, const RunOptions& options_, 
 // rank parses its range of the sorted files.
 void plan_files(RankBuild& build) {
     const auto plan_start = Clock::now();
-    ClusterPlan plan = start_cluster_build(build.config, build.options, build.hooks, build.messages, build.who, build.writer);
+    ClusterPlan plan = start_cluster_build(build.config, build.options, build.hooks, build.messages, build.who,
+                                           build.stream_weight, build.writer);
     build.plan_seconds = seconds_since(plan_start);
     build.files = std::move(plan.files);
     build.parts_dir = plan.parts_dir;
-    const bool by_size = build.config.cluster->assign_files == FileAssignment::by_size;
-    build.ranges = assign_file_ranges(build.files, static_cast<uint32_t>(build.ranks), by_size);
+    build.stream_weight = plan.stream_file_weight;  // rank 0's, for the report
+    build.ranges = assign_file_ranges(plan.file_weights, static_cast<uint32_t>(build.ranks));
     build.range = build.ranges[static_cast<size_t>(build.rank)];
 }
 
@@ -709,6 +715,7 @@ json cluster_section(const RankBuild& build, const OwnershipMessage& ownership, 
     const uint64_t postings_bytes = sum_over_ranks(per_rank, "postings_bytes_sent");
     return {{"mode", "partition"},
             {"assign_files", mode_name(build.config.cluster->assign_files)},
+            {"stream_file_weight", build.stream_weight},
             {"join", mode_name(build.config.cluster->join)},
             {"ownership", {{"indexers", indexers},
                            {"popular_collections", ownership.popular.size()},

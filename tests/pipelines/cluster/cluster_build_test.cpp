@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <map>
 #include <sys/wait.h>
 
 #include "store/index_check.hpp"
@@ -277,6 +278,50 @@ TEST_CASE("a files cluster build on 1, 2 and 4 ranks exports the single machine'
         full.full = true;
         CHECK(check_index(output, full).ok());
         CHECK(!std::filesystem::exists(output / "cluster-parts"));
+    }
+}
+
+TEST_CASE("cut by work, one-stream gzip files weigh more: the cut moves, the index is the single machine's") {
+    TempDir dir;
+    // Files of gzip members first (a-*), then files of one gzip stream (b-*).
+    const GeneratedWarc warc = generate_warc(41, 120, 4);
+    for (size_t f = 0; f < warc.file_contents.size(); ++f)
+        dir.write("in/a-" + std::to_string(f) + ".warc.gz", warc.file_contents[f]);
+    std::mt19937 random(9);
+    const auto words = test_vocabulary(random, 300);
+    for (int f = 0; f < 4; ++f) {
+        std::string text;
+        for (int d = 0; d < 30; ++d)
+            text += warc_response("s" + std::to_string(f) + "-" + std::to_string(d), random_html(random, words, 150));
+        dir.write("in/b-" + std::to_string(f) + ".warc.gz", gzip(text));
+    }
+    const auto input = dir / "in";
+    const std::string single_ciff = single_machine_ciff(dir, input, true);
+    for (const std::string mode : {"partition", "files"}) {
+        CAPTURE(mode);
+        std::map<std::string, uint64_t> first_rank_files;
+        for (const std::string assign : {"size", "work"}) {
+            CAPTURE(assign);
+            nlohmann::json pipeline = cluster_pipeline({input.string()}, dir / "unused", mode);
+            pipeline["cluster"]["assign_files"] = assign;
+            pipeline["cluster"]["stream_file_weight"] = 4;
+            const auto output = dir / ("cluster-" + mode + "-" + assign);
+            const JobResult job = run_job(dir, 2, write_pipeline(dir, pipeline), output);
+            INFO(job.err);
+            REQUIRE(job.exit_code == 0);
+            CHECK(ciff_bytes(output) == single_ciff);
+            IndexReader index(output);
+            const nlohmann::json& report = *index.report();
+            CHECK(report.at("cluster").at("assign_files") == assign);
+            CHECK(report.at("cluster").at("stream_file_weight") == (assign == "work" ? 4.0 : 1.0));
+            const nlohmann::json& per_rank = report.at("per_rank");
+            REQUIRE(per_rank.size() == 2);
+            CHECK(per_rank[1].at("first_file") == per_rank[0].at("files"));
+            first_rank_files[assign] = per_rank[0].at("files").get<uint64_t>();
+        }
+        // The stream files' bytes count four times: the first rank takes
+        // more of the list, the second fewer of the stream files.
+        CHECK(first_rank_files["work"] > first_rank_files["size"]);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "invidx/collections.hpp"
+#include "invidx/error.hpp"
 #include "pipelines/cluster/control_messages.hpp"
 
 using namespace invidx;
@@ -22,11 +23,18 @@ Kind round_trip(const Kind& message) {
 TEST_CASE("control messages: every kind reads back as it was written") {
     const ClusterPlan plan = round_trip(ClusterPlan{
         .files = {InputFile{.ordinal = 0, .path = "/in/a.warc.gz", .name = "a.warc.gz", .format = "warc", .size_bytes = 7}},
-        .parts_dir = "/out.tmp-1/cluster-parts"});
+        .parts_dir = "/out.tmp-1/cluster-parts",
+        .file_weights = {9},
+        .stream_file_weight = 1.3});
     REQUIRE(plan.files.size() == 1);
     CHECK(plan.files[0].path == "/in/a.warc.gz");
     CHECK(plan.files[0].size_bytes == 7);
     CHECK(plan.parts_dir == "/out.tmp-1/cluster-parts");
+    CHECK(plan.file_weights == std::vector<uint64_t>{9});
+    CHECK(plan.stream_file_weight == 1.3);
+    // Weights that are not one a file: the ranks would cut the list differently.
+    CHECK_THROWS_WITH_AS(decode(encode(ClusterPlan{.files = plan.files, .parts_dir = "/p", .file_weights = {}})),
+                         doctest::Contains("file weights"), Error);
 
     SampleMessage sample{.devices = {"cpu", "gpu:0"}, .fed_on_device = {false, true},
                          .tokens = std::vector<uint64_t>(kCollections, 0), .bytes = 100, .documents = 3, .files = 2};
