@@ -122,60 +122,6 @@ std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents,
     return plan;
 }
 
-WrittenRun write_part_run(const IndexPart& part, const ConcatenatedPart& plan, const std::filesystem::path& index_dir) {
-    const IndexReader index(part.directory);
-    ensure(index.num_documents() == plan.documents && index.term_count() == plan.terms && plan.has_run,
-           "index part " + part.directory.string() + " does not hold what its plan says");
-    CompressedRun out;
-    out.run = plan.run;
-    out.indexer_count = 1;
-    for (uint64_t i = 0; i < index.term_count(); ++i) {
-        auto list = index.postings(i);
-        for (auto& docid : list.docids) docid = static_cast<uint32_t>(docid + plan.first_docid);
-        const TermRunList shifted{.slot = static_cast<uint32_t>(i), .docids = std::move(list.docids),
-                                  .tfs = std::move(list.tfs), .positions = std::move(list.positions)};
-        out.list_offsets.push_back(out.bytes.size());
-        out.list_counts.push_back(static_cast<uint32_t>(shifted.docids.size()));
-        out.postings += shifted.docids.size();
-        run_list::encode(shifted, index.positional(), out.bytes);
-    }
-    out.list_offsets.push_back(out.bytes.size());
-    std::vector<CompressedRun> parts;
-    parts.push_back(std::move(out));
-    return write_run_file(index_dir, plan.run, index.positional(), std::move(parts));
-}
-
-ConcatenatedIndex join_parts(const std::vector<IndexPart>& parts, const std::vector<ConcatenatedPart>& plan,
-                             const std::vector<WrittenRun>& runs, IndexWriter& writer) {
-    ensure(plan.size() == parts.size(), "join_parts: one plan entry per part");
-    std::vector<std::unique_ptr<IndexReader>> readers;
-    ConcatenatedIndex joined;
-    joined.parts = plan;
-    for (size_t p = 0; p < parts.size(); ++p) {
-        readers.push_back(std::make_unique<IndexReader>(parts[p].directory));
-        const IndexReader& part = *readers.back();
-        const IndexReader& first = *readers.front();
-        ensure(part.positional() == first.positional() && part.analysis() == first.analysis(),
-               "index part " + parts[p].directory.string() + " was built with other analysis settings than " +
-                   parts[0].directory.string());
-        ensure(part.num_documents() == plan[p].documents && part.term_count() == plan[p].terms &&
-                   plan[p].first_docid == joined.documents,
-               "index part " + parts[p].directory.string() + " does not hold what its plan says");
-        append_documents(part, parts[p].first_file, writer);
-        joined.documents += part.num_documents();
-        joined.postings += part.num_postings();
-    }
-    for (const auto& run : runs) writer.adopt_run(run);
-    // A part's term i is slot i of the part's one run.
-    std::vector<DictionaryTerm> dictionary =
-        merge_part_dictionaries(readers, [&](size_t p, uint64_t term, DictionaryTerm& merged) {
-            merged.lists.push_back(PartialListRef{.run = plan[p].run, .indexer = 0, .slot = static_cast<uint32_t>(term)});
-        });
-    joined.terms = dictionary.size();
-    writer.write_dictionary(std::move(dictionary));
-    return joined;
-}
-
 uint32_t count_part_runs(const std::vector<SourcePart>& parts) {
     uint64_t runs = 0;
     for (const auto& part : parts) runs += read_manifest(part.directory).runs.size();
@@ -198,6 +144,9 @@ OwnedTerms adopt_source_parts(const std::vector<SourcePart>& parts, uint32_t fir
             ensure(part.positional() == readers.front()->positional(),
                    "index part " + parts[p].directory.string() + " disagrees with " + parts.front().directory.string() +
                        " on positions");
+            ensure(part.analysis() == readers.front()->analysis(),
+                   "index part " + parts[p].directory.string() + " was built with other analysis settings than " +
+                       parts.front().directory.string());
             ensure(part.manifest().run_docid_bases.empty(),
                    "index part " + parts[p].directory.string() + " has run docid bases of its own");
             part_first_run[p] = next_run;
@@ -276,20 +225,6 @@ void append_part_documents(const IndexPart& part, IndexWriter& writer) {
 
 void append_part_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer) {
     append_documents(part, first_file, writer);
-}
-
-ConcatenatedIndex concatenate_indexes(const std::vector<IndexPart>& parts, IndexWriter& writer) {
-    std::vector<uint64_t> documents, terms;
-    for (const auto& part : parts) {
-        const IndexReader index(part.directory);
-        documents.push_back(index.num_documents());
-        terms.push_back(index.term_count());
-    }
-    const std::vector<ConcatenatedPart> plan = plan_parts(documents, terms);
-    std::vector<WrittenRun> runs;
-    for (size_t p = 0; p < parts.size(); ++p)
-        if (plan[p].has_run) runs.push_back(write_part_run(parts[p], plan[p], writer.temporary_directory()));
-    return join_parts(parts, plan, runs, writer);
 }
 
 }  // namespace invidx

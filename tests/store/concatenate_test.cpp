@@ -24,58 +24,22 @@ using namespace invidx;
 using namespace invidx::testing;
 namespace fs = std::filesystem;
 
-TEST_CASE("concatenated part indexes export the single build's CIFF, positions on") {
-    TempDir dir;
-    const GeneratedWarc warc = generate_warc(23, 120, 5);
-    write_parts(dir, "in", warc);
-    const std::vector<std::string> overrides = {"positions=true", "memory.batch_bytes=4000", "memory.run_bytes=30000"};
-    build_index(standard_pipeline({(dir / "in").string()}, dir / "single", 2, 2), overrides);
-    const std::string single_ciff = ciff_bytes(dir / "single");
-
-    const PipelineConfig whole = PipelineConfig::from_json(standard_pipeline({(dir / "in").string()}, dir / "x", 2, 2), overrides);
-    const std::vector<InputFile> files = expand_pipeline_inputs(whole);
-    REQUIRE(files.size() == 5);
-    // Ranges as 3 ranks of a cluster build would take them (and an empty one).
-    const std::vector<FileRange> ranges = {{0, 2}, {2, 2}, {2, 3}, {3, 5}};
-    std::vector<IndexPart> parts;
-    for (size_t r = 0; r < ranges.size(); ++r) {
-        if (ranges[r].begin == ranges[r].end) continue;
-        PipelineConfig config = whole;
-        config.output = dir / ("part-" + std::to_string(r));
-        BuildHooks hooks;
-        hooks.files = files_of_range(files, ranges[r]);
-        run_pipeline(config, RunOptions{}, hooks);
-        parts.push_back(IndexPart{.directory = dir / ("part-" + std::to_string(r)), .first_file = ranges[r].begin});
-    }
-    ConcatenatedIndex joined;
-    {
-        IndexWriter writer(dir / "joined", whole.analysis, files);
-        joined = concatenate_indexes(parts, writer);
-        writer.publish();
-    }
-    REQUIRE(joined.parts.size() == 3);
-    CHECK(joined.parts[0].first_docid == 0);
-    CHECK(joined.parts[1].first_docid == joined.parts[0].documents);
-    CHECK(joined.parts[2].first_docid == joined.parts[0].documents + joined.parts[1].documents);
-    CHECK(joined.documents == warc.reference.documents.size());
-    IndexReader index(dir / "joined");
-    check_index_equals(index, warc.reference);
-    CHECK(ciff_bytes(dir / "joined") == single_ciff);
-    // Documents name their file in the whole list, not in their part's.
-    const DocumentInfo last = index.document(static_cast<uint32_t>(index.num_documents() - 1));
-    CHECK(last.file_ordinal == 4);
-    CHECK(last.file_path == files[4].path);
-}
-
 TEST_CASE("parts built with other analysis settings are not joined") {
     TempDir dir;
     const GeneratedWarc warc = generate_warc(3, 20, 2);
     const auto paths = write_parts(dir, "in", warc);
     build_index(standard_pipeline({paths[0]}, dir / "a", 1, 1));
-    build_index(standard_pipeline({paths[1]}, dir / "b", 1, 1), {"positions=true"});
+    nlohmann::json other = standard_pipeline({paths[1]}, dir / "b", 1, 1);
+    other["analysis"]["stemmer"] = "none";
+    build_index(other);
     IndexWriter writer(dir / "joined", AnalysisSettings::defaults(), {});
-    CHECK_THROWS_WITH_AS(concatenate_indexes({{dir / "a", 0}, {dir / "b", 1}}, writer),
+    CHECK_THROWS_WITH_AS(adopt_source_parts({SourcePart{.directory = dir / "a", .first_docid = 0},
+                                             SourcePart{.directory = dir / "b", .first_docid = 10}},
+                                            0, writer.temporary_directory()),
                          doctest::Contains("other analysis settings"), Error);
+    // Nothing was moved: the parts are whole.
+    CHECK(IndexReader(dir / "a").num_documents() > 0);
+    CHECK(IndexReader(dir / "b").num_documents() > 0);
 }
 
 TEST_CASE("a run written by another process is adopted only as its writer reported it") {

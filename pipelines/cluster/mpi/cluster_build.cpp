@@ -285,6 +285,12 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
             const uint64_t first_docid = placement.at(static_cast<size_t>(r)).first_docid;
             sources.push_back(SourcePart{.directory = directory, .first_docid = first_docid});
             documents.push_back(std::make_unique<IndexReader>(directory));
+            // Its runs' base comes from what the rank reported: a part that
+            // holds other documents would shift every docid after it.
+            ensure(documents.back()->num_documents() == placement.at(static_cast<size_t>(r)).documents,
+                   "the part of rank " + std::to_string(r) + " (" + directory.string() + ") holds " +
+                       std::to_string(documents.back()->num_documents()) + " documents, its rank reported " +
+                       std::to_string(placement.at(static_cast<size_t>(r)).documents));
             first_files.push_back(share.begin);
             part_ranks.push_back(r);
             per_rank[static_cast<size_t>(r)]["first_docid"] = first_docid;
