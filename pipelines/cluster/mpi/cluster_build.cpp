@@ -125,15 +125,17 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
     const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(ranks);
     Messages messages(rank, ranks);
 
-    // 1. Rank 0 expands the input and takes the output (lock, temporary
-    // directory, leftovers of killed builds), then tells every rank the file
-    // list and where the parts go. Nothing starts before all know.
     // A one-stream gzip file's weight in cutting the list ("work"), from the
     // plan each rank's part build will resolve: on every rank, so that a
     // configuration error stops every rank alike; rank 0's is used.
     const double stream_weight = config.cluster->assign_files == FileAssignment::by_work
                                      ? stream_file_weight(config, resolve_build_plan(config, registry, this_machine()))
                                      : 1.0;
+
+    // 1. Rank 0 expands the input and takes the output (lock, temporary
+    // directory, leftovers of killed builds), weighs the files, then tells
+    // every rank the file list, the weights and where the parts go. Nothing
+    // starts before all know.
     std::optional<IndexWriter> writer;
     ClusterPlan cluster_plan = start_cluster_build(config, options, hooks, messages, who, stream_weight, writer);
     std::vector<InputFile> files = std::move(cluster_plan.files);
