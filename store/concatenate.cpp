@@ -108,14 +108,11 @@ std::vector<DictionaryTerm> merge_kept_dictionaries(const std::vector<SourcePart
 
 }  // namespace
 
-std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents, const std::vector<uint64_t>& terms) {
-    ensure(documents.size() == terms.size(), "plan_parts: one document and one term count per part");
+std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents) {
     std::vector<ConcatenatedPart> plan(documents.size());
     uint64_t first_docid = 0;
-    uint32_t runs = 0;
     for (size_t p = 0; p < plan.size(); ++p) {
-        plan[p] = ConcatenatedPart{.first_docid = first_docid, .documents = documents[p], .terms = terms[p],
-                                   .has_run = terms[p] > 0, .run = terms[p] > 0 ? runs++ : 0};
+        plan[p] = ConcatenatedPart{.first_docid = first_docid, .documents = documents[p]};
         first_docid += documents[p];
     }
     ensure(first_docid <= uint64_t{UINT32_MAX} + 1, "the joined index would hold more than 2^32 documents");
@@ -217,10 +214,6 @@ std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& pa
     }
     if (reader.position() + 4 != reader.size()) reader.fail("crc32", "the file does not end after its terms");
     return terms;
-}
-
-void append_part_documents(const IndexPart& part, IndexWriter& writer) {
-    append_documents(IndexReader(part.directory), part.first_file, writer);
 }
 
 void append_part_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer) {

@@ -18,23 +18,15 @@ namespace invidx {
 
 class IndexReader;
 
-struct IndexPart {
-    std::filesystem::path directory;  // a complete index of the part
-    uint32_t first_file = 0;          // ordinal of the part's file 0 in the whole list
-};
-
 // Where a part goes in the joined index.
 struct ConcatenatedPart {
-    uint64_t first_docid = 0;         // documents of the parts before it
+    uint64_t first_docid = 0;  // documents of the parts before it
     uint64_t documents = 0;
-    uint64_t terms = 0;
-    bool has_run = false;             // a part without terms writes no run
-    uint32_t run = 0;                 // runs numbered in part order
 };
 
-// Every part's place from its document and term counts alone: its first
-// docid, the documents of the parts before it.
-std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents, const std::vector<uint64_t>& terms);
+// Every part's place from the parts' document counts: its first docid, the
+// documents of the parts before it. Refuses more than 2^32 documents.
+std::vector<ConcatenatedPart> plan_parts(const std::vector<uint64_t>& documents);
 
 // A partition-and-index cluster rank's parts (docs/FORMAT.md "Cluster
 // builds"): one index per source rank, each holding the terms this rank owns
@@ -74,10 +66,8 @@ void write_dictionary_part(const std::filesystem::path& path, const std::vector<
 std::vector<DictionaryTerm> read_dictionary_part(const std::filesystem::path& path);
 
 // Every document of `part` appended to `writer`, input ordinals shifted by
-// first_file (docids follow the writer's count).
-void append_part_documents(const IndexPart& part, IndexWriter& writer);
-// The same from a part opened earlier: its documents stay readable after
-// adopt_source_parts has moved its run files away (they stay mapped).
+// first_file (docids follow the writer's count). Open the part before
+// adopt_source_parts moves its run files away: its documents stay mapped.
 void append_part_documents(const IndexReader& part, uint32_t first_file, IndexWriter& writer);
 
 }  // namespace invidx

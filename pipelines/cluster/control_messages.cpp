@@ -139,17 +139,13 @@ void read(const json& j, StopCountMessage& count) { count.senders = j.at("sender
 json body(const PartsPlacementMessage& placement) {
     json parts = json::array();
     for (const auto& part : placement.parts)
-        parts.push_back({{"first_docid", part.first_docid}, {"documents", part.documents}, {"terms", part.terms},
-                         {"has_run", part.has_run}, {"run", part.run}});
+        parts.push_back({{"first_docid", part.first_docid}, {"documents", part.documents}});
     return {{"parts", parts}};
 }
 void read(const json& j, PartsPlacementMessage& placement) {
     for (const auto& part : j.at("parts"))
         placement.parts.push_back(ConcatenatedPart{.first_docid = part.at("first_docid").get<uint64_t>(),
-                                                   .documents = part.at("documents").get<uint64_t>(),
-                                                   .terms = part.at("terms").get<uint64_t>(),
-                                                   .has_run = part.at("has_run").get<bool>(),
-                                                   .run = part.at("run").get<uint32_t>()});
+                                                   .documents = part.at("documents").get<uint64_t>()});
 }
 
 json body(const JoinReportMessage& report) {

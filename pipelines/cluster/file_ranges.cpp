@@ -47,11 +47,6 @@ std::vector<FileRange> assign_file_ranges(const std::vector<uint64_t>& weights, 
     return ranges;
 }
 
-std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size) {
-    return assign_file_ranges(assignment_weights(files, by_size ? FileAssignment::by_size : FileAssignment::by_count, 1.0),
-                              ranks);
-}
-
 std::vector<InputFile> files_of_range(const std::vector<InputFile>& files, FileRange range) {
     std::vector<InputFile> share(files.begin() + range.begin, files.begin() + range.end);
     for (uint32_t i = 0; i < share.size(); ++i) share[i].ordinal = i;

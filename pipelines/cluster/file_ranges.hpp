@@ -39,8 +39,6 @@ std::vector<uint64_t> assignment_weights(const std::vector<InputFile>& files, Fi
 // or one file outweighs several ranks' shares).
 // Deterministic: every rank computes the same ranges.
 std::vector<FileRange> assign_file_ranges(const std::vector<uint64_t>& weights, uint32_t ranks);
-// The same with the files' sizes (by_size) or 1 each as weights.
-std::vector<FileRange> assign_file_ranges(const std::vector<InputFile>& files, uint32_t ranks, bool by_size);
 
 // Files [range.begin, range.end) with their ordinals renumbered from 0, as
 // one rank's pipeline takes them (its part index refers to them so).

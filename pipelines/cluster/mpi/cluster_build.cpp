@@ -215,14 +215,14 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
 
     // Rank 0 decides: the failures, or every part's place in the joined
     // index (docid base = documents of the ranks before: an exclusive
-    // prefix sum; runs in rank order). Every rank learns how many ranks sent
+    // prefix sum). Every rank learns how many ranks sent
     // stop notices (to drain them), then the verdict.
     json per_rank = json::array();
     std::optional<ControlMessage> verdict;
     uint32_t stop_senders = 0;
     if (rank == 0) {
         std::string failures;
-        std::vector<uint64_t> documents, terms;
+        std::vector<uint64_t> documents;
         for (size_t r = 0; r < shares.size(); ++r) {
             if (const auto* failure = std::get_if<FailureMessage>(&shares[r])) {
                 if (failure->sent_stop) ++stop_senders;
@@ -236,12 +236,11 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
             const auto built = expect<PartBuiltMessage>(shares[r]);
             per_rank.push_back(built.figures);
             documents.push_back(built.documents);
-            terms.push_back(built.terms);
         }
         if (!failures.empty())
             verdict = FailureMessage{.error = failures};
         else
-            verdict = PartsPlacementMessage{.parts = plan_parts(documents, terms)};
+            verdict = PartsPlacementMessage{.parts = plan_parts(documents)};
     }
     stop_senders = expect<StopCountMessage>(
                        messages.broadcast(rank == 0 ? std::optional<ControlMessage>(StopCountMessage{stop_senders})

@@ -105,15 +105,12 @@ TEST_CASE("control messages: every kind reads back as it was written") {
     CHECK(built.figures == nlohmann::json{{"rank", 2}, {"documents", 12}});
     CHECK(round_trip(StopCountMessage{.senders = 3}).senders == 3);
     const PartsPlacementMessage parts = round_trip(PartsPlacementMessage{
-        .parts = {ConcatenatedPart{.first_docid = 0, .documents = 5, .terms = 9, .has_run = true, .run = 0},
-                  ConcatenatedPart{.first_docid = 5, .documents = 0, .terms = 0, .has_run = false, .run = 0},
-                  ConcatenatedPart{.first_docid = 5, .documents = 7, .terms = 2, .has_run = true, .run = 1}}});
+        .parts = {ConcatenatedPart{.first_docid = 0, .documents = 5}, ConcatenatedPart{.first_docid = 5, .documents = 0},
+                  ConcatenatedPart{.first_docid = 5, .documents = 7}}});
     REQUIRE(parts.parts.size() == 3);
     CHECK(parts.parts[2].first_docid == 5);
     CHECK(parts.parts[2].documents == 7);
-    CHECK(parts.parts[2].terms == 2);
-    CHECK(parts.parts[2].run == 1);
-    CHECK_FALSE(parts.parts[1].has_run);
+    CHECK(parts.parts[1].documents == 0);
 
     const JoinReportMessage join = round_trip(JoinReportMessage{
         .figures = {{"write_seconds", 0.5}}, .count = 77, .spans = {{0, 4096, 0xdeadbeef}, {4096, 10, 7}}});

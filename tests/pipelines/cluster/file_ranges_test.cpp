@@ -37,7 +37,7 @@ TEST_CASE("file ranges cover the sorted list once, in rank order, balanced by si
     const std::vector<uint64_t> sizes = {100, 100, 100, 100, 100, 100, 100, 100};
     for (uint32_t ranks = 1; ranks <= 10; ++ranks) {
         CAPTURE(ranks);
-        const auto ranges = assign_file_ranges(files_of_sizes(sizes), ranks, true);
+        const auto ranges = assign_file_ranges(assignment_weights(files_of_sizes(sizes), FileAssignment::by_size, 1.0), ranks);
         check_contiguous(ranges, sizes.size(), ranks);
         // Equal files: every rank holds floor or ceil of files / ranks.
         for (const auto& range : ranges) {
@@ -46,17 +46,17 @@ TEST_CASE("file ranges cover the sorted list once, in rank order, balanced by si
         }
     }
     // One big file outweighs the rest: it gets a rank alone.
-    const auto skewed = assign_file_ranges(files_of_sizes({1000, 10, 10, 10, 10, 10}), 2, true);
+    const auto skewed = assign_file_ranges(assignment_weights(files_of_sizes({1000, 10, 10, 10, 10, 10}), FileAssignment::by_size, 1.0), 2);
     check_contiguous(skewed, 6, 2);
     CHECK(skewed[0].end == 1);
     // By count the same list is cut in halves.
-    const auto by_count = assign_file_ranges(files_of_sizes({1000, 10, 10, 10, 10, 10}), 2, false);
+    const auto by_count = assign_file_ranges(assignment_weights(files_of_sizes({1000, 10, 10, 10, 10, 10}), FileAssignment::by_count, 1.0), 2);
     CHECK(by_count[0].end == 3);
     // More ranks than files: the extra ranks get none.
-    const auto sparse = assign_file_ranges(files_of_sizes({5, 5}), 4, true);
+    const auto sparse = assign_file_ranges(assignment_weights(files_of_sizes({5, 5}), FileAssignment::by_size, 1.0), 4);
     check_contiguous(sparse, 2, 4);
     CHECK(std::count_if(sparse.begin(), sparse.end(), [](const FileRange& r) { return r.begin == r.end; }) == 2);
-    CHECK_THROWS_AS(assign_file_ranges(files_of_sizes({5}), 0, true), Error);
+    CHECK_THROWS_AS(assign_file_ranges(assignment_weights(files_of_sizes({5}), FileAssignment::by_size, 1.0), 0), Error);
 }
 
 TEST_CASE("a rank's share keeps the whole list's names and numbers its ordinals from 0") {
@@ -71,7 +71,7 @@ TEST_CASE("a rank's share keeps the whole list's names and numbers its ordinals 
 
 TEST_CASE("files a hair over equal size still split evenly over the ranks") {
     // The fifth file starts 2 bytes before the half: its middle lies in rank 1's share.
-    const auto ranges = assign_file_ranges(files_of_sizes({1000, 1000, 1000, 1000, 1001, 1001, 1001, 1001}), 2, true);
+    const auto ranges = assign_file_ranges(assignment_weights(files_of_sizes({1000, 1000, 1000, 1000, 1001, 1001, 1001, 1001}), FileAssignment::by_size, 1.0), 2);
     check_contiguous(ranges, 8, 2);
     CHECK(ranges[0].end == 4);
 }
