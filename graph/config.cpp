@@ -288,6 +288,11 @@ void read_cluster(const json& value, const std::string& pointer, ClusterConfig& 
         if (!(weight >= 0.1 && weight <= 10))
             throw ConfigError(reader.at("stream_file_weight"), "must be \"auto\" or a number from 0.1 to 10");
         cluster.stream_file_weight = weight;
+        // A weight that cuts nothing would be a setting without effect.
+        if (cluster.assign_files != FileAssignment::by_work)
+            throw ConfigError(reader.at("stream_file_weight"),
+                              "weighs files only where \"assign_files\" is \"work\" (it is \"" +
+                                  std::string(mode_name(cluster.assign_files)) + "\")");
     }
     if (const json* v = reader.find("join"))
         cluster.join = read_mode(*v, reader.at("join"), "way to join the dictionary", kDictionaryJoins);

@@ -118,7 +118,10 @@ TEST_CASE("cluster.assign_files is work by default, and stream_file_weight is ra
     CHECK(mode_name(FileAssignment::by_work) == "work");
     CHECK_FALSE(cluster_config("", "").cluster->stream_file_weight.has_value());
     for (const char* bad : {R"("stream_file_weight": 0)", R"("stream_file_weight": 11)", R"("stream_file_weight": "x")",
-                            R"("stream_file_weight": true)"}) {
+                            R"("stream_file_weight": true)",
+                            // A weight where nothing is weighed: a setting without effect.
+                            R"("assign_files": "size", "stream_file_weight": 2)",
+                            R"("stream_file_weight": 2, "assign_files": "count")"}) {
         CAPTURE(bad);
         try {
             cluster_config(bad, "");
