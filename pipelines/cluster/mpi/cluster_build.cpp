@@ -239,8 +239,15 @@ BuildReport run_files_build(const PipelineConfig& config, const RunOptions& opti
         }
         if (!failures.empty())
             verdict = FailureMessage{.error = failures};
-        else
-            verdict = PartsPlacementMessage{.parts = plan_parts(documents)};
+        else {
+            // Refused (over 2^32 documents) as a verdict every rank hears, not
+            // an exception on rank 0 alone that would leave the others waiting.
+            try {
+                verdict = PartsPlacementMessage{.parts = plan_parts(documents)};
+            } catch (const std::exception& error) {
+                verdict = FailureMessage{.error = error.what()};
+            }
+        }
     }
     stop_senders = expect<StopCountMessage>(
                        messages.broadcast(rank == 0 ? std::optional<ControlMessage>(StopCountMessage{stop_senders})
