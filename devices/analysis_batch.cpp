@@ -36,6 +36,9 @@ void check_input(const GpuAnalysisInput& input) {
         ensure(input.text.empty() && input.pieces.size() == documents,
                "gpu_analyze_batch: " + std::to_string(input.pieces.size()) + " pieces for " +
                    std::to_string(documents) + " documents, or pieces and a text both");
+        ensure(input.device_pieces.empty() || input.device_pieces.size() == documents,
+               "gpu_analyze_batch: " + std::to_string(input.device_pieces.size()) + " device pieces for " +
+                   std::to_string(documents) + " documents");
         uint64_t end = 0;
         for (size_t d = 0; d < documents; ++d) {
             ensure(input.offsets[d] == end && input.lengths[d] == input.pieces[d].size(),
@@ -46,6 +49,7 @@ void check_input(const GpuAnalysisInput& input) {
         }
         return;
     }
+    ensure(input.device_pieces.empty(), "gpu_analyze_batch: device pieces without pieces");
     uint64_t previous_end = 0;
     for (size_t d = 0; d < documents; ++d) {
         const uint64_t offset = input.offsets[d];
@@ -176,6 +180,7 @@ GpuAnalysisResult analyze_batch_on_host(const GpuAnalysisInput& input) {
         input.copy_text_to(gathered.data());
         GpuAnalysisInput whole = input;
         whole.pieces.clear();
+        whole.device_pieces.clear();
         whole.text = gathered;
         return analyze_batch_on_host(whole);
     }

@@ -35,6 +35,13 @@ struct GpuAnalysisInput {
     // lengths laying them back to back from 0. The analyzer gathers them
     // straight into its pinned staging buffer: no copy of the batch first.
     std::vector<std::string_view> pieces;
+    // Beside `pieces`, optionally: per document the address of the same
+    // bytes in the memory of GPU `pieces_device` (null where they are on
+    // the host only: a GPU-inflated block's, TextBlock::device_text). An
+    // analyzer on that GPU copies those on the device instead of uploading
+    // them; every other analyzer reads `pieces`.
+    std::vector<const char*> device_pieces;
+    int pieces_device = -1;
     // Or null: kCollections flags of the collections whose terms should
     // stay on the device (GpuAnalysisResult::resident) for a GPU indexer
     // there. The analyzer may bring them back anyway (no buffer free, or
@@ -121,6 +128,7 @@ struct GpuAnalyzerTimes {
     uint64_t resident_terms = 0;        // terms that stayed
     uint64_t downloaded_terms = 0;      // terms brought back to the host
     uint64_t resident_unavailable = 0;  // batches that asked, but every buffer was in use
+    uint64_t device_text_bytes = 0;     // text copied on the device from GPU-inflated blocks (device_pieces), not uploaded
 
     // Summed over slots, or taken apart between two readings.
     GpuAnalyzerTimes& add(const GpuAnalyzerTimes& other, double sign = 1) {
@@ -142,6 +150,7 @@ struct GpuAnalyzerTimes {
         resident_terms = count(resident_terms, other.resident_terms);
         downloaded_terms = count(downloaded_terms, other.downloaded_terms);
         resident_unavailable = count(resident_unavailable, other.resident_unavailable);
+        device_text_bytes = count(device_text_bytes, other.device_text_bytes);
         return *this;
     }
 };
@@ -152,6 +161,8 @@ public:
     virtual GpuAnalysisResult analyze(const GpuAnalysisInput& input) = 0;
     virtual GpuAnalyzerMemory memory() const = 0;
     virtual GpuAnalyzerTimes times() const { return {}; }
+    // The GPU it runs on; -1 for the host reference (which reads no device_pieces).
+    virtual int device_ordinal() const { return -1; }
 };
 
 // An analyzer on GPU `device`; throws invidx::Error naming it when it cannot

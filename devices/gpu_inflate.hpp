@@ -55,7 +55,11 @@ void inflate_members_on_host(const char* input, const InflateMember* members, si
 // time; make one per worker. Throws invidx::Error when the GPU cannot be used.
 class GpuInflater {
 public:
-    GpuInflater(int device_ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members);
+    // resident_outputs: device buffers of max_output_bytes each that a
+    // batch's text may stay in after inflate() (resident_output()), taken
+    // as needed, at most that many held at once; 0: none.
+    GpuInflater(int device_ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members,
+                size_t resident_outputs = 0);
     ~GpuInflater();
     GpuInflater(const GpuInflater&) = delete;
     GpuInflater& operator=(const GpuInflater&) = delete;
@@ -72,6 +76,17 @@ public:
     std::vector<InflateOutcome> inflate(size_t input_size, const std::vector<InflateMember>& members);
 
     int device_ordinal() const;
+
+    // The last inflate()'s text in device memory (the address of its
+    // output's first byte), kept there until the last copy of the handle
+    // goes; null when the inflater keeps none (resident_outputs 0, or every
+    // one held: then the batch's text was decoded into its own scratch
+    // buffer, and only output() has it).
+    std::shared_ptr<const char> resident_output() const;
+    // Batches whose text stayed on the device, and those that found every
+    // resident buffer held.
+    uint64_t resident_batches() const;
+    uint64_t resident_misses() const;
 
     // Which kernel inflate() runs: a warp per member, every lane decoding in
     // lockstep while the warp copies matches and stored blocks and takes the

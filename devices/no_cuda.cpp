@@ -94,13 +94,16 @@ GpuLayoutImpacts gpu_layout_impacts(const GpuLayoutWeightInput& input, uint8_t*,
 
 struct GpuInflater::State {};
 
-GpuInflater::GpuInflater(int, size_t, size_t, size_t) { throw Error("invidx was built without CUDA: no GPU inflate"); }
+GpuInflater::GpuInflater(int, size_t, size_t, size_t, size_t) { throw Error("invidx was built without CUDA: no GPU inflate"); }
 GpuInflater::~GpuInflater() = default;
 char* GpuInflater::input() { return nullptr; }
 const char* GpuInflater::output() const { return nullptr; }
 std::vector<InflateOutcome> GpuInflater::inflate(size_t, const std::vector<InflateMember>&) { return {}; }
 void GpuInflater::use_kernel(Kernel) {}
 int GpuInflater::device_ordinal() const { return -1; }
+std::shared_ptr<const char> GpuInflater::resident_output() const { return nullptr; }
+uint64_t GpuInflater::resident_batches() const { return 0; }
+uint64_t GpuInflater::resident_misses() const { return 0; }
 GpuInflater::Timings GpuInflater::last_timings() const { return {}; }
 double GpuInflater::time_resident_kernel() { return 0; }
 

@@ -45,6 +45,8 @@ struct RawBlock {
     Lease lease;
 };
 
+struct DeviceText;  // below: a block's bytes also in a GPU's memory
+
 // Decompressed bytes of one entry of a file (nodes/decompress). A plain or
 // compressed file is a single entry named after the file; tar/zip archives
 // give one entry per regular member, in archive order.
@@ -67,6 +69,36 @@ struct TextBlock {
     bool entry_end = false;
     bool end_of_input = false;  // sentinel; no bytes
     Lease lease;
+    // Where a GPU inflated this block's text: which of its bytes are also
+    // in that GPU's memory (a GPU parser there copies them on the device
+    // instead of uploading them again); null otherwise.
+    std::shared_ptr<const DeviceText> device_text;
+};
+
+// Bytes of a TextBlock that are also in a GPU's memory: the text of the
+// gzip members a GPU inflated, left there by its inflater
+// (nodes/decompress/chunk_batch.hpp); a long member the CPU inflated (a
+// hole) lies between spans. Holds the inflater's device buffer until the
+// last block pointing into it goes.
+struct DeviceText {
+    struct Span {
+        uint64_t begin = 0;           // bytes [begin, end) of the block...
+        uint64_t end = 0;
+        const char* address = nullptr;  // ...are here, in the device's memory
+    };
+    int device = -1;
+    std::shared_ptr<const char> buffer;
+    std::vector<Span> spans;  // increasing, disjoint
+
+    // The device address of the block's bytes [offset, offset + length),
+    // or null where they are not all in one span.
+    const char* address_of(uint64_t offset, uint64_t length) const {
+        for (const Span& span : spans) {
+            if (offset < span.begin) return nullptr;
+            if (offset + length <= span.end) return span.address + (offset - span.begin);
+        }
+        return nullptr;
+    }
 };
 
 // DocRecord::source of a document whose text is in DocBatch::text.

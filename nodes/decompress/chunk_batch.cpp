@@ -169,6 +169,7 @@ std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
     if (entries.empty()) return done;
     const std::vector<InflateOutcome> outcomes = inflater_.inflate(input_size, members);
     ensure(outcomes.size() == members.size(), "a member batch inflater gave a wrong number of outcomes");
+    const std::shared_ptr<const char> device_text = inflater_.device_output();
     // The chunks' text is copied out of the inflater's output on several
     // threads: one thread copies a few GB/s, the GPU inflates tens.
     oneapi::tbb::parallel_for(size_t{0}, entries.size(), [&](size_t e) {
@@ -185,11 +186,33 @@ std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
         for (const ChunkMemberHole& hole : entry.holes) result.hole_text_bytes += hole.text_size;
         if (clean) {
             result.text_bytes = entry.text_bytes;
-            fill_text(entry, members, text_offsets, text_block_bytes, buffers);
+            fill_text(entry, members, text_offsets, text_block_bytes, buffers, device_text);
         }
     });
     return done;
 }
+
+namespace {
+
+// The part of a chunk's device spans that lies in its block of `size`
+// bytes from chunk text offset `offset`, counted from the block's start;
+// null where none does.
+std::shared_ptr<const DeviceText> block_device_text(const std::vector<DeviceText::Span>& spans, uint64_t offset,
+                                                    uint64_t size, const std::shared_ptr<const char>& buffer, int device) {
+    auto text = std::make_shared<DeviceText>();
+    for (const DeviceText::Span& span : spans) {
+        const uint64_t begin = std::max(span.begin, offset);
+        const uint64_t end = std::min(span.end, offset + size);
+        if (begin >= end) continue;
+        text->spans.push_back(DeviceText::Span{begin - offset, end - offset, span.address + (begin - span.begin)});
+    }
+    if (text->spans.empty()) return nullptr;
+    text->device = device;
+    text->buffer = buffer;
+    return text;
+}
+
+}  // namespace
 
 // The blocks GzipStream gives a chunk in decode_chunk (resumed at text
 // offset 0): full blocks of text_block_bytes, the rest in the last, one
@@ -198,10 +221,25 @@ std::vector<ChunkBatch::Done> ChunkBatch::run(size_t text_block_bytes,
 // left for fill_member_holes.
 void ChunkBatch::fill_text(const Entry& entry, const std::vector<InflateMember>& members,
                            const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
-                           const std::shared_ptr<BufferPool<std::string>>& buffers) {
+                           const std::shared_ptr<BufferPool<std::string>>& buffers,
+                           const std::shared_ptr<const char>& device_text) {
     GzipChunk& chunk = *entry.chunk;
     chunk.text.clear();
     const uint64_t total = entry.text_bytes;
+    // Where the inflater kept the text on its GPU: the chunk's text that is
+    // there (its batch members', not its holes'), and where.
+    std::vector<DeviceText::Span> spans;
+    if (device_text) {
+        for (size_t m = entry.first_member; m < entry.first_member + entry.member_count; ++m) {
+            const uint64_t begin = text_offsets[m];
+            const char* address = device_text.get() + members[m].out_offset;
+            if (!spans.empty() && spans.back().end == begin && spans.back().address + (begin - spans.back().begin) == address) {
+                spans.back().end += members[m].out_size;  // the member right after the one before, in both
+            } else {
+                spans.push_back(DeviceText::Span{begin, begin + members[m].out_size, address});
+            }
+        }
+    }
     uint64_t offset = 0;
     do {
         const size_t size = static_cast<size_t>(std::min<uint64_t>(text_block_bytes, total - offset));
@@ -218,6 +256,7 @@ void ChunkBatch::fill_text(const Entry& entry, const std::vector<InflateMember>&
         } else {
             block.bytes.resize(size);
         }
+        if (!spans.empty()) block.device_text = block_device_text(spans, offset, size, device_text, inflater_.device_ordinal());
         offset += size;
         block.entry_end = offset == total;
         chunk.text.push_back(std::move(block));

@@ -67,6 +67,9 @@ public:
     // `text_block_bytes`, their bytes taken from `buffers` when given; the
     // holes' bytes unset), members and holes, and decoded where it has no
     // holes; then empties the batch. One Done per chunk, in the order taken.
+    // Where the inflater kept the batch's text on its GPU (device_output),
+    // each block says which of its bytes are there, and where
+    // (TextBlock::device_text: the batch members' text, not the holes').
     std::vector<Done> run(size_t text_block_bytes, const std::shared_ptr<BufferPool<std::string>>& buffers);
 
 private:
@@ -85,7 +88,8 @@ private:
     };
     void fill_text(const Entry& entry, const std::vector<InflateMember>& members,
                    const std::vector<uint64_t>& text_offsets, size_t text_block_bytes,
-                   const std::shared_ptr<BufferPool<std::string>>& buffers);
+                   const std::shared_ptr<BufferPool<std::string>>& buffers,
+                   const std::shared_ptr<const char>& device_text);
 
     MemberBatchInflater& inflater_;
     const uint32_t max_member_text_bytes_;

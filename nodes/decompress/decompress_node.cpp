@@ -58,12 +58,23 @@ constexpr uint64_t kDefaultStreamPieceBytes = uint64_t{1} << 20;
 // kernel decoded 15.5 GB/s of text in 32 KiB pieces, 10.4 in 128 KiB).
 constexpr uint64_t kDefaultGpuStreamPieceBytes = uint64_t{32} << 10;
 
+// Batches a GPU worker keeps in device memory at once: their text blocks
+// go through framing and wait for a GPU parser slot, some batches' worth
+// under the default tokens; a batch that finds every buffer held is
+// uploaded again by its parser, as before.
+constexpr size_t kDefaultResidentBatches = 8;
+
 struct GpuInflateSettings {
     size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
     uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
     unsigned workers_per_gpu = 1;
     bool stream_pieces = false;                          // the GPU workers search stream pieces too
     size_t stream_piece_bytes = kDefaultGpuStreamPieceBytes;
+    // Batches whose text a GPU worker keeps in device memory for the GPU
+    // parsers there (TextBlock::device_text), at most this many at once
+    // (docs/PIPELINE.md, "GPU inflate"); only on GPUs that parse.
+    size_t resident_batches = kDefaultResidentBatches;
+    std::vector<int> parse_gpus;
 };
 
 // What one kind of chunk decoder did, for the report: the CPU decoders
@@ -225,6 +236,8 @@ public:
           backend_(std::move(backend)),
           gpu_batch_bytes_(gpu_settings.batch_bytes),
           gpu_member_bytes_(gpu_settings.member_bytes),
+          resident_batches_(gpu_settings.resident_batches),
+          parse_gpus_(gpu_settings.parse_gpus),
           gpu_pieces_(gpu_settings.stream_pieces && !gpus_.ordinals.empty()),
           gpu_piece_bytes_(gpu_settings.stream_piece_bytes),
           chunk_queue_(state.graph),
@@ -321,6 +334,11 @@ public:
             gpu["batch_output_bytes"] = limits.output_bytes;
             gpu["batch_members"] = limits.members;
             gpu["seconds"] = worker->counts.gpu_seconds();
+            if (worker->inflater) {
+                // Batches whose text stayed on the device for the parsers there, and those that found no buffer free.
+                gpu["batches_text_on_device"] = worker->inflater->resident_batches();
+                gpu["batches_no_device_buffer"] = worker->inflater->resident_misses();
+            }
             if (gpu_pieces_) {
                 gpu["stream_pieces"] = worker->counts.stream_pieces.load();
                 gpu["stream_pieces_to_cpu"] = worker->counts.stream_pieces_to_cpu.load();
@@ -631,7 +649,10 @@ private:
             try {
                 run_guarded(metrics_, [&] {
                     const auto start = std::chrono::steady_clock::now();
-                    w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_));
+                    const bool parses_here =
+                        std::find(parse_gpus_.begin(), parse_gpus_.end(), w->ordinal) != parse_gpus_.end();
+                    w->inflater = backend_->make_inflater(w->ordinal, member_batch_limits(gpu_batch_bytes_),
+                                                          parses_here ? resident_batches_ : 0);
                     w->batch = std::make_unique<ChunkBatch>(*w->inflater, gpu_member_bytes_);
                     w->counts.set_up_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                                     std::chrono::steady_clock::now() - start)
@@ -803,6 +824,8 @@ private:
     const std::shared_ptr<const GpuInflateBackend> backend_;
     const size_t gpu_batch_bytes_;
     const uint32_t gpu_member_bytes_;  // a chunk with a longer member goes to the CPU
+    const size_t resident_batches_;    // a GPU worker's batches kept in device memory at once, where it parses
+    const std::vector<int> parse_gpus_;
     const bool gpu_pieces_;            // the GPU workers search stream pieces ("gpu_stream_pieces")
     const size_t gpu_piece_bytes_;
     unsigned count_ = 1;                  // CPU chunk decoders
@@ -862,6 +885,10 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     if (gpu_member_bytes == 0 || gpu_member_bytes > (1ull << 30))
         throw ConfigError(options.pointer("gpu_member_bytes"), "must be between 1 and 2^30");
     gpu_settings.member_bytes = static_cast<uint32_t>(gpu_member_bytes);
+    const uint64_t resident = options.unsigned_integer("gpu_resident_batches", kDefaultResidentBatches);
+    if (resident > 64) throw ConfigError(options.pointer("gpu_resident_batches"), "must be between 0 and 64");
+    gpu_settings.resident_batches = static_cast<size_t>(resident);
+    gpu_settings.parse_gpus = parse_gpus;
     // One batch in flight a GPU by default (a worker, with its own thread,
     // stream and buffers): the GPUs that inflate also parse, and the more of
     // the text they inflate the longer their parse slots wait (two in flight

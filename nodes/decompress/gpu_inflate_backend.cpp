@@ -30,7 +30,7 @@ GpuInflateBackend host_reference_gpu_inflate_backend(int gpus) {
     return GpuInflateBackend{
         "host reference (tests)",
         [gpus] { return host_reference_gpus(gpus); },
-        [](int, const MemberBatchLimits& limits) { return make_host_member_inflater(limits); },
+        [](int, const MemberBatchLimits& limits, size_t) { return make_host_member_inflater(limits); },
         [](int, const PieceBatchLimits& limits) { return make_host_piece_decoder(limits); },
         true};
 }

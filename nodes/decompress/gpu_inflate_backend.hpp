@@ -20,7 +20,10 @@ namespace invidx {
 struct GpuInflateBackend {
     std::string name;                         // "cuda", "host reference (tests)"
     std::function<GpuInventory()> inventory;  // the GPUs "gpus" may name
-    std::function<std::unique_ptr<MemberBatchInflater>(int ordinal, const MemberBatchLimits& limits)> make_inflater;
+    // resident_outputs: device buffers a batch's text may stay in (make_gpu_member_inflater's).
+    std::function<std::unique_ptr<MemberBatchInflater>(int ordinal, const MemberBatchLimits& limits,
+                                                       size_t resident_outputs)>
+        make_inflater;
     // Where GPU workers also decode stream pieces ("gpu_stream_pieces").
     std::function<std::unique_ptr<PieceBatchDecoder>(int ordinal, const PieceBatchLimits& limits)> make_piece_decoder;
     // Whether chunks go to the GPU workers before one of them has made its

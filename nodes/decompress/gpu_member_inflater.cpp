@@ -7,8 +7,8 @@ namespace {
 
 class GpuMemberInflater final : public MemberBatchInflater {
 public:
-    GpuMemberInflater(int ordinal, const MemberBatchLimits& limits)
-        : limits_(limits), gpu_(ordinal, limits.input_bytes, limits.output_bytes, limits.members) {}
+    GpuMemberInflater(int ordinal, const MemberBatchLimits& limits, size_t resident_outputs)
+        : limits_(limits), gpu_(ordinal, limits.input_bytes, limits.output_bytes, limits.members, resident_outputs) {}
 
     const MemberBatchLimits& limits() const override { return limits_; }
     char* input() override { return gpu_.input(); }
@@ -17,6 +17,10 @@ public:
         return gpu_.inflate(input_size, members);
     }
     GpuInflater::Timings last_device_seconds() const override { return gpu_.last_timings(); }
+    std::shared_ptr<const char> device_output() const override { return gpu_.resident_output(); }
+    int device_ordinal() const override { return gpu_.device_ordinal(); }
+    uint64_t resident_batches() const override { return gpu_.resident_batches(); }
+    uint64_t resident_misses() const override { return gpu_.resident_misses(); }
 
 private:
     MemberBatchLimits limits_;
@@ -25,8 +29,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<MemberBatchInflater> make_gpu_member_inflater(int ordinal, const MemberBatchLimits& limits) {
-    return std::make_unique<GpuMemberInflater>(ordinal, limits);
+std::unique_ptr<MemberBatchInflater> make_gpu_member_inflater(int ordinal, const MemberBatchLimits& limits,
+                                                              size_t resident_outputs) {
+    return std::make_unique<GpuMemberInflater>(ordinal, limits, resident_outputs);
 }
 
 }  // namespace invidx

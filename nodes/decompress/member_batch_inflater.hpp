@@ -47,15 +47,28 @@ public:
     virtual std::vector<InflateOutcome> inflate(size_t input_size, const std::vector<InflateMember>& members) = 0;
     // The last inflate()'s device time by step (CUDA events); zeros on the host.
     virtual GpuInflater::Timings last_device_seconds() const { return {}; }
+    // The last inflate()'s text also in the memory of GPU device_ordinal()
+    // (GpuInflater::resident_output), or null.
+    virtual std::shared_ptr<const char> device_output() const { return nullptr; }
+    virtual int device_ordinal() const { return -1; }
+    // Batches whose text stayed on the device, and those that found no device buffer free.
+    virtual uint64_t resident_batches() const { return 0; }
+    virtual uint64_t resident_misses() const { return 0; }
 };
 
 // On the host, member by member: libdeflate where the build has it, else
 // zlib; or, with `kernel_decoder`, the GPU kernel's own decoder
-// (inflate_members_on_host), so that tests see the GPU's outcomes.
+// (inflate_members_on_host), so that tests see the GPU's outcomes. With
+// `pretend_device` (an ordinal), device_output() is a copy of each batch's
+// text in host memory said to be on that GPU: for tests of where text
+// blocks point, never for a GPU parser, which would read host addresses.
 std::unique_ptr<MemberBatchInflater> make_host_member_inflater(const MemberBatchLimits& limits,
-                                                               bool kernel_decoder = false);
+                                                               bool kernel_decoder = false, int pretend_device = -1);
 
 // On GPU `ordinal` (a GpuInflater). Throws invidx::Error when the GPU cannot be used.
-std::unique_ptr<MemberBatchInflater> make_gpu_member_inflater(int ordinal, const MemberBatchLimits& limits);
+// resident_outputs: device buffers a batch's text may stay in for the GPU
+// parsers there (GpuInflater's); 0: none.
+std::unique_ptr<MemberBatchInflater> make_gpu_member_inflater(int ordinal, const MemberBatchLimits& limits,
+                                                              size_t resident_outputs = 0);
 
 }  // namespace invidx

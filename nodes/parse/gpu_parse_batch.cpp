@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "invidx/error.hpp"
 
@@ -20,7 +21,29 @@ static_assert(offsetof(BatchTerm, local_docid) == offsetof(TermOccurrence, local
               offsetof(BatchTerm, tf) == offsetof(TermOccurrence, tf) &&
               offsetof(BatchTerm, positions_offset) == offsetof(TermOccurrence, positions_offset));
 
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings) {
+namespace {
+
+// The device addresses of the documents that lie in blocks whose text is
+// also in GPU `device`'s memory; none where no document does.
+void add_device_pieces(const DocBatch& batch, int device, GpuAnalysisInput& input) {
+    std::vector<const char*> addresses(batch.docs.size(), nullptr);
+    bool any = false;
+    for (size_t d = 0; d < batch.docs.size(); ++d) {
+        const DocRecord& doc = batch.docs[d];
+        if (doc.source == kOwnText || doc.text_length == 0) continue;
+        const TextBlock& block = *batch.sources[doc.source];
+        if (!block.device_text || block.device_text->device != device) continue;
+        addresses[d] = block.device_text->address_of(doc.text_offset, doc.text_length);
+        any = any || addresses[d] != nullptr;
+    }
+    if (!any) return;
+    input.device_pieces = std::move(addresses);
+    input.pieces_device = device;
+}
+
+}  // namespace
+
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, int device) {
     GpuAnalysisInput input;
     const size_t documents = batch.docs.size();
     input.offsets.reserve(documents);
@@ -45,6 +68,7 @@ GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSetting
     } else {
         input.pieces.reserve(documents);
         for (const DocRecord& doc : batch.docs) input.pieces.push_back(batch.text_of(doc));
+        if (device >= 0) add_device_pieces(batch, device, input);
     }
     end = 0;
     for (const DocRecord& doc : batch.docs) {
@@ -92,7 +116,7 @@ ParsedBatch parsed_batch_from(const DocBatch& batch, GpuAnalysisResult&& result,
 
 ParsedBatch parse_batch_with(GpuBatchAnalyzer& analyzer, const DocBatch& batch, const AnalysisSettings& settings,
                              const uint8_t* keep_on_device) {
-    GpuAnalysisInput input = gpu_analysis_input(batch, settings);
+    GpuAnalysisInput input = gpu_analysis_input(batch, settings, analyzer.device_ordinal());
     input.keep_on_device = keep_on_device;
     return parsed_batch_from(batch, analyzer.analyze(input), settings.positions);
 }

@@ -13,8 +13,10 @@ namespace invidx {
 
 // The batch's documents as the analyzer's input. It views batch.text, or,
 // when documents point into decompressed blocks (or lie out of order), each
-// document's bytes as a piece: `batch` must outlive it.
-GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings);
+// document's bytes as a piece: `batch` must outlive it. With `device` (a
+// GPU's ordinal), the pieces of blocks whose text is also in that GPU's
+// memory (TextBlock::device_text) get their device addresses too.
+GpuAnalysisInput gpu_analysis_input(const DocBatch& batch, const AnalysisSettings& settings, int device = -1);
 
 // `result` (of gpu_analysis_input(batch, ...)) as the CPU parser's
 // ParsedBatch: the same documents, occurrences in the same order, the same

@@ -207,6 +207,8 @@ public:
                                {"terms_on_device", times.resident_terms},
                                {"terms_to_host", times.downloaded_terms},
                                {"batches_no_device_buffer", times.resident_unavailable},
+                               // Text copied on the device from GPU-inflated blocks, not uploaded.
+                               {"text_bytes_from_device", times.device_text_bytes},
                                // Summed over the slots; the rest of busy_seconds is
                                // gathering the batch and making the ParsedBatch.
                                {"analyzer_seconds",

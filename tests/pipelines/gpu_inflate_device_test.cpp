@@ -138,3 +138,58 @@ GPU_TEST_CASE("decompress gpu_stream_pieces (device): a one-stream WARC.gz searc
     CHECK(gpu_pieces > 10);
     CHECK(section.at("stream_pieces_decoded_again").get<uint64_t>() == 0);
 }
+
+namespace {
+
+// The parse node's GPU parsers: text they copied on the device from
+// GPU-inflated blocks instead of uploading it.
+uint64_t parse_text_from_device(const nlohmann::json& report) {
+    uint64_t bytes = 0;
+    for (const auto& parser : report.at("parse").at("parsers"))
+        if (parser.contains("text_bytes_from_device")) bytes += parser.at("text_bytes_from_device").get<uint64_t>();
+    return bytes;
+}
+
+uint64_t inflate_batches_on_device(const nlohmann::json& report) {
+    uint64_t batches = 0;
+    for (const auto& decoder : report.at("split_gzip").at("decoders"))
+        if (decoder.at("kind") == "gpu") batches += decoder.at("batches_text_on_device").get<uint64_t>();
+    return batches;
+}
+
+}  // namespace
+
+GPU_TEST_CASE("decompress gpus (device): GPU parsers on the inflating GPU read its text on the device, the CIFF of the CPU") {
+    const ScopedGpuInflateBackend waiting(cuda_waiting_for_set_up());
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(61, 3000, 3));
+    nlohmann::json cpu = with_inflate_gpus(standard_pipeline(inputs, dir / "cpu", 2, 2), "none");
+    build_index(cpu, small_blocks(16, "65536"));
+    const std::string expected = ciff_bytes(dir / "cpu");
+    // Long members left to the CPU (holes) make chunks whose blocks stay on the host.
+    for (const std::string member_bytes : {"262144", "2000"}) {
+        for (const std::string resident : {"8", "1", "0"}) {
+            CAPTURE(member_bytes);
+            CAPTURE(resident);
+            const std::string name = "gpu-" + member_bytes + "-" + resident;
+            nlohmann::json gpu = with_inflate_gpus(standard_pipeline(inputs, dir / name, 1, 2), "auto");
+            for (auto& node : gpu["nodes"])
+                if (node["kind"] == "parse") node["gpus"] = nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 2}])");
+            std::vector<std::string> overrides = small_blocks(16, "65536");
+            overrides.push_back("decompress.gpu_member_bytes=" + member_bytes);
+            overrides.push_back("decompress.gpu_resident_batches=" + resident);
+            const BuildReport report = build_index(gpu, overrides);
+            CHECK(ciff_bytes(dir / name) == expected);
+            CHECK(inflate_split(report.json).gpu_members > 0);
+            if (resident == "0") {
+                CHECK(inflate_batches_on_device(report.json) == 0);
+                CHECK(parse_text_from_device(report.json) == 0);
+            } else {
+                CHECK(inflate_batches_on_device(report.json) > 0);
+                // One buffer is held by the blocks of one batch at a time, whose
+                // documents the CPU parser may take: no count asked of it.
+                if (resident == "8") CHECK(parse_text_from_device(report.json) > 0);
+            }
+        }
+    }
+}

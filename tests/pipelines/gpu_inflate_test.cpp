@@ -162,6 +162,21 @@ TEST_CASE("decompress gpus (host reference): two and three batches in flight a G
     }
 }
 
+TEST_CASE("decompress gpus (host reference): GPU workers keeping no text on the device, or up to 64 batches, give the CPU's CIFF") {
+    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(2));
+    TempDir dir;
+    const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(67, 300, 3));
+    const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0, 1]")};
+    for (const char* setting : {"decompress.gpu_resident_batches=0", "decompress.gpu_resident_batches=64"}) {
+        CAPTURE(setting);
+        std::vector<std::string> overrides = small_blocks(16, "9000");
+        overrides.push_back(setting);
+        for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, overrides)) CHECK(split.gpu_members > 0);
+    }
+    const nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
+    CHECK(config_error_pointer(pipeline, "gpu_resident_batches", 65) == "/nodes/1/gpu_resident_batches");
+}
+
 TEST_CASE("decompress gpus (host reference): a long member cut by a false header is decoded again whole, the CPU's CIFF") {
     const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(1));
     TempDir dir;
@@ -194,9 +209,9 @@ TEST_CASE("decompress gpus (host reference): until a GPU worker has made its inf
     GpuInflateBackend slow = host_reference_gpu_inflate_backend(1);
     slow.chunks_wait_for_set_up = false;
     const auto make = slow.make_inflater;
-    slow.make_inflater = [make](int ordinal, const MemberBatchLimits& limits) {
+    slow.make_inflater = [make](int ordinal, const MemberBatchLimits& limits, size_t resident_outputs) {
         std::this_thread::sleep_for(std::chrono::seconds(3));
-        return make(ordinal, limits);
+        return make(ordinal, limits, resident_outputs);
     };
     const ScopedGpuInflateBackend pretend(slow);
     TempDir dir;

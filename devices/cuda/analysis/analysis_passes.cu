@@ -164,25 +164,87 @@ StopwordTable stopwords_on_device(StopwordScratch& scratch, const std::vector<st
     return table;
 }
 
+namespace {
+
+// Document d's bytes from sources[d] to text + offsets[d]: a block a document.
+__global__ void gather_documents(const unsigned char* const* sources, const uint64_t* offsets, const uint32_t* lengths,
+                                 unsigned char* text) {
+    const uint32_t d = blockIdx.x;
+    const unsigned char* from = sources[d];
+    unsigned char* to = text + offsets[d];
+    const uint32_t length = lengths[d];
+    for (uint32_t i = threadIdx.x; i < length; i += blockDim.x) to[i] = from[i];
+}
+
+// Whether any document's bytes are on `device` already.
+bool has_device_pieces(const GpuAnalysisInput& input, int device) {
+    if (input.device_pieces.empty() || input.pieces_device != device) return false;
+    for (const char* address : input.device_pieces) {
+        if (address) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 parallel_token_pass::BatchView upload_batch(UploadScratch& upload, const GpuAnalysisInput& input,
-                                            const std::vector<uint64_t>& occurrence_begin, cudaStream_t s,
-                                            PassEvents& events) {
+                                            const std::vector<uint64_t>& occurrence_begin, int device, cudaStream_t s,
+                                            PassEvents& events, uint64_t& device_text_bytes) {
     const size_t documents = input.documents();
     const size_t text_bytes = input.text_size();
     events.start.record(s);
-    // The text, gathered from its pieces when it comes in pieces,
-    // straight into the pinned buffer: one host copy either way.
     upload.text.reserve(text_bytes, 0, s);
-    upload.staged_text.reserve(text_bytes);
-    input.copy_text_to(reinterpret_cast<char*>(upload.staged_text.data()));
-    if (text_bytes != 0) {
-        check(cudaMemcpyAsync(upload.text.data(), upload.staged_text.data(), text_bytes, cudaMemcpyHostToDevice, s),
-              "cudaMemcpyAsync (text)");
+    const bool gather = has_device_pieces(input, device);
+    if (!gather) {
+        // The text, gathered from its pieces when it comes in pieces,
+        // straight into the pinned buffer: one host copy either way.
+        upload.staged_text.reserve(text_bytes);
+        input.copy_text_to(reinterpret_cast<char*>(upload.staged_text.data()));
+        if (text_bytes != 0) {
+            check(cudaMemcpyAsync(upload.text.data(), upload.staged_text.data(), text_bytes, cudaMemcpyHostToDevice, s),
+                  "cudaMemcpyAsync (text)");
+        }
+    } else {
+        // Some documents are on this device already (GPU-inflated text):
+        // only the others cross PCIe, back to back, and one kernel copies
+        // every document to its place from wherever it is.
+        uint64_t host_bytes = 0;
+        for (size_t d = 0; d < documents; ++d) {
+            if (!input.device_pieces[d]) host_bytes += input.lengths[d];
+        }
+        upload.packed.reserve(std::max<uint64_t>(host_bytes, 1), 0, s);
+        upload.staged_text.reserve(std::max<uint64_t>(host_bytes, 1));
+        upload.staged_sources.reserve(documents);
+        uint64_t at = 0;
+        for (size_t d = 0; d < documents; ++d) {
+            const char* on_device = input.device_pieces[d];
+            if (on_device) {
+                upload.staged_sources.data()[d] = reinterpret_cast<const unsigned char*>(on_device);
+                device_text_bytes += input.lengths[d];
+                continue;
+            }
+            if (!input.pieces[d].empty()) std::memcpy(upload.staged_text.data() + at, input.pieces[d].data(), input.pieces[d].size());
+            upload.staged_sources.data()[d] = upload.packed.data() + at;
+            at += input.pieces[d].size();
+        }
+        if (host_bytes != 0) {
+            check(cudaMemcpyAsync(upload.packed.data(), upload.staged_text.data(), host_bytes, cudaMemcpyHostToDevice, s),
+                  "cudaMemcpyAsync (text pieces)");
+        }
+        upload.sources.reserve(documents, 0, s);
+        check(cudaMemcpyAsync(upload.sources.data(), upload.staged_sources.data(), documents * sizeof(const unsigned char*),
+                              cudaMemcpyHostToDevice, s),
+              "cudaMemcpyAsync (piece sources)");
     }
     stage_upload(upload.staged_offsets, upload.offsets, input.offsets.data(), documents, s,
                  "cudaMemcpyAsync (offsets)");
     stage_upload(upload.staged_lengths, upload.lengths, input.lengths.data(), documents, s,
                  "cudaMemcpyAsync (lengths)");
+    if (gather) {
+        gather_documents<<<static_cast<unsigned>(documents), 256, 0, s>>>(upload.sources.data(), upload.offsets.data(),
+                                                                          upload.lengths.data(), upload.text.data());
+        check_launch("gather_documents");
+    }
     stage_upload(upload.staged_html, upload.html, input.html.data(), documents, s, "cudaMemcpyAsync (html flags)");
     stage_upload(upload.staged_occurrence_begin, upload.occurrence_begin, occurrence_begin.data(), documents + 1, s,
                  "cudaMemcpyAsync (regions)");

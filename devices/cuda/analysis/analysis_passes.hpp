@@ -104,7 +104,8 @@ StopwordTable stopwords_on_device(StopwordScratch& scratch, const std::vector<st
 struct UploadScratch {
     UploadScratch(MemoryCounter& device, MemoryCounter& pinned)
         : staged_text(pinned), staged_offsets(pinned), staged_lengths(pinned), staged_html(pinned),
-          staged_occurrence_begin(pinned), staged_chunk_first(pinned), text(device), offsets(device),
+          staged_occurrence_begin(pinned), staged_chunk_first(pinned), staged_sources(pinned), packed(device),
+          sources(device), text(device), offsets(device),
           lengths(device), html(device), occurrence_begin(device), chunk_first(device) {}
     PinnedArray<unsigned char> staged_text;
     PinnedArray<uint64_t> staged_offsets;
@@ -112,6 +113,9 @@ struct UploadScratch {
     PinnedArray<uint8_t> staged_html;
     PinnedArray<uint64_t> staged_occurrence_begin;
     PinnedArray<uint32_t> staged_chunk_first;
+    PinnedArray<const unsigned char*> staged_sources;  // with device pieces: where each document's bytes are on the device
+    DeviceArray<unsigned char> packed;                 // with device pieces: the host pieces, back to back
+    DeviceArray<const unsigned char*> sources;
     DeviceArray<unsigned char> text;
     DeviceArray<uint64_t> offsets;
     DeviceArray<uint32_t> lengths;
@@ -122,10 +126,12 @@ struct UploadScratch {
 
 // Copies the input's text, offsets, lengths and html flags, the
 // occurrence regions and the chunk index of document_of in, and returns
-// the view of them that pass 1's kernels read.
+// the view of them that pass 1's kernels read. Documents whose bytes are
+// already on `device` (the input's device_pieces) are copied there, not
+// uploaded; their bytes are added to `device_text_bytes`.
 parallel_token_pass::BatchView upload_batch(UploadScratch& upload, const GpuAnalysisInput& input,
-                                            const std::vector<uint64_t>& occurrence_begin, cudaStream_t s,
-                                            PassEvents& events);
+                                            const std::vector<uint64_t>& occurrence_begin, int device, cudaStream_t s,
+                                            PassEvents& events, uint64_t& device_text_bytes);
 
 // Pass 1, steps 1-3.
 struct MarkupScratch {

@@ -88,6 +88,7 @@ public:
     }
 
     GpuAnalyzerTimes times() const override { return times_; }
+    int device_ordinal() const override { return device_; }
 
     GpuAnalysisResult analyze(const GpuAnalysisInput& input) override {
         const auto start = std::chrono::steady_clock::now();
@@ -112,7 +113,8 @@ private:
         // Pass 1, in the steps of parallel_token_pass.hpp.
         ensure(text_bytes < UINT32_MAX, "gpu_analyze_batch: a batch of 4 GiB or more");
         const auto upload_start = std::chrono::steady_clock::now();
-        const parallel_token_pass::BatchView batch = upload_batch(upload_, input, occurrence_begin, s, events_);
+        const parallel_token_pass::BatchView batch =
+            upload_batch(upload_, input, occurrence_begin, device_, s, events_, times_.device_text_bytes);
         times_.host_upload_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - upload_start).count();
         mark_constructs(markup_, common_, batch, input, s, events_);

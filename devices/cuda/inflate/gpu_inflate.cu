@@ -31,6 +31,7 @@
 #include "devices/cuda/common/cuda_event.hpp"
 #include "devices/cuda/common/cuda_stream.hpp"
 #include "devices/cuda/common/device_array.hpp"
+#include "devices/cuda/inflate/resident_outputs.hpp"
 #include "devices/cuda/inflate/warp_member_decoder.cuh"
 #include "devices/gpu_inflate.hpp"
 #include "devices/inflate/deflate_member_decoder.hpp"
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(32)
 }  // namespace
 
 struct GpuInflater::State {
-    State(int ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members)
+    State(int ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members, size_t resident_outputs)
         : device(ordinal),
           name(cuda::use_device(ordinal)),
           max_input(max_input_bytes),
@@ -130,8 +131,11 @@ struct GpuInflater::State {
         host_members.reserve(std::max<size_t>(max_count, 1));
         host_order.reserve(std::max<size_t>(max_count, 1));
         host_outcomes.reserve(std::max<size_t>(max_count, 1));
+        if (resident_outputs > 0)
+            resident = std::make_shared<cuda::ResidentOutputs>(device, resident_outputs, std::max<size_t>(max_output, 1));
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");  // allocations done before the first batch
     }
+
 
     int device;
     std::string name;
@@ -150,16 +154,20 @@ struct GpuInflater::State {
     uint32_t last_count = 0;
     Timings timings;
     Kernel kernel = Kernel::warp_per_member;
+    // Lent buffers may outlive the inflater (text blocks still hold them).
+    std::shared_ptr<cuda::ResidentOutputs> resident;
+    std::shared_ptr<const char> last_resident;  // the last batch's text, when it stayed on the device
+    unsigned char* target = nullptr;            // where the last batch decoded: output, or a resident buffer
 
     void launch(uint32_t count) {
         if (kernel == Kernel::warp_per_member) {
             inflate_members_by_warp<<<count, 32, kWarpKernelSharedBytes, stream.get()>>>(
-                input.data(), members.data(), order.data(), output.data(), outcomes.data());
+                input.data(), members.data(), order.data(), target, outcomes.data());
             check_launch("inflate_members_by_warp");
             return;
         }
         const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
-        inflate_members<<<blocks, kThreads, 0, stream.get()>>>(input.data(), members.data(), order.data(), count, output.data(),
+        inflate_members<<<blocks, kThreads, 0, stream.get()>>>(input.data(), members.data(), order.data(), count, target,
                                                                outcomes.data());
         check_launch("inflate_members");
     }
@@ -193,8 +201,13 @@ std::vector<InflateOutcome> GpuInflater::State::inflate(size_t input_size, const
     }
     last_count = static_cast<uint32_t>(batch.size());
     timings = {};
+    last_resident.reset();
     if (batch.empty()) return {};
     check(cudaSetDevice(device), "cudaSetDevice");
+    // The text stays on the device where a resident buffer is free.
+    cuda::DeviceArray<unsigned char>* kept = resident ? resident->take(stream.get()) : nullptr;
+    std::shared_ptr<const char> lent = kept ? resident->lend(kept) : nullptr;  // handed on once the batch is done
+    target = kept ? kept->data() : output.data();
 
     // Longest text first: a warp's members of about one size.
     const uint32_t count = last_count;
@@ -218,19 +231,21 @@ std::vector<InflateOutcome> GpuInflater::State::inflate(size_t input_size, const
     check(cudaMemcpyAsync(host_outcomes.data(), outcomes.data(), count * sizeof(InflateOutcome), cudaMemcpyDeviceToHost, s),
           "cudaMemcpyAsync (outcomes)");
     if (output_end > 0) {
-        check(cudaMemcpyAsync(host_output.data(), output.data(), output_end, cudaMemcpyDeviceToHost, s),
+        check(cudaMemcpyAsync(host_output.data(), target, output_end, cudaMemcpyDeviceToHost, s),
               "cudaMemcpyAsync (text)");
     }
     copied_out.record(s);
     cuda::wait_yielding(copied_out.get(), "inflate_members");
+    last_resident = std::move(lent);
     timings.copy_in = copied_in.seconds_since(started);
     timings.kernel = decoded.seconds_since(copied_in);
     timings.copy_out = copied_out.seconds_since(decoded);
     return std::vector<InflateOutcome>(host_outcomes.data(), host_outcomes.data() + count);
 }
 
-GpuInflater::GpuInflater(int device_ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members)
-    : state_(std::make_unique<State>(device_ordinal, max_input_bytes, max_output_bytes, max_members)) {}
+GpuInflater::GpuInflater(int device_ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members,
+                         size_t resident_outputs)
+    : state_(std::make_unique<State>(device_ordinal, max_input_bytes, max_output_bytes, max_members, resident_outputs)) {}
 
 GpuInflater::~GpuInflater() = default;
 
@@ -245,6 +260,12 @@ std::vector<InflateOutcome> GpuInflater::inflate(size_t input_size, const std::v
 void GpuInflater::use_kernel(Kernel kernel) { state_->kernel = kernel; }
 
 int GpuInflater::device_ordinal() const { return state_->device; }
+
+std::shared_ptr<const char> GpuInflater::resident_output() const { return state_->last_resident; }
+
+uint64_t GpuInflater::resident_batches() const { return state_->resident ? state_->resident->lent() : 0; }
+
+uint64_t GpuInflater::resident_misses() const { return state_->resident ? state_->resident->misses() : 0; }
 
 GpuInflater::Timings GpuInflater::last_timings() const { return state_->timings; }
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "invidx/error.hpp"
@@ -444,6 +445,86 @@ TEST_CASE("chunk batch: damage, truncation, padding and trailing bytes give the 
     const BatchSplit split = batch_split_decode(padded, 2000, 1000, 4096, kRoomy);
     check_same_blocks(split.text, reference(padded, 2000, 1000, 4096));
     CHECK(split.inflated > 0);
+}
+
+TEST_CASE("chunk batch: where the inflater keeps a batch's text on its GPU, each block says which of its bytes are there, and where") {
+    // The host inflater pretends gpu:3 with a host copy of each batch's
+    // text, so the addresses can be read back: every span of every block
+    // must hold the block's own bytes, at any block size and batch cut, and
+    // the spans must cover exactly the bytes of batch members (a hole, a
+    // member too long for the batch that the CPU fills in, is not there).
+    std::mt19937 random(41);
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 120; ++i) sizes.push_back(i % 23 == 5 ? 30000 : 20 + random() % 9000);
+    const std::string file = members(sizes, random);
+    const InputFile input = testing::input_file("x.warc.gz");
+    for (const size_t block_bytes : {size_t{3000}, size_t{40000}}) {
+        for (const size_t text_block_bytes : {size_t{1000}, size_t{8192}}) {
+            CAPTURE(block_bytes);
+            CAPTURE(text_block_bytes);
+            const MemberBatchLimits small{size_t{64} << 10, size_t{512} << 10, 1000};  // several batches
+            const auto inflater = make_host_member_inflater(small, false, 3);
+            ChunkBatch batch(*inflater, 20000);
+            uint64_t text_on_device = 0, hole_text = 0, text = 0;
+            const auto run = [&] {
+                for (const ChunkBatch::Done& done : batch.run(text_block_bytes, nullptr)) {
+                    REQUIRE(done.inflated);
+                    hole_text += done.hole_text_bytes;
+                    text += done.text_bytes;
+                    for (const TextBlock& block : done.chunk->text) {
+                        if (!block.device_text) continue;
+                        CHECK(block.device_text->device == 3);
+                        uint64_t end = 0;
+                        for (const DeviceText::Span& span : block.device_text->spans) {
+                            CHECK(span.begin >= end);
+                            CHECK(span.begin < span.end);
+                            REQUIRE(span.end <= block.bytes.size());
+                            end = span.end;
+                            text_on_device += span.end - span.begin;
+                            // The holes' bytes are unset here (fill_member_holes comes later), so a span
+                            // that strayed into one would not hold the block's bytes.
+                            CHECK(std::string_view(span.address, span.end - span.begin) ==
+                                  std::string_view(block.bytes).substr(span.begin, span.end - span.begin));
+                            CHECK(block.device_text->address_of(span.begin, span.end - span.begin) == span.address);
+                        }
+                    }
+                }
+            };
+            for (const GzipChunkPtr& chunk : chunks_of(file, block_bytes, 1000)) {
+                ChunkBatch::Taken taken = batch.take(chunk, input);
+                if (taken == ChunkBatch::Taken::full) {
+                    run();
+                    taken = batch.take(chunk, input);
+                }
+                REQUIRE(taken != ChunkBatch::Taken::full);  // `no`: a chunk the CPU decodes (a member longer than a block)
+            }
+            run();
+            CHECK(hole_text > 0);
+            CHECK(text_on_device > 0);
+            CHECK(text_on_device == text - hole_text);  // every batch member's byte, and nothing else
+        }
+    }
+    // An inflater that keeps nothing on a GPU leaves every block without.
+    const auto plain = make_host_member_inflater(kRoomy);
+    ChunkBatch batch(*plain);
+    for (const GzipChunkPtr& chunk : chunks_of(file, 40000, 1000)) REQUIRE(batch.take(chunk, input) == ChunkBatch::Taken::yes);
+    for (const ChunkBatch::Done& done : batch.run(4096, nullptr)) {
+        for (const TextBlock& block : done.chunk->text) CHECK_FALSE(block.device_text);
+    }
+}
+
+TEST_CASE("chunk batch: a block's device address is found only for bytes that lie in one span") {
+    DeviceText text;
+    const char base[100] = {};
+    text.spans = {{0, 10, base + 50}, {20, 30, base + 5}};
+    CHECK(text.address_of(0, 10) == base + 50);
+    CHECK(text.address_of(3, 4) == base + 53);
+    CHECK(text.address_of(20, 10) == base + 5);
+    CHECK(text.address_of(25, 0) == base + 10);
+    CHECK(text.address_of(5, 10) == nullptr);   // into the gap
+    CHECK(text.address_of(12, 3) == nullptr);   // in the gap
+    CHECK(text.address_of(25, 10) == nullptr);  // past the last span
+    CHECK(text.address_of(40, 1) == nullptr);
 }
 
 }  // namespace invidx
