@@ -129,14 +129,24 @@ public:
         const size_t count = backends_.size();
         std::vector<nlohmann::json> all_stats(count);
         std::vector<std::vector<DictionaryTerm>> exported(count);
+        // Where the combine's time goes, for the report: each indexer's
+        // export and its freeing, and the heap's trimming.
+        std::vector<double> export_seconds(count, 0.0), free_seconds(count, 0.0);
+        double trim_seconds = 0.0;
         for (size_t wave = 0; wave < count; wave += kExportsAtOnce) {
             const size_t end = std::min(count, wave + kExportsAtOnce);
             oneapi::tbb::parallel_for(wave, end, [&](size_t i) {
+                const auto export_start = std::chrono::steady_clock::now();
                 all_stats[i] = backends_[i]->stats();
                 exported[i] = backends_[i]->export_terms();
+                const auto free_start = std::chrono::steady_clock::now();
                 backends_[i].reset();
+                export_seconds[i] = std::chrono::duration<double>(free_start - export_start).count();
+                free_seconds[i] = seconds_since(free_start);
             });
+            const auto trim_start = std::chrono::steady_clock::now();
             trim_heap();
+            trim_seconds += seconds_since(trim_start);
         }
         for (size_t i = 0; i < count; ++i) {
             nlohmann::json stats = std::move(all_stats[i]);
@@ -147,6 +157,8 @@ public:
             stats["device"] = specs_[i].device.name();
             if (specs_[i].placed_automatically) stats["device_setting"] = "auto";
             stats["busy_seconds"] = static_cast<double>(busy_ns_[i].load()) * 1e-9;
+            stats["export_seconds"] = export_seconds[i];  // at the end: its terms exported, then it was freed
+            stats["free_seconds"] = free_seconds[i];
             stats["collections_owned"] = std::count(specs_[i].owned.begin(), specs_[i].owned.end(), true);
             stats["expected_tokens_from_sample"] = expected_tokens_.at(i);
             indexers.push_back(std::move(stats));
@@ -159,6 +171,7 @@ public:
         state.add_report_section("indexers", std::move(indexers));
         state.add_report_section("runs", runs_closed_);
         state.add_report_section("run_cuts", run_cuts_);
+        state.add_stage_seconds("dictionary_trim", trim_seconds);  // of dictionary_combine
         state.add_stage_seconds("dictionary_combine", seconds_since(start));
     }
 

@@ -67,6 +67,15 @@ TEST_CASE("a build reports every node's busy CPU seconds next to its busy second
     CHECK(stages.at("pipeline").get<double>() > 0);
     // The index node's finish() combines the dictionary; the ending writes it.
     CHECK(stages.at("dictionary_combine").get<double>() <= stages.at("finish").get<double>());
+    // Of the combine: the heap's trimming, and each indexer's export and freeing.
+    CHECK(stages.at("dictionary_trim").get<double>() >= 0);
+    CHECK(stages.at("dictionary_trim").get<double>() <= stages.at("dictionary_combine").get<double>());
+    for (const auto& indexer : report.at("indexers")) {
+        CHECK(indexer.at("export_seconds").get<double>() >= 0);
+        CHECK(indexer.at("free_seconds").get<double>() >= 0);
+        CHECK(indexer.at("export_seconds").get<double>() + indexer.at("free_seconds").get<double>() <=
+              stages.at("dictionary_combine").get<double>());
+    }
     CHECK(stages.at("dictionary_write").get<double>() <= stages.at("ending").get<double>());
 
     // The build's CPU time by thread name: the threads' growth during the
