@@ -87,6 +87,9 @@ public:
     // resident buffer held.
     uint64_t resident_batches() const;
     uint64_t resident_misses() const;
+    // Device memory the resident buffers hold now (each grown to the
+    // largest batch's text it held).
+    uint64_t resident_device_bytes() const;
 
     // Which kernel inflate() runs: a warp per member, every lane decoding in
     // lockstep while the warp copies matches and stored blocks and takes the

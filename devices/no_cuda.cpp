@@ -104,6 +104,7 @@ int GpuInflater::device_ordinal() const { return -1; }
 std::shared_ptr<const char> GpuInflater::resident_output() const { return nullptr; }
 uint64_t GpuInflater::resident_batches() const { return 0; }
 uint64_t GpuInflater::resident_misses() const { return 0; }
+uint64_t GpuInflater::resident_device_bytes() const { return 0; }
 GpuInflater::Timings GpuInflater::last_timings() const { return {}; }
 double GpuInflater::time_resident_kernel() { return 0; }
 

@@ -338,6 +338,7 @@ public:
                 // Batches whose text stayed on the device for the parsers there, and those that found no buffer free.
                 gpu["batches_text_on_device"] = worker->inflater->resident_batches();
                 gpu["batches_no_device_buffer"] = worker->inflater->resident_misses();
+                gpu["text_device_bytes"] = worker->inflater->resident_device_bytes();  // their buffers, at the end
             }
             if (gpu_pieces_) {
                 gpu["stream_pieces"] = worker->counts.stream_pieces.load();

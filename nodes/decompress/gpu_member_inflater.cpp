@@ -21,6 +21,7 @@ public:
     int device_ordinal() const override { return gpu_.device_ordinal(); }
     uint64_t resident_batches() const override { return gpu_.resident_batches(); }
     uint64_t resident_misses() const override { return gpu_.resident_misses(); }
+    uint64_t resident_device_bytes() const override { return gpu_.resident_device_bytes(); }
 
 private:
     MemberBatchLimits limits_;

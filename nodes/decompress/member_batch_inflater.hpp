@@ -54,6 +54,7 @@ public:
     // Batches whose text stayed on the device, and those that found no device buffer free.
     virtual uint64_t resident_batches() const { return 0; }
     virtual uint64_t resident_misses() const { return 0; }
+    virtual uint64_t resident_device_bytes() const { return 0; }
 };
 
 // On the host, member by member: libdeflate where the build has it, else

@@ -157,6 +157,14 @@ uint64_t inflate_batches_on_device(const nlohmann::json& report) {
     return batches;
 }
 
+// The device memory the GPU workers' resident buffers hold at the end.
+uint64_t inflate_text_device_bytes(const nlohmann::json& report) {
+    uint64_t bytes = 0;
+    for (const auto& decoder : report.at("split_gzip").at("decoders"))
+        if (decoder.at("kind") == "gpu") bytes += decoder.at("text_device_bytes").get<uint64_t>();
+    return bytes;
+}
+
 }  // namespace
 
 GPU_TEST_CASE("decompress gpus (device): GPU parsers on the inflating GPU read its text on the device, the CIFF of the CPU") {
@@ -184,8 +192,12 @@ GPU_TEST_CASE("decompress gpus (device): GPU parsers on the inflating GPU read i
             if (resident == "0") {
                 CHECK(inflate_batches_on_device(report.json) == 0);
                 CHECK(parse_text_from_device(report.json) == 0);
+                CHECK(inflate_text_device_bytes(report.json) == 0);
             } else {
                 CHECK(inflate_batches_on_device(report.json) > 0);
+                // Each buffer at most the inflater's output: 8 times the 65,536-byte batches.
+                CHECK(inflate_text_device_bytes(report.json) > 0);
+                CHECK(inflate_text_device_bytes(report.json) <= std::stoull(resident) * 8 * 65536);
                 // One buffer is held by the blocks of one batch at a time, whose
                 // documents the CPU parser may take: no count asked of it.
                 if (resident == "8") CHECK(parse_text_from_device(report.json) > 0);

@@ -205,7 +205,7 @@ std::vector<InflateOutcome> GpuInflater::State::inflate(size_t input_size, const
     if (batch.empty()) return {};
     check(cudaSetDevice(device), "cudaSetDevice");
     // The text stays on the device where a resident buffer is free.
-    cuda::DeviceArray<unsigned char>* kept = resident ? resident->take(stream.get()) : nullptr;
+    cuda::DeviceArray<unsigned char>* kept = resident ? resident->take(output_end, stream.get()) : nullptr;
     std::shared_ptr<const char> lent = kept ? resident->lend(kept) : nullptr;  // handed on once the batch is done
     target = kept ? kept->data() : output.data();
 
@@ -266,6 +266,8 @@ std::shared_ptr<const char> GpuInflater::resident_output() const { return state_
 uint64_t GpuInflater::resident_batches() const { return state_->resident ? state_->resident->lent() : 0; }
 
 uint64_t GpuInflater::resident_misses() const { return state_->resident ? state_->resident->misses() : 0; }
+
+uint64_t GpuInflater::resident_device_bytes() const { return state_->resident ? state_->resident->device_bytes() : 0; }
 
 GpuInflater::Timings GpuInflater::last_timings() const { return state_->timings; }
 

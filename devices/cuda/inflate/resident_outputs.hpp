@@ -1,7 +1,8 @@
 // The device buffers a GpuInflater's batches decode into when their text is
 // to stay on the device for the GPU parsers there (TextBlock::device_text):
-// a fixed number, each made on first use, so the device memory they hold is
-// bounded; a batch that finds none free decodes into the inflater's own
+// a fixed number, each made on first use and grown to the largest batch's
+// text it held (at most the inflater's output), so the device memory they
+// hold is bounded; a batch that finds none free decodes into the inflater's own
 // scratch buffer and its text is on the host only (it never waits: a
 // buffer's blocks may wait in the frame node for text that this batch
 // brings). A buffer goes back when the last handle to its text goes, on
@@ -9,6 +10,7 @@
 // handle does.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,7 +23,8 @@ namespace invidx::cuda {
 
 class ResidentOutputs : public std::enable_shared_from_this<ResidentOutputs> {
 public:
-    ResidentOutputs(int device, size_t buffers, size_t bytes) : device_(device), bytes_(bytes) {
+    // `buffers` of at most `most_bytes` each (the inflater's output).
+    ResidentOutputs(int device, size_t buffers, size_t most_bytes) : device_(device), most_bytes_(most_bytes) {
         for (size_t i = 0; i < buffers; ++i) {
             buffers_.push_back(std::make_unique<DeviceArray<unsigned char>>(memory_));
             free_.push_back(buffers_.back().get());
@@ -33,9 +36,9 @@ public:
         buffers_.clear();
     }
 
-    // A free buffer of the pool's size (made on `stream` the first time),
-    // or null when every one is lent.
-    DeviceArray<unsigned char>* take(cudaStream_t stream) {
+    // A free buffer of at least `bytes` (made or grown on `stream`), or
+    // null when every one is lent.
+    DeviceArray<unsigned char>* take(size_t bytes, cudaStream_t stream) {
         DeviceArray<unsigned char>* buffer = nullptr;
         {
             std::lock_guard lock(mutex_);
@@ -47,7 +50,12 @@ public:
             free_.pop_back();
             ++lent_;
         }
-        buffer->reserve(bytes_, 0, stream);
+        if (buffer->capacity() < bytes) {
+            // Doubled, but never past the inflater's output: made afresh at that size.
+            const size_t grown = std::min(most_bytes_, std::max(bytes, 2 * buffer->capacity()));
+            buffer->release_async(stream);
+            buffer->reserve(std::max<size_t>(grown, 1), 0, stream);
+        }
         return buffer;
     }
 
@@ -76,7 +84,7 @@ private:
     }
 
     const int device_;
-    const size_t bytes_;
+    const size_t most_bytes_;
     MemoryCounter memory_;
     std::vector<std::unique_ptr<DeviceArray<unsigned char>>> buffers_;
     mutable std::mutex mutex_;
