@@ -55,9 +55,10 @@ void inflate_members_on_host(const char* input, const InflateMember* members, si
 // time; make one per worker. Throws invidx::Error when the GPU cannot be used.
 class GpuInflater {
 public:
-    // resident_outputs: device buffers of max_output_bytes each that a
-    // batch's text may stay in after inflate() (resident_output()), taken
-    // as needed, at most that many held at once; 0: none.
+    // resident_outputs: device buffers (each grown to the largest batch's
+    // text it held, at most max_output_bytes) that a batch's text may stay
+    // in after inflate() (resident_output()), at most that many held at
+    // once; 0: none.
     GpuInflater(int device_ordinal, size_t max_input_bytes, size_t max_output_bytes, size_t max_members,
                 size_t resident_outputs = 0);
     ~GpuInflater();

@@ -890,6 +890,16 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     if (resident > 64) throw ConfigError(options.pointer("gpu_resident_batches"), "must be between 0 and 64");
     gpu_settings.resident_batches = static_cast<size_t>(resident);
     gpu_settings.parse_gpus = parse_gpus;
+    // Asked for, text can stay only on a GPU that both inflates and parses:
+    // anywhere else the setting would do nothing.
+    const bool inflates_where_it_parses = std::any_of(gpus.ordinals.begin(), gpus.ordinals.end(), [&](int ordinal) {
+        return std::find(parse_gpus.begin(), parse_gpus.end(), ordinal) != parse_gpus.end();
+    });
+    if (!options.raw("gpu_resident_batches").is_null() && resident > 0 && !inflates_where_it_parses) {
+        throw ConfigError(options.pointer("gpu_resident_batches"),
+                          "needs a GPU that both inflates (\"gpus\") and parses (the parse node's \"gpus\"): " +
+                              (gpus.ordinals.empty() ? gpus.reason : std::string("none of the inflating GPUs parses")));
+    }
     // One batch in flight a GPU by default (a worker, with its own thread,
     // stream and buffers): the GPUs that inflate also parse, and the more of
     // the text they inflate the longer their parse slots wait (two in flight

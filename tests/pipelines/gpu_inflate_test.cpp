@@ -162,19 +162,41 @@ TEST_CASE("decompress gpus (host reference): two and three batches in flight a G
     }
 }
 
-TEST_CASE("decompress gpus (host reference): GPU workers keeping no text on the device, or up to 64 batches, give the CPU's CIFF") {
-    const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(2));
+TEST_CASE("decompress gpu_resident_batches (host reference): 0 to 64 give the CPU's CIFF where GPUs inflate and parse; asked for where none does both, an error") {
+    const ScopedGpuParseBackend pretend_parse(host_reference_gpu_parse_backend(2));
+    const ScopedGpuInflateBackend pretend_inflate(host_reference_gpu_inflate_backend(2));
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(67, 300, 3));
-    const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0, 1]")};
-    for (const char* setting : {"decompress.gpu_resident_batches=0", "decompress.gpu_resident_batches=64"}) {
-        CAPTURE(setting);
-        std::vector<std::string> overrides = small_blocks(16, "9000");
-        overrides.push_back(setting);
-        for (const InflateSplit& split : check_gpu_inflate_equals_cpu(inputs, gpus, overrides)) CHECK(split.gpu_members > 0);
+    const auto overrides = small_blocks(16, "9000");
+    build_index(with_inflate_gpus(standard_pipeline(inputs, dir / "cpu", 2, 2), "none"), overrides);
+    const std::string expected = ciff_bytes(dir / "cpu");
+    const auto parsing_on_gpus = [&](const std::string& output, const nlohmann::json& inflate_gpus) {
+        nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / output, 2, 2), inflate_gpus);
+        for (auto& node : pipeline["nodes"])
+            if (node["kind"] == "parse") node["gpus"] = "auto";
+        return pipeline;
+    };
+    for (const int resident : {0, 1, 64}) {
+        CAPTURE(resident);
+        const std::string output = "gpu-" + std::to_string(resident);
+        nlohmann::json pipeline = parsing_on_gpus(output, "auto");
+        for (auto& node : pipeline["nodes"])
+            if (node["kind"] == "decompress") node["gpu_resident_batches"] = resident;
+        const BuildReport report = build_index(pipeline, overrides);
+        CHECK(inflate_split(report.json).gpu_members > 0);
+        CHECK(ciff_bytes(dir / output) == expected);
     }
-    const nlohmann::json pipeline = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), "none");
-    CHECK(config_error_pointer(pipeline, "gpu_resident_batches", 65) == "/nodes/1/gpu_resident_batches");
+    // Asked for where no GPU both inflates and parses: it would do nothing.
+    const nlohmann::json cpu_inflate = parsing_on_gpus("bad", "none");
+    CHECK(config_error_pointer(cpu_inflate, "gpu_resident_batches", 8) == "/nodes/1/gpu_resident_batches");
+    CHECK(config_error_pointer(parsing_on_gpus("zero", "none"), "gpu_resident_batches", 0) == "no error");
+    nlohmann::json other_gpu = parsing_on_gpus("bad", nlohmann::json::parse("[1]"));
+    for (auto& node : other_gpu["nodes"])
+        if (node["kind"] == "parse") node["gpus"] = nlohmann::json::parse(R"([{"device": "gpu:0"}])");
+    CHECK(config_error_pointer(other_gpu, "gpu_resident_batches", 8) == "/nodes/1/gpu_resident_batches");
+    const nlohmann::json cpu_parse = with_inflate_gpus(standard_pipeline(inputs, dir / "bad", 1, 1), nlohmann::json::parse("[0]"));
+    CHECK(config_error_pointer(cpu_parse, "gpu_resident_batches", 8) == "/nodes/1/gpu_resident_batches");
+    CHECK(config_error_pointer(parsing_on_gpus("bad", "auto"), "gpu_resident_batches", 65) == "/nodes/1/gpu_resident_batches");
 }
 
 TEST_CASE("decompress gpus (host reference): a long member cut by a false header is decoded again whole, the CPU's CIFF") {

@@ -136,7 +136,6 @@ struct GpuInflater::State {
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");  // allocations done before the first batch
     }
 
-
     int device;
     std::string name;
     size_t max_input, max_output, max_count;
