@@ -363,7 +363,13 @@ inline std::string handmade_member(std::mt19937& random, std::string& text) {
             }
             const uint32_t length = (r >> 2) % 4 == 0 ? 3 + (r >> 4) % 256 : 3 + (r >> 4) % 30;
             const uint32_t far = static_cast<uint32_t>(std::min<size_t>(text.size(), 32768));
-            const uint32_t distance = (r >> 14) % 2 == 0 ? 1 + (r >> 15) % std::min<uint32_t>(far, 40) : 1 + (r >> 15) % far;
+            // Near (overlapping copies of every period), within 300 bytes
+            // of the farthest the text allows (32 KiB once it is that long:
+            // the window's edge), or anywhere.
+            const uint32_t pick = (r >> 14) % 4;
+            const uint32_t distance = pick < 2    ? 1 + (r >> 16) % std::min<uint32_t>(far, 40)
+                                      : pick == 2 ? far - (r >> 16) % std::min<uint32_t>(far, 300)
+                                                  : 1 + (r >> 16) % far;
             put_fixed_match(bits, length, distance);
             for (uint32_t j = 0; j < length; ++j) text += text[text.size() - distance];
         }
