@@ -121,6 +121,11 @@ struct GpuAnalyzerTimes {
     double pass1_terms_seconds = 0;   // tokens lowered, stop words, Porter
     double pass2_seconds = 0;
     double download_seconds = 0;
+    // The stream idle inside pass 1 and between the passes while the
+    // calling thread waited for the counts it reads back (the token count,
+    // the per-document counts) and queued the next steps: how late the
+    // thread sees the device's work end, and how long it takes to go on.
+    double readback_idle_seconds = 0;
     double pack_seconds = 0;
     double host_upload_seconds = 0;  // the calling thread staging the batch: its text gathered into page-locked memory, the copies queued
     double analyze_seconds = 0;
@@ -142,6 +147,7 @@ struct GpuAnalyzerTimes {
         pass1_terms_seconds += sign * other.pass1_terms_seconds;
         pass2_seconds += sign * other.pass2_seconds;
         download_seconds += sign * other.download_seconds;
+        readback_idle_seconds += sign * other.readback_idle_seconds;
         pack_seconds += sign * other.pack_seconds;
         host_upload_seconds += sign * other.host_upload_seconds;
         analyze_seconds += sign * other.analyze_seconds;

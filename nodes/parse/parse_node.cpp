@@ -221,6 +221,7 @@ public:
                                  {"device_pass1_terms", times.pass1_terms_seconds},
                                  {"device_pass2", times.pass2_seconds},
                                  {"device_copy_out", times.download_seconds},
+                                 {"device_idle_readbacks", times.readback_idle_seconds},
                                  {"host_pack", times.pack_seconds},
                                  {"host_upload", times.host_upload_seconds},
                                  {"analyze_call", times.analyze_seconds}}}});

@@ -111,6 +111,9 @@ GPU_TEST_CASE("gpu parse (device): configs/default.json parses on the GPU alone,
         const nlohmann::json& analyzer = parser.at("analyzer_seconds");
         CHECK(analyzer.at("host_upload").get<double>() > 0);
         CHECK(analyzer.at("host_upload").get<double>() <= analyzer.at("analyze_call").get<double>());
+        // The stream waits for the slots' read-backs inside their calls: some time, never more than the calls.
+        CHECK(analyzer.at("device_idle_readbacks").get<double>() > 0);
+        CHECK(analyzer.at("device_idle_readbacks").get<double>() <= analyzer.at("analyze_call").get<double>());
         CHECK(parser.at("peak_device_bytes").get<uint64_t>() > 0);
         CHECK(parser.at("pinned_host_bytes").get<uint64_t>() > 0);
         // Bounded by the largest batch: at most about 70 bytes per text byte per slot, twice that

@@ -143,6 +143,8 @@ void add_pass_times(GpuAnalyzerTimes& times, const PassEvents& events) {
         events.token_starts.seconds_since(events.uploaded) + events.pass1_end.seconds_since(events.terms_begin);
     times.pass2_seconds += events.pass2_end.seconds_since(events.pass2_begin);
     times.download_seconds += events.downloaded.seconds_since(events.pass2_end);
+    times.readback_idle_seconds +=
+        events.terms_begin.seconds_since(events.token_starts) + events.pass2_begin.seconds_since(events.pass1_end);
 }
 
 StopwordTable stopwords_on_device(StopwordScratch& scratch, const std::vector<std::string>& words, cudaStream_t s) {
