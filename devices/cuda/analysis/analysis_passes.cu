@@ -21,6 +21,8 @@
 #include "analysis/parallel_group_pass.hpp"
 #include "devices/cuda/analysis/analysis_kernels.cuh"
 #include "devices/cuda/common/cuda_check.hpp"
+#include "devices/cuda/common/cuda_event.hpp"
+#include "devices/cuda/common/mapped_read_back.cuh"
 #include "invidx/collections.hpp"
 #include "invidx/error.hpp"
 
@@ -40,6 +42,16 @@ constexpr unsigned kMaxStepBlocks = 132 * 16;  // grid-stride beyond: enough to 
 unsigned step_blocks(uint64_t items) {
     const uint64_t blocks = (items + kStepThreads - 1) / kStepThreads;
     return static_cast<unsigned>(blocks == 0 ? 1 : (blocks < kMaxStepBlocks ? blocks : kMaxStepBlocks));
+}
+
+// A slot's thread waits for its stream four times a batch, each time for
+// steps of well under a millisecond, with every core busy: it sleeps 20 us
+// between polls rather than yielding (cuda::wait_napping says why; 10 us
+// measured the same).
+constexpr long kSlotPollNapNs = 20000;
+
+void wait_for_slot(cudaStream_t s, PassEvents& events, const char* what) {
+    cuda::wait_napping(s, events.stream_done, what, kSlotPollNapNs);
 }
 
 // Copies `count` host elements to `array` through `staging` (pinned, so the
@@ -326,10 +338,8 @@ uint32_t find_token_starts(TokenStartScratch& tokens, CommonScratch& common, con
           "cub::DeviceSelect::If (tokens)");
     events.token_starts.record(s);
     tokens.host_selected.reserve(2);
-    check(cudaMemcpyAsync(tokens.host_selected.data(), common.selected.data(), 2 * sizeof(uint32_t),
-                          cudaMemcpyDeviceToHost, s),
-          "cudaMemcpyAsync (token count)");
-    cuda::wait_yielding(s, events.stream_done, "token starts");
+    cuda::read_back_mapped(tokens.host_selected.data(), common.selected.data(), 2, s, "read back (token count)");
+    wait_for_slot(s, events, "token starts");
     return tokens.host_selected.data()[1];
 }
 
@@ -383,9 +393,11 @@ void make_occurrences(TermScratch& terms, CommonScratch& common, const TokenStar
         terms.tokens.data());
     check_launch("document_token_counts");
     events.pass1_end.record(s);
-    download(terms.host_indexed, terms.indexed, documents, s, "cudaMemcpyAsync (indexed tokens)");
-    download(terms.host_tokens, terms.tokens, documents, s, "cudaMemcpyAsync (tokens)");
-    cuda::wait_yielding(s, events.stream_done, "pass 1");
+    terms.host_indexed.reserve(documents);
+    terms.host_tokens.reserve(documents);
+    cuda::read_back_mapped(terms.host_indexed.data(), terms.indexed.data(), documents, s, "read back (indexed tokens)");
+    cuda::read_back_mapped(terms.host_tokens.data(), terms.tokens.data(), documents, s, "read back (tokens)");
+    wait_for_slot(s, events, "pass 1");
 }
 
 void group_occurrences(GroupScratch& group, CommonScratch& common, const UploadScratch& upload,
@@ -452,13 +464,11 @@ TermTotals read_term_totals(DownloadScratch& results, const GroupScratch& group,
                             cudaStream_t s, PassEvents& events) {
     // Only the dense terms and bytes come back: their counts first.
     results.host_totals.reserve(4);  // terms, term bytes; keep_terms' two counts
-    check(cudaMemcpyAsync(results.host_totals.data(), group.unique_before.data() + occurrence_count,
-                          sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
-          "cudaMemcpyAsync (term count)");
-    check(cudaMemcpyAsync(results.host_totals.data() + 1, group.bytes_before.data() + occurrence_count,
-                          sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
-          "cudaMemcpyAsync (term byte count)");
-    cuda::wait_yielding(s, events.stream_done, "pass 2 counts");
+    cuda::read_back_mapped(results.host_totals.data(), group.unique_before.data() + occurrence_count, 1, s,
+                           "read back (term count)");
+    cuda::read_back_mapped(results.host_totals.data() + 1, group.bytes_before.data() + occurrence_count, 1, s,
+                           "read back (term byte count)");
+    wait_for_slot(s, events, "pass 2 counts");
     TermTotals totals;
     totals.terms = results.host_totals.data()[0];
     totals.term_bytes = results.host_totals.data()[1];
@@ -528,7 +538,7 @@ void download_terms(DownloadScratch& results, const GroupScratch& group, const G
     }
     download(results.host_unique, group.unique, documents, s, "cudaMemcpyAsync (unique terms)");
     events.downloaded.record(s);
-    cuda::wait_yielding(s, events.stream_done, "pass 2");
+    wait_for_slot(s, events, "pass 2");
 }
 
 GpuAnalysisResult pack_terms(const GpuAnalysisInput& input, const TermScratch& terms,

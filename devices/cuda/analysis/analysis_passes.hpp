@@ -28,7 +28,9 @@
 // A pass reads the buffers of the passes before it (const) and writes its
 // own; CommonScratch is shared by all. Every pass records its own timing
 // marks (PassEvents); those that read counts back wait for the stream
-// (cuda::wait_yielding) before they return. C++17 (nvcc), CUDA headers.
+// (cuda::wait_napping), the counts stored into pinned host memory by a
+// kernel (cuda::read_back_mapped), before they return. C++17 (nvcc), CUDA
+// headers.
 #pragma once
 
 #include <cstddef>
@@ -67,7 +69,7 @@ struct PassEvents {
     ScopedEvent pass2_begin;       // group_occurrences: pass 2 from
     ScopedEvent pass2_end;         // group_occurrences: pass 2 to
     ScopedEvent downloaded;        // download_terms: after the copies out
-    ScopedEvent stream_done{cudaEventDisableTiming};  // polled by wait_yielding
+    ScopedEvent stream_done{cudaEventDisableTiming};  // polled by wait_napping
 };
 
 // One batch's times, from its events (all complete), added to `times`.

@@ -56,7 +56,9 @@ inline uint64_t thread_cpu_time_ns() {
     return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
-inline void wait_yielding(cudaEvent_t recorded, const char* what) {
+// Polls `recorded` until it completes, calling `pause` between polls.
+template <class Pause>
+void wait_polling(cudaEvent_t recorded, const char* what, Pause pause) {
     cudaError_t state = cudaEventQuery(recorded);
     if (state == cudaSuccess) return;
     const uint64_t cpu_at_start = thread_cpu_time_ns();
@@ -65,16 +67,39 @@ inline void wait_yielding(cudaEvent_t recorded, const char* what) {
             this_thread_wait_cpu_ns += thread_cpu_time_ns() - cpu_at_start;
             check(state, what);
         }
-        std::this_thread::yield();
+        pause();
         state = cudaEventQuery(recorded);
         if (state == cudaSuccess) break;
     }
     this_thread_wait_cpu_ns += thread_cpu_time_ns() - cpu_at_start;
 }
 
+inline void wait_yielding(cudaEvent_t recorded, const char* what) {
+    wait_polling(recorded, what, [] { std::this_thread::yield(); });
+}
+
+// The same wait, sleeping `nap_ns` between polls instead of yielding: for
+// short device steps a thread waits on many times a batch while every core
+// is busy (the GPU parse slots' read-backs). A yielding thread stays
+// runnable and, behind the flow graph's busy workers, may get its core back
+// only when their time slice ends; a sleeping one is woken by its timer and
+// runs at once, so it sees the step end sooner and uses less CPU polling
+// (docs/PERFORMANCE.md, "GPU parsers").
+inline void wait_napping(cudaEvent_t recorded, const char* what, long nap_ns) {
+    wait_polling(recorded, what, [nap_ns] {
+        const timespec nap{0, nap_ns};
+        nanosleep(&nap, nullptr);
+    });
+}
+
 inline void wait_yielding(cudaStream_t stream, ScopedEvent& event, const char* what) {
     event.record(stream);
     wait_yielding(event.get(), what);
+}
+
+inline void wait_napping(cudaStream_t stream, ScopedEvent& event, const char* what, long nap_ns) {
+    event.record(stream);
+    wait_napping(event.get(), what, nap_ns);
 }
 
 }  // namespace invidx::cuda
