@@ -45,11 +45,15 @@
 # per GB (report.json), the share of the text the GPUs inflated
 # (decompress.gpus; split_gzip.decoders in report.json), the CPU the GPU
 # parse slots' threads spent polling for their GPU work per GB
-# (host_wait_cpu_seconds), and whether the CIFF is byte-identical to the
-# first variant's. TSV rows (OUT/inflate-builds.tsv): build, collection,
+# (host_wait_cpu_seconds), the slots' busy seconds per GB and their streams'
+# idle while the slots' threads read counts back
+# (analyzer_seconds.device_idle_readbacks), and whether the CIFF is
+# byte-identical to the first variant's. TSV rows (OUT/inflate-builds.tsv): build, collection,
 # variant, run, MB/s, decompress busy s/GB, cpu s/GB, CIFF, decompress cpu
 # s/GB, wall MB/s, pipeline s, wall s, GPU share, slots' wait cpu s/GB,
-# pipeline MB/s, GPU busy s (GPU_UTIL=0: not sampled; bench/gpu_busy_seconds.py).
+# pipeline MB/s, GPU busy s (GPU_UTIL=0: not sampled; bench/gpu_busy_seconds.py),
+# GPU parse slots' busy s/GB, their streams' read-back idle s/GB
+# (analyzer_seconds.device_idle_readbacks).
 #
 # On the GPU machine, with this tree's CUDA build carried in BIN (invidx-run,
 # invidx, invidx_inflate_bench; bench/carried_setup.sh sets up .deps):
@@ -223,7 +227,7 @@ for collection in $collections; do
         ciff=$(sha256sum < "$work/idx.ciff" | cut -c1-16)
         rm -f "$work/idx.ciff"
       fi
-      read -r mbps decompress cpu decompress_cpu pipeline gpu_share slot_wait pipeline_mbps <<< "$(python3 - "$idx/report.json" <<'PY'
+      read -r mbps decompress cpu decompress_cpu pipeline gpu_share slot_wait pipeline_mbps slot_busy slot_idle <<< "$(python3 - "$idx/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 gb = r["input_bytes_uncompressed"] / 1e9
@@ -239,14 +243,21 @@ gpu_share = "%.3f" % (sum(d["text_bytes"] for d in gpu_decoders) / r["input_byte
 # The CPU the GPU parse slots' threads spent polling for their GPU work, per GB ("-" without GPU parsers).
 gpu_parsers = [p for p in r.get("parse", {}).get("parsers", []) if "host_wait_cpu_seconds" in p]
 slot_wait = "%.3f" % (sum(p["host_wait_cpu_seconds"] for p in gpu_parsers) / gb) if gpu_parsers else "-"
-print("%.1f %.3f %.3f %s %.3f %s %s %.1f" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb, decompress_cpu,
-                                            r["stages"]["pipeline"], gpu_share, slot_wait, gb * 1e3 / r["stages"]["pipeline"]))
+# The GPU parse slots' time per GB (their threads, waits included) and, of
+# their streams' time, the idle while a slot's thread reads counts back
+# (analyzer_seconds.device_idle_readbacks; "-" for reports without it).
+slot_busy = "%.3f" % (sum(p["busy_seconds"] for p in gpu_parsers) / gb) if gpu_parsers else "-"
+slot_idle = "%.3f" % (sum(p["analyzer_seconds"]["device_idle_readbacks"] for p in gpu_parsers) / gb) \
+    if gpu_parsers and all("device_idle_readbacks" in p.get("analyzer_seconds", {}) for p in gpu_parsers) else "-"
+print("%.1f %.3f %.3f %s %.3f %s %s %.1f %s %s" % (gb * 1e3 / r["total_seconds"], decompress / gb, r.get("cpu_seconds", 0) / gb,
+                                                  decompress_cpu, r["stages"]["pipeline"], gpu_share, slot_wait,
+                                                  gb * 1e3 / r["stages"]["pipeline"], slot_busy, slot_idle))
 PY
 )"
       # Fields added later go last, so that rows written before them still parse.
       wall_s=$(python3 -c "print('%.3f' % ($wall_end - $wall_start))")
-      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
-        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" "$pipeline_mbps" "$gpu_busy" >> "$results"
+      printf 'build\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$collection" "$label" "$r" "$mbps" "$decompress" "$cpu" "$ciff" \
+        "$decompress_cpu" "$wall_mbps" "$pipeline" "$wall_s" "$gpu_share" "$slot_wait" "$pipeline_mbps" "$gpu_busy" "$slot_busy" "$slot_idle" >> "$results"
       echo "build $collection $label run $r: $mbps MB/s ($wall_mbps over the process's wall time), decompress busy $decompress s/GB, decompress cpu $decompress_cpu s/GB, cpu $cpu s/GB, ciff $ciff"
     done
   done
@@ -273,7 +284,7 @@ for c in collections:
                                          for d in decoders)))
 print()
 head = "| files | config | MB/s | runs | x first | " + " | ".join("x %s" % d for d in decoders) + \
-       " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | GPU busy s/GB | pipeline s/GB | CIFF same |"
+       " | wall MB/s | pipeline MB/s | outside the pipeline | decompress busy s/GB | decompress cpu s/GB | cpu s/GB | GPU inflated | slots' wait cpu s/GB | GPU busy s/GB | pipeline s/GB | slots busy s/GB | slots' read-back idle s/GB | CIFF same |"
 print(head)
 print("|" + "---|" * (head.count("|") - 1))
 for c in collections:
@@ -313,7 +324,11 @@ for c in collections:
         # Seconds some kernel ran on the GPUs (summed over them; nvidia-smi's
         # utilization) per GB, beside the pipeline's seconds per GB.
         gpu_busy = [float(r[11]) / (float(r[10]) * float(r[6]) / 1e3) for r in runs if len(r) > 11 and r[11] != "-"]
-        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s | %s | %s |" % (
+        # The GPU parse slots' busy seconds and their streams' idle at
+        # read-backs, per GB (GPU parsers only).
+        slot_busy = [float(r[12]) for r in runs if len(r) > 12 and r[12] != "-"]
+        slot_idle = [float(r[13]) for r in runs if len(r) > 13 and r[13] != "-"]
+        print("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %.3f | %s | %.2f | %s | %s | %s | %s | %s | %s | %s |" % (
             c, label, mbps, ", ".join("%.0f" % v for v in rates), by_first, ratios,
             "%.0f" % statistics.median(wall) if wall else "-",
             "%.0f" % statistics.median(pipeline_rate) if pipeline_rate else "-",
@@ -324,5 +339,7 @@ for c in collections:
             "%.0f%%" % (100 * statistics.median(gpu_share)) if gpu_share else "-",
             "%.3f" % statistics.median(slot_wait) if slot_wait else "-",
             "%.3f" % statistics.median(gpu_busy) if gpu_busy else "-",
-            "%.3f" % statistics.median(1e3 / v for v in pipeline_rate) if pipeline_rate else "-", same))
+            "%.3f" % statistics.median(1e3 / v for v in pipeline_rate) if pipeline_rate else "-",
+            "%.3f" % statistics.median(slot_busy) if slot_busy else "-",
+            "%.3f" % statistics.median(slot_idle) if slot_idle else "-", same))
 PY
