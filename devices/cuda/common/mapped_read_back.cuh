@@ -23,18 +23,15 @@ __global__ void store_to_host(T* host, const T* device, size_t count) {
 }
 
 // Queues on `stream` the copy of `count` elements of `device` into `host`,
-// which must be page-locked (PinnedArray, allocate_page_locked). Where the
-// host memory is not mapped for the device (a platform without unified
-// addressing), the copy engine does it instead.
+// which must be page-locked memory of ours (PinnedArray,
+// allocate_page_locked: registered mapped and portable, or cudaMallocHost's,
+// mapped under unified addressing); any other memory is an error naming
+// `what`.
 template <class T>
 void read_back_mapped(T* host, const T* device, size_t count, cudaStream_t stream, const char* what) {
     if (count == 0) return;
     T* mapped = nullptr;
-    if (cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0) != cudaSuccess) {
-        cudaGetLastError();  // not mapped: the copy engine's way
-        check(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, stream), what);
-        return;
-    }
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0), what);
     constexpr unsigned kThreads = 256;
     const size_t blocks = (count + kThreads - 1) / kThreads;
     store_to_host<<<static_cast<unsigned>(blocks < 64 ? blocks : 64), kThreads, 0, stream>>>(mapped, device, count);
