@@ -67,7 +67,7 @@ constexpr size_t kDefaultResidentBatches = 8;
 struct GpuInflateSettings {
     size_t batch_bytes = kDefaultGpuBatchBytes;          // compressed, per batch
     uint32_t member_bytes = kMaxBatchMemberTextBytes;    // longer members are the CPU's
-    unsigned workers_per_gpu = 1;
+    unsigned workers_per_gpu = 2;
     bool stream_pieces = false;                          // the GPU workers search stream pieces too
     size_t stream_piece_bytes = kDefaultGpuStreamPieceBytes;
     // Batches whose text a GPU worker keeps in device memory for the GPU
@@ -900,11 +900,12 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
                           "needs a GPU that both inflates (\"gpus\") and parses (the parse node's \"gpus\"): " +
                               (gpus.ordinals.empty() ? gpus.reason : std::string("none of the inflating GPUs parses")));
     }
-    // One batch in flight a GPU by default (a worker, with its own thread,
-    // stream and buffers): the GPUs that inflate also parse, and the more of
-    // the text they inflate the longer their parse slots wait (two in flight
-    // built 3-10% slower than one on 16 cores + H200, docs/performance-log.md).
-    // More workers overlap one batch's copies with another's kernel.
+    // Two batches in flight a GPU by default (a worker each, with its own
+    // thread, stream and buffers), so one batch's copies overlap the other's
+    // kernel. One was the default while the GPU parse slots' polling cost
+    // more CPU than the second batch saved; since the slots sleep between
+    // polls two build 2-6% faster on 16 cores + H200 (docs/performance-log.md);
+    // 3 and 4 are no faster.
     const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", gpu_settings.workers_per_gpu);
     if (in_flight == 0 || in_flight > 8)
         throw ConfigError(options.pointer("gpu_batches_in_flight"), "must be between 1 and 8");

@@ -105,7 +105,7 @@ TEST_CASE("decompress gpus (host reference): \"auto\" inflates on the GPUs the p
     const InflateSplit split = inflate_split(report.json);
     CHECK(split.gpus == "auto");
     CHECK(split.gpu_devices == std::set<std::string>{"gpu:0", "gpu:1"});
-    CHECK(split.gpu_workers == 2);  // one batch in flight on each GPU, by default
+    CHECK(split.gpu_workers == 4);  // two batches in flight on each GPU, by default
     CHECK(split.gpu_members > 0);
     CHECK(report.json.at("split_gzip").at("gpus_reason").get<std::string>().find("gpu:0, gpu:1") != std::string::npos);
     CHECK(report.json.at("split_gzip").at("gpu_backend") == "host reference (tests)");
@@ -142,12 +142,12 @@ TEST_CASE("decompress gpus (host reference): a damaged member fails the build wi
     }
 }
 
-TEST_CASE("decompress gpus (host reference): two and three batches in flight a GPU give the CPU's CIFF") {
+TEST_CASE("decompress gpus (host reference): one and three batches in flight a GPU give the CPU's CIFF") {
     const ScopedGpuInflateBackend pretend(host_reference_gpu_inflate_backend(2));
     TempDir dir;
     const std::vector<std::string> inputs = write_parts(dir, "in", generate_warc(59, 300, 3));
     const std::vector<nlohmann::json> gpus = {nlohmann::json::parse("[0, 1]")};
-    for (const unsigned in_flight : {2u, 3u}) {
+    for (const unsigned in_flight : {1u, 3u}) {
         CAPTURE(in_flight);
         std::vector<std::string> overrides = small_blocks(16, "9000");
         overrides.push_back("decompress.gpu_batches_in_flight=" + std::to_string(in_flight));
@@ -243,7 +243,7 @@ TEST_CASE("decompress gpus (host reference): until a GPU worker has made its inf
     const BuildReport gpu = build_index(
         with_inflate_gpus(standard_pipeline(inputs, dir / "gpu", 2, 2), nlohmann::json::parse("[0]")), small_blocks(16, "65536"));
     const InflateSplit split = inflate_split(gpu.json);
-    CHECK(split.gpu_workers == 1);
+    CHECK(split.gpu_workers == 2);  // two batches in flight a GPU, by default
     CHECK(split.chunks > 1);
     CHECK(split.gpu_chunks == 0);
     CHECK(split.chunks_before_gpus_ready == split.chunks);
