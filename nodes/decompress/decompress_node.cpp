@@ -904,7 +904,7 @@ std::unique_ptr<Node> make_decompress_node(NodeOptions& options, RunState& state
     // thread, stream and buffers), so one batch's copies overlap the other's
     // kernel. One was the default while the GPU parse slots' polling cost
     // more CPU than the second batch saved; since the slots sleep between
-    // polls two build 2-6% faster on 16 cores + H200 (docs/performance-log.md);
+    // polls two build 1.01-1.06x one on 16 cores + H200 (docs/performance-log.md);
     // 3 and 4 are no faster.
     const uint64_t in_flight = options.unsigned_integer("gpu_batches_in_flight", gpu_settings.workers_per_gpu);
     if (in_flight == 0 || in_flight > 8)

@@ -181,7 +181,8 @@ GPU_TEST_CASE("decompress gpus (device): GPU parsers on the inflating GPU read i
             CAPTURE(resident);
             const std::string name = "gpu-" + member_bytes + "-" + resident;
             // GPU parsers only (parse count 0), so that no CPU parser takes
-            // the batches whose text is on the device.
+            // the batches whose text is on the device; one regroup node,
+            // which standard_pipeline would otherwise size to the 0 parsers.
             nlohmann::json gpu = with_inflate_gpus(standard_pipeline(inputs, dir / name, 0, 2), "auto");
             for (auto& node : gpu["nodes"]) {
                 if (node["kind"] == "parse") node["gpus"] = nlohmann::json::parse(R"([{"device": "gpu:0", "slots": 2}])");
